@@ -1,0 +1,200 @@
+"""Real Flink, from PyPI: fetch ``apache-flink-libraries``, extract ``flink-dist``, build the bridge.
+
+Everything is cached under ``$FLINKSPEC_CACHE`` (default ``~/.cache/flinkspec``)::
+
+    dl/                         wheels and sdists exactly as pip downloaded them
+    flink/<X.Y.Z>/flink-dist.jar
+    flink/<X.Y.Z>/bridge-<hash>/classes, unsupported/<Area>.txt (javac output of areas that
+                                do not compile against this version)
+
+The bridge sources live in ``flinkspec/bridge/src``; their hash names the build, so an edited
+bridge is rebuilt on first use. A file lock makes concurrent builders (pytest-xdist workers, Spark
+tasks) wait for one another instead of racing.
+
+    python -m flinkspec.flinkjars bridge 2.3      # print the argv that starts the bridge
+    python -m flinkspec.flinkjars fetch all       # download and build every supported version
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from oracle.versions import DEFAULT_PATCH, UnknownVersion, parse_version
+
+BRIDGE_SRC = Path(__file__).parent / "bridge" / "src"
+CORE = ("Area.java", "Json.java", "Main.java")
+_DIST = re.compile(r"(^|/)flink-dist[^/]*\.jar$")
+
+
+class FlinkUnavailable(RuntimeError):
+    """Real Flink of some version cannot be made available here; the message says why."""
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("FLINKSPEC_CACHE", Path.home() / ".cache" / "flinkspec"))
+
+
+def resolve_patch(text: str) -> str:
+    """``"2.3"`` -> ``"2.3.0"`` (the default patch); ``"1.19.1"`` stays as asked."""
+    version = parse_version(text)
+    parts = text.strip().split(".")
+    return text.strip() if len(parts) == 3 else DEFAULT_PATCH[str(version)]
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _download(patch: str) -> Path:
+    dl = cache_dir() / "dl"
+    dl.mkdir(parents=True, exist_ok=True)
+    for cand in dl.iterdir():
+        if _is_archive_of(cand.name, patch):
+            return cand
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
+           f"apache-flink-libraries=={patch}", "-d", str(dl)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+        raise FlinkUnavailable(f"pip could not download apache-flink-libraries=={patch}: {last}")
+    for cand in dl.iterdir():
+        if _is_archive_of(cand.name, patch):
+            return cand
+    raise FlinkUnavailable(f"pip downloaded nothing recognisable for apache-flink-libraries=={patch}")
+
+
+def _is_archive_of(name: str, patch: str) -> bool:
+    return name in (f"apache-flink-libraries-{patch}.tar.gz",) or (
+        name.startswith(f"apache_flink_libraries-{patch}-") and name.endswith(".whl")
+    )
+
+
+def _extract_dist(archive: Path, target: Path) -> None:
+    tmp = target.with_suffix(".part")
+    if archive.name.endswith(".whl"):
+        with zipfile.ZipFile(archive) as zf:
+            names = [n for n in zf.namelist() if _DIST.search(n)]
+            if not names:
+                raise FlinkUnavailable(f"{archive.name} holds no flink-dist jar")
+            with zf.open(names[0]) as src, open(tmp, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+    else:
+        with tarfile.open(archive) as tf:
+            members = [m for m in tf.getmembers() if _DIST.search(m.name)]
+            if not members:
+                raise FlinkUnavailable(f"{archive.name} holds no flink-dist jar")
+            src = tf.extractfile(members[0])
+            assert src is not None
+            with src, open(tmp, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+    try:
+        with zipfile.ZipFile(tmp) as zf:
+            if zf.testzip() is not None:
+                raise FlinkUnavailable(f"flink-dist extracted from {archive.name} is corrupt")
+    except zipfile.BadZipFile as exc:
+        raise FlinkUnavailable(f"flink-dist extracted from {archive.name} is not a jar: {exc}") from None
+    tmp.replace(target)
+
+
+def dist_jar(version: str) -> Path:
+    """The flink-dist jar of ``version`` (``X.Y`` or ``X.Y.Z``), downloading it on first use."""
+    patch = resolve_patch(version)
+    home = cache_dir() / "flink" / patch
+    jar = home / "flink-dist.jar"
+    if jar.exists():
+        return jar
+    with _locked(home / ".lock"):
+        if not jar.exists():
+            _extract_dist(_download(patch), jar)
+    return jar
+
+
+def _sources_hash() -> str:
+    h = hashlib.sha256()
+    for src in sorted(BRIDGE_SRC.rglob("*.java")):
+        h.update(src.name.encode())
+        h.update(src.read_bytes())
+    return h.hexdigest()[:12]
+
+
+def _javac(args: list[str]) -> subprocess.CompletedProcess[str]:
+    javac = shutil.which("javac")
+    if javac is None:
+        raise FlinkUnavailable("javac not found: real Flink needs a JDK (17) on PATH")
+    return subprocess.run([javac, "-nowarn", "-encoding", "UTF-8", *args], capture_output=True, text=True)
+
+
+def _build(jar: Path, out: Path) -> None:
+    tmp = out.with_name(out.name + ".part")
+    shutil.rmtree(tmp, ignore_errors=True)
+    classes, unsupported = tmp / "classes", tmp / "unsupported"
+    classes.mkdir(parents=True)
+    unsupported.mkdir()
+    pkg = BRIDGE_SRC / "flinkspec" / "bridge"
+    core = _javac(["-cp", str(jar), "-d", str(classes), *[str(pkg / c) for c in CORE]])
+    if core.returncode != 0:
+        raise FlinkUnavailable(f"the bridge core does not compile against {jar}:\n{core.stderr}")
+    for src in sorted(pkg.glob("*.java")):
+        if src.name in CORE:
+            continue
+        res = _javac(["-cp", f"{classes}{os.pathsep}{jar}", "-d", str(classes), str(src)])
+        if res.returncode != 0:
+            (unsupported / (src.stem + ".txt")).write_text(res.stderr)
+    shutil.rmtree(out, ignore_errors=True)
+    tmp.rename(out)
+
+
+def bridge_command(version: str) -> list[str]:
+    """The argv of a JSON-lines process answering as real Flink ``version``; builds on first use."""
+    patch = resolve_patch(version)
+    jar = dist_jar(patch)
+    out = jar.parent / f"bridge-{_sources_hash()}"
+    if not (out / "classes").exists():
+        with _locked(jar.parent / ".lock"):
+            if not (out / "classes").exists():
+                _build(jar, out)
+    java = shutil.which("java")
+    if java is None:
+        raise FlinkUnavailable("java not found: real Flink needs a JDK (17) on PATH")
+    return [java, "-Xss4m", "-XX:+UseSerialGC", "-XX:+TieredCompilation",
+            f"-Dflinkspec.unsupported={out / 'unsupported'}",
+            "-cp", f"{out / 'classes'}{os.pathsep}{jar}", "flinkspec.bridge.Main", patch]
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 2 or args[0] not in ("bridge", "fetch"):
+        print("usage: python -m flinkspec.flinkjars bridge|fetch VERSION|all", file=sys.stderr)
+        return 2
+    versions = list(DEFAULT_PATCH) if args[1] == "all" else [args[1]]
+    try:
+        for ver in versions:
+            cmd = bridge_command(ver)
+            print(shlex.join(cmd) if args[0] == "bridge" else f"{resolve_patch(ver)}: ready")
+    except (FlinkUnavailable, UnknownVersion) as exc:
+        print(f"flinkspec: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""flinkspec's executable reference for Flink's runtime rules.
+
+``answer(request) -> response`` is the protocol dispatcher (shared/PROTOCOL.md): the oracle is an
+implementation under test like any other. Each area is a pure function
+``(input, version) -> output dict | Rejected`` registered in :data:`AREAS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from oracle.protocol import BadRequest, Rejected
+from oracle.versions import LATEST, SUPPORTED, FlinkVersion, UnknownVersion, parse_version
+
+AreaFn = Callable[[Mapping[str, Any], FlinkVersion], "dict[str, Any] | Rejected"]
+
+AREAS: dict[str, AreaFn] = {}
+
+
+def area(name: str) -> Callable[[AreaFn], AreaFn]:
+    """Register an area handler under its protocol name."""
+
+    def register(fn: AreaFn) -> AreaFn:
+        AREAS[name] = fn
+        return fn
+
+    return register
+
+
+def answer(request: Mapping[str, Any]) -> dict[str, Any]:
+    """Answer one protocol request exactly as Flink of the requested version would."""
+    rid = request.get("id") if isinstance(request, Mapping) else None
+    try:
+        if not isinstance(request, Mapping):
+            raise BadRequest(f"a request must be a JSON object, got {type(request).__name__}")
+        name = request.get("area")
+        if name not in AREAS:
+            raise BadRequest(f"unknown area {name!r}; known areas: {', '.join(sorted(AREAS))}")
+        try:
+            version = parse_version(request["flink"]) if "flink" in request else LATEST
+        except UnknownVersion as exc:
+            raise BadRequest(str(exc)) from None
+        payload = request.get("input")
+        if not isinstance(payload, Mapping):
+            raise BadRequest("input must be a JSON object")
+        result = AREAS[name](payload, version)
+    except BadRequest as exc:
+        return {"id": rid, "error": exc.to_error()}
+    if isinstance(result, Rejected):
+        return {"id": rid, "error": result.to_error()}
+    return {"id": rid, "output": result}
+
+
+# Area modules register themselves on import.
+import importlib as _importlib  # noqa: E402
+
+for _name in ("memory", "watermark"):
+    try:
+        _importlib.import_module(f"oracle.{_name}")
+    except ModuleNotFoundError as _exc:  # TODO(bootstrap): remove once every area module exists
+        if _exc.name != f"oracle.{_name}":
+            raise
+
+__all__ = ["AREAS", "SUPPORTED", "LATEST", "FlinkVersion", "Rejected", "BadRequest", "answer", "area"]
