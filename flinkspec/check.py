@@ -1,0 +1,194 @@
+"""The conformance check: generate requests, ask the implementation, judge, shrink, collect.
+
+For one (area, version) Hypothesis generates requests from the area's strategy; each is answered
+by the implementation under test; every invariant of the area judges the answer and (at the
+``flink`` conformance level) the answer is compared with the oracle's. A violation is raised as
+an exception of a class per rule, so Hypothesis shrinks each broken rule to its own minimal
+request; the smallest request seen for each rule is kept as the counterexample. An implementation
+that breaks (crash, hang, garbage) ends that (area, version) with an infrastructure error; what was
+found before is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import attrs
+from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
+
+import oracle
+from flinkspec.impls import Implementation, ImplementationBroken, answer_one
+from oracle.versions import FlinkVersion
+from properties.areas import AREAS
+from properties.rules import RULES, compare, judge
+
+Conformance = str  # "flink" | "documented"
+MAX_FOCUS_PASSES = 4
+
+
+@attrs.frozen
+class Counterexample:
+    """A minimal request on which the implementation breaks ``rule``."""
+
+    area: str
+    flink: str
+    rule: str
+    rule_text: str
+    request: dict[str, Any]
+    expected: dict[str, Any] | None
+    actual: dict[str, Any]
+    difference: str
+    replay: str
+
+    def to_json(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+
+@attrs.define
+class AreaRun:
+    """The outcome of checking one area at one Flink version."""
+
+    area: str
+    flink: str
+    cases: int = 0
+    seconds: float = 0.0
+    counterexamples: list[Counterexample] = attrs.field(factory=list)
+    infra_error: str | None = None
+
+    @property
+    def verdict(self) -> str:
+        if self.counterexamples:
+            return "invalid"
+        return "unknown" if self.infra_error else "valid"
+
+
+class SuiteError(RuntimeError):
+    """A bug in flinkspec itself (a strategy made a request the oracle rejects as malformed)."""
+
+
+class _Violated(AssertionError):
+    """Base of the per-rule exception classes raised to let Hypothesis shrink each rule apart."""
+
+
+class _Abort(BaseException):
+    """Leaves Hypothesis at once (it only catches Exception) when the implementation broke."""
+
+
+def _violation_type(rule: str) -> type[_Violated]:
+    return _VIOLATION_TYPES.setdefault(rule, type(f"Violates_{rule.replace('-', '_')}", (_Violated,), {}))
+
+
+_VIOLATION_TYPES: dict[str, type[_Violated]] = {}
+
+
+def _size(req: dict[str, Any]) -> tuple[int, int]:
+    return AREAS[req["area"]].size(req), len(json.dumps(req))
+
+
+def replay_command(impl_spec: str, request: dict[str, Any], strict: bool = False) -> str:
+    req = {k: request[k] for k in ("area", "flink", "input")}
+    flags = " --strict-messages" if strict else ""
+    return f"flinkspec replay --impl {shlex.quote(impl_spec)}{flags} --request {shlex.quote(json.dumps(req))}"
+
+
+def evaluate(request: dict[str, Any], actual: dict[str, Any], version: FlinkVersion, *,
+             conformance: Conformance = "flink", strict_messages: bool = False,
+             ) -> list[tuple[str, str, dict[str, Any] | None]]:
+    """Every broken rule for one answer: ``(rule id, what was seen, oracle's answer or None)``."""
+    area = request["area"]
+    found: list[tuple[str, str, dict[str, Any] | None]] = [
+        (v.rule, v.message, None)
+        for v in judge(area, request, actual, version, documented_only=conformance == "documented")
+    ]
+    if conformance == "flink":
+        expected = oracle.answer(request)
+        if expected.get("error", {}).get("type") == "BadRequest":
+            raise SuiteError(f"the suite generated a request the oracle calls bad: {expected} for {request}")
+        diff = compare(expected, actual, strict_messages=strict_messages)
+        found = [(r, m, expected) for r, m, _ in found]
+        if diff:
+            found.append((f"{AREAS[area].prefix}-EQ", diff, expected))
+    return found
+
+
+def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVersion, *,
+               examples: int, seed_value: int, conformance: Conformance = "flink",
+               strict_messages: bool = False, progress: Callable[[AreaRun], None] | None = None) -> AreaRun:
+    """Check one area at one version with ``examples`` generated requests."""
+    spec = AREAS[area]
+    run = AreaRun(area, str(version))
+    best: dict[str, Counterexample] = {}
+    counter = [0]
+    started = time.monotonic()
+
+    def record(req: dict[str, Any], actual: dict[str, Any], rule: str, message: str,
+               expected: dict[str, Any] | None) -> None:
+        old = best.get(rule)
+        if old is not None and _size(old.request) <= _size(req):
+            return
+        clean = {k: req[k] for k in ("area", "flink", "input")}
+        best[rule] = Counterexample(
+            area, str(version), rule, RULES[rule].text if rule in RULES else rule, clean, expected,
+            actual, message, replay_command(impl_spec, clean, strict_messages),
+        )
+
+    raised: set[str] = set()
+
+    def one_pass(focus: set[str] | None) -> None:
+        @settings(max_examples=examples, deadline=None, database=None, verbosity=Verbosity.quiet,
+                  report_multiple_bugs=True, print_blob=False,
+                  phases=(Phase.explicit, Phase.generate, Phase.shrink),
+                  suppress_health_check=[HealthCheck.too_slow])
+        @seed(seed_value + len(raised))
+        @given(spec.requests(version))
+        def one(request: dict[str, Any]) -> None:
+            counter[0] += 1
+            req = {"id": counter[0], **request}
+            try:
+                actual = answer_one(impl, req)
+            except ImplementationBroken as exc:
+                raise _Abort(str(exc)) from exc
+            broken = evaluate(req, actual, version, conformance=conformance, strict_messages=strict_messages)
+            for rule, message, expected in broken:
+                record(req, actual, rule, message, expected)
+            if progress is not None and counter[0] % 500 == 0:
+                run.cases = counter[0]
+                progress(run)
+            focused = [b for b in broken if focus is None or b[0] in focus]
+            if focused:
+                rule, message, _ = focused[0]
+                raised.add(rule)
+                raise _violation_type(rule)(f"{rule}: {message}")
+
+        try:
+            one()
+        except _Violated:
+            pass  # every violation was recorded as it happened
+        except BaseExceptionGroup as group:
+            _, rest = group.split(_Violated)
+            if rest is not None:
+                raise rest from None
+
+    # Hypothesis shrinks the rule it is told about; a rule only seen beside another one gets a
+    # focused pass of its own so that each broken rule ends with its own minimal request.
+    try:
+        one_pass(None)
+        for _ in range(MAX_FOCUS_PASSES):
+            pending = set(best) - raised
+            if not pending:
+                break
+            one_pass(pending)
+    except _Abort as exc:
+        run.infra_error = str(exc)
+    run.cases = counter[0]
+    run.seconds = time.monotonic() - started
+    run.counterexamples = sorted(best.values(), key=lambda c: (c.rule.endswith("-EQ"), c.rule))
+    return run
+
+
+def versions_for(area: str, wanted: Sequence[FlinkVersion]) -> list[FlinkVersion]:
+    return [ver for ver in wanted if ver in AREAS[area].versions]

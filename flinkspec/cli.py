@@ -1,0 +1,266 @@
+"""The ``flinkspec`` command: check, replay, serve, memory, mutants, rules.
+
+Exit codes: 0 the implementation conforms (or the command succeeded), 1 it does not (or Flink
+rejects the configuration), 2 bad usage or a broken implementation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from flinkspec.impls import DEFAULT_TIMEOUT_S, ImplementationBroken, UsageError, open_impl, pinned_version
+from oracle.versions import SUPPORTED, FlinkVersion, UnknownVersion, parse_version
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+class CliError(Exception):
+    """Bad usage: the message says what was wrong and how to fix it (exit 2)."""
+
+
+def _versions(text: str | None, pinned: str | None) -> list[FlinkVersion]:
+    if text is None:
+        return [parse_version(pinned)] if pinned else list(SUPPORTED)
+    if text.strip() == "all":
+        return list(SUPPORTED)
+    try:
+        return [parse_version(t) for t in text.split(",") if t.strip()]
+    except UnknownVersion as exc:
+        raise CliError(f"--flink: {exc}") from None
+
+
+def _areas(text: str | None) -> list[str]:
+    from properties.areas import AREAS
+
+    if text is None or text.strip() == "all":
+        return list(AREAS)
+    names = [a.strip() for a in text.split(",") if a.strip()]
+    unknown = [a for a in names if a not in AREAS]
+    if unknown:
+        raise CliError(f"--area: unknown area(s) {', '.join(unknown)}; known: {', '.join(AREAS)}")
+    return names
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from flinkspec import report as rep
+    from flinkspec.check import check_area, versions_for
+
+    areas = _areas(args.area)
+    try:
+        impl = open_impl(args.impl, timeout=args.timeout)
+    except UsageError as exc:
+        raise CliError(str(exc)) from None
+    versions = _versions(args.flink, pinned_version(impl))
+    runs = []
+    report_dir = Path(args.report) if args.report else None
+    junit = Path(args.junit) if args.junit else None
+    started = time.monotonic()
+    try:
+        for area in areas:
+            for ver in versions_for(area, versions):
+                print(f"checking {area} at Flink {ver} against {args.impl} ...", file=sys.stderr, flush=True)
+                run = check_area(
+                    impl, args.impl, area, ver, examples=args.examples, seed_value=args.seed,
+                    conformance=args.conformance, strict_messages=args.strict_messages,
+                    progress=lambda r: print(f"  {r.cases} cases", file=sys.stderr, flush=True) if args.verbose else None,
+                )
+                runs.append(run)
+                status = run.verdict + (f": {run.infra_error}" if run.infra_error else "")
+                print(f"  {run.cases} cases in {run.seconds:.1f} s, {len(run.counterexamples)} counterexample(s), "
+                      f"{status}", file=sys.stderr, flush=True)
+                for c in run.counterexamples:
+                    print(f"  {c.rule} {c.difference}\n    request: {json.dumps(c.request['input'])}",
+                          file=sys.stderr)
+                rep.write(rep.to_json(runs, args.impl, args.conformance, args.seed), report_dir, junit)
+                if run.infra_error and impl_is_dead(run.infra_error):
+                    break
+    finally:
+        impl.close()
+    report = rep.to_json(runs, args.impl, args.conformance, args.seed)
+    rep.write(report, report_dir, junit)
+    print(f"{report['verdict']}: {report['cases']} cases, {len(report['counterexamples'])} counterexample(s), "
+          f"{sum(1 for r in runs if r.infra_error)} infrastructure error(s) in {time.monotonic() - started:.1f} s"
+          + (f"; report in {report_dir}" if report_dir else ""))
+    if report["verdict"] == "invalid":
+        return EXIT_FAIL
+    return EXIT_USAGE if report["verdict"] == "unknown" else EXIT_OK
+
+
+def impl_is_dead(message: str) -> bool:
+    return "cannot start" in message or "could not download" in message or "not found" in message
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from flinkspec.check import evaluate
+    from flinkspec.impls import answer_one
+
+    if args.request:
+        try:
+            cases = [{"request": json.loads(args.request)}]
+        except ValueError as exc:
+            raise CliError(f"--request is not JSON: {exc}") from None
+        impl_spec = args.impl
+    elif args.report:
+        try:
+            data = json.loads(Path(args.report).read_text())
+            cases = data["counterexamples"]
+            impl_spec = args.impl or data["impl"]
+        except (OSError, ValueError, KeyError) as exc:
+            raise CliError(f"cannot read report {args.report}: {exc}") from None
+    else:
+        raise CliError("replay needs a report.json or --request JSON")
+    if not impl_spec:
+        raise CliError("replay --request needs --impl")
+    try:
+        impl = open_impl(impl_spec, timeout=args.timeout)
+    except UsageError as exc:
+        raise CliError(str(exc)) from None
+    still = 0
+    try:
+        for i, case in enumerate(cases, 1):
+            req = {"id": i, **case["request"]}
+            try:
+                version = parse_version(req.get("flink", str(SUPPORTED[-1])))
+            except UnknownVersion as exc:
+                raise CliError(f"case {i}: {exc}") from None
+            actual = answer_one(impl, req)
+            broken = evaluate(req, actual, version, conformance=args.conformance,
+                              strict_messages=args.strict_messages)
+            print(f"case {i} ({req['area']} at Flink {req.get('flink')}): "
+                  + ("still fails" if broken else "passes"))
+            print(f"  answer: {json.dumps(actual)}")
+            for rule, message, expected in broken:
+                print(f"  {rule}: {message}")
+            if broken and broken[0][2] is not None:
+                print(f"  Flink: {json.dumps(broken[0][2])}")
+            still += bool(broken)
+    finally:
+        impl.close()
+    return EXIT_FAIL if still else EXIT_OK
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        impl = open_impl(args.impl, timeout=args.timeout)
+    except UsageError as exc:
+        raise CliError(str(exc)) from None
+    from flinkspec.impls import answer_one
+
+    out = sys.stdout
+    try:
+        for line in sys.stdin:
+            if not line.strip():
+                continue
+            try:
+                req = json.loads(line)
+            except ValueError as exc:
+                resp: dict[str, Any] = {"id": None, "error": {"type": "BadRequest", "message": f"not JSON: {exc}"}}
+            else:
+                if not isinstance(req, dict):
+                    resp = {"id": None, "error": {"type": "BadRequest", "message": "a request must be a JSON object"}}
+                else:
+                    resp = answer_one(impl, req)
+            out.write(json.dumps(resp, separators=(",", ":")) + "\n")
+            out.flush()
+    finally:
+        impl.close()
+    return EXIT_OK
+
+
+def cmd_mutants(args: argparse.Namespace) -> int:
+    from flinkspec.mutants import MUTANTS
+
+    for name, m in sorted(MUTANTS.items()):
+        print(f"{name:40s} {m.area:22s} {m.doc}")
+    return EXIT_OK
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    import properties.areas  # noqa: F401  (registers every rule)
+    from properties.rules import RULES
+
+    rules = [r for r in RULES.values() if args.area is None or r.area == args.area]
+    if args.json:
+        print(json.dumps([{"id": r.id, "area": r.area, "text": r.text, "source": r.source,
+                           "documented": r.documented, "status": r.status} for r in rules], indent=2))
+    else:
+        for r in rules:
+            print(f"{r.id:8s} {r.area:20s} {r.status:8s} {r.text}\n{'':38s}source: {r.source}")
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="flinkspec", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def impl_opts(sp: argparse.ArgumentParser, required: bool = True) -> None:
+        sp.add_argument("--impl", required=required, help="oracle | flink | flink:X.Y[.Z] | cmd:COMMAND | "
+                        "python:MODULE:CALLABLE | mutant:NAME")
+        sp.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help="seconds per request")
+
+    c = sub.add_parser("check", help="check an implementation against the rules and the oracle")
+    impl_opts(c)
+    c.add_argument("--area", help="comma-separated areas (default: all)")
+    c.add_argument("--flink", help="comma-separated versions, or all (default: the impl's own, else all)")
+    c.add_argument("--examples", type=int, default=500, help="generated requests per area and version")
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--conformance", choices=("flink", "documented"), default="flink")
+    c.add_argument("--strict-messages", action="store_true", help="compare exception names and messages too")
+    c.add_argument("--report", help="directory for report.json and report.md")
+    c.add_argument("--junit", help="JUnit XML file")
+    c.add_argument("-v", "--verbose", action="store_true")
+    c.set_defaults(fn=cmd_check)
+
+    r = sub.add_parser("replay", help="re-run the counterexamples of a report, or one request")
+    r.add_argument("report", nargs="?")
+    impl_opts(r, required=False)
+    r.add_argument("--request", help="one request as JSON")
+    r.add_argument("--conformance", choices=("flink", "documented"), default="flink")
+    r.add_argument("--strict-messages", action="store_true")
+    r.set_defaults(fn=cmd_replay)
+
+    s = sub.add_parser("serve", help="run an implementation as a JSON-lines process on stdin/stdout")
+    impl_opts(s)
+    s.set_defaults(fn=cmd_serve)
+
+    m = sub.add_parser("mutants", help="list the built-in faulty implementations")
+    m.set_defaults(fn=cmd_mutants)
+
+    ru = sub.add_parser("rules", help="list the rules the suite checks")
+    ru.add_argument("--area")
+    ru.add_argument("--json", action="store_true")
+    ru.set_defaults(fn=cmd_rules)
+
+    from flinkspec.memory_cli import add_parser as add_memory
+
+    add_memory(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if getattr(args, "examples", 1) < 1:
+            raise CliError("--examples must be at least 1")
+        return int(args.fn(args))
+    except CliError as exc:
+        print(f"flinkspec {args.command}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ImplementationBroken as exc:
+        print(f"flinkspec {args.command}: the implementation is broken: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # `flinkspec rules | head`
+        sys.stderr.close()
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""Built-in faulty implementations: each is the oracle with one realistic bug planted.
+
+They measure the suite's power: ``flinkspec check --impl mutant:NAME`` must fail with a small
+counterexample. A mutant rewrites the request before the oracle sees it or the answer after,
+so each bug is stated in a few lines, independently of the oracle's internals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+import oracle
+
+Request = dict[str, Any]
+Response = dict[str, Any]
+
+
+@attrs.frozen
+class Mutant:
+    """``answer`` = oracle with ``before`` applied to the request and ``after`` to the response."""
+
+    name: str
+    area: str
+    doc: str
+    before: Callable[[Request], Request] = lambda r: r
+    after: Callable[[Request, Response], Response] = lambda _r, resp: resp
+
+    def answer(self, request: Request) -> Response:
+        if request.get("area") != self.area:
+            return oracle.answer(request)
+        return self.after(request, oracle.answer(self.before(request)))
+
+
+MUTANTS: dict[str, Mutant] = {}
+
+
+def mutant(m: Mutant) -> Mutant:
+    MUTANTS[m.name] = m
+    return m
+
+
+def with_config(request: Request, config: dict[str, str]) -> Request:
+    return {**request, "input": {**request["input"], "config": config}}
+
+
+from flinkspec.mutants import memory as _memory  # noqa: E402,F401

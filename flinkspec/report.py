@@ -1,0 +1,120 @@
+"""Reports of a check: ``report.json`` (machines), ``report.md`` (people), JUnit XML (CI).
+
+``report.json`` schema (stable; new keys may be added, none removed)::
+
+    {"schema": 1, "impl": str, "conformance": "flink"|"documented", "seed": int,
+     "verdict": "valid"|"invalid"|"unknown", "cases": int,
+     "runs": [{"area", "flink", "cases", "seconds", "verdict", "infra_error"}],
+     "counterexamples": [{"area", "flink", "rule", "rule_text", "request", "expected", "actual",
+                          "difference", "replay"}]}
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree as ET
+
+from flinkspec.check import AreaRun
+
+
+def overall_verdict(runs: Sequence[AreaRun]) -> str:
+    if any(r.counterexamples for r in runs):
+        return "invalid"
+    return "unknown" if any(r.infra_error for r in runs) else "valid"
+
+
+def to_json(runs: Sequence[AreaRun], impl: str, conformance: str, seed: int) -> dict[str, Any]:
+    return {
+        "schema": 1,
+        "impl": impl,
+        "conformance": conformance,
+        "seed": seed,
+        "verdict": overall_verdict(runs),
+        "cases": sum(r.cases for r in runs),
+        "runs": [
+            {"area": r.area, "flink": r.flink, "cases": r.cases, "seconds": round(r.seconds, 3),
+             "verdict": r.verdict, "infra_error": r.infra_error}
+            for r in runs
+        ],
+        "counterexamples": [c.to_json() for r in runs for c in r.counterexamples],
+    }
+
+
+def to_markdown(report: dict[str, Any]) -> str:
+    lines = [
+        f"# flinkspec check: {report['impl']}",
+        "",
+        f"Verdict: **{report['verdict']}** - {report['cases']} cases, conformance level "
+        f"`{report['conformance']}`, seed {report['seed']}.",
+        "",
+        "| area | Flink | cases | seconds | verdict |",
+        "|---|---|---|---|---|",
+    ]
+    for r in report["runs"]:
+        verdict = r["verdict"] + (f" ({r['infra_error']})" if r["infra_error"] else "")
+        lines.append(f"| {r['area']} | {r['flink']} | {r['cases']} | {r['seconds']} | {verdict} |")
+    for i, c in enumerate(report["counterexamples"], 1):
+        lines += [
+            "",
+            f"## {i}. {c['rule']} at Flink {c['flink']} ({c['area']})",
+            "",
+            f"> {c['rule_text']}",
+            "",
+            f"What differs: {c['difference']}",
+            "",
+            "Minimal request:",
+            "```json",
+            json.dumps(c["request"], indent=2),
+            "```",
+            "Flink (oracle) answers:" if c["expected"] is not None else "",
+            "```json" if c["expected"] is not None else "",
+            json.dumps(c["expected"], indent=2) if c["expected"] is not None else "",
+            "```" if c["expected"] is not None else "",
+            "The implementation answers:",
+            "```json",
+            json.dumps(c["actual"], indent=2),
+            "```",
+            "Replay:",
+            "```",
+            c["replay"],
+            "```",
+        ]
+    return "\n".join(line for line in lines if line is not None) + "\n"
+
+
+def to_junit(report: dict[str, Any]) -> str:
+    suite = ET.Element("testsuite", name=f"flinkspec {report['impl']}")
+    by_run: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for c in report["counterexamples"]:
+        by_run.setdefault((c["area"], c["flink"]), []).append(c)
+    failures = errors = 0
+    for r in report["runs"]:
+        case = ET.SubElement(suite, "testcase", classname=f"flinkspec.{r['area']}", name=f"flink-{r['flink']}",
+                             time=str(r["seconds"]))
+        for c in by_run.get((r["area"], r["flink"]), []):
+            failures += 1
+            f = ET.SubElement(case, "failure", message=f"{c['rule']}: {c['difference']}")
+            f.text = f"{c['rule_text']}\nrequest: {json.dumps(c['request'])}\nreplay: {c['replay']}"
+        if r["infra_error"]:
+            errors += 1
+            ET.SubElement(case, "error", message=r["infra_error"])
+    suite.set("tests", str(len(report["runs"])))
+    suite.set("failures", str(failures))
+    suite.set("errors", str(errors))
+    return ET.tostring(suite, encoding="unicode")
+
+
+def write(report: dict[str, Any], directory: Path | None, junit: Path | None) -> None:
+    """Write the report files; called after every (area, version) so nothing found is ever lost."""
+    if directory is not None:
+        directory.mkdir(parents=True, exist_ok=True)
+        tmp = directory / "report.json.part"
+        tmp.write_text(json.dumps(report, indent=2) + "\n")
+        tmp.replace(directory / "report.json")
+        (directory / "report.md").write_text(to_markdown(report))
+    if junit is not None:
+        junit.parent.mkdir(parents=True, exist_ok=True)
+        junit.write_text(to_junit(report))

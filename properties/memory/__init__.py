@@ -1,0 +1,1 @@
+"""Properties of Flink's TaskManager and JobManager memory derivation."""

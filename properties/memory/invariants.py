@@ -1,0 +1,386 @@
+"""The documented memory rules, as checks on any implementation's own answers.
+
+Sources: Flink's documentation "Set up TaskManager/JobManager Memory" and seed 000 (the memory
+model: components, what adds up to what, which options are explicit, how fractions derive sizes
+and clamp), and the Javadoc of ``TaskExecutorProcessUtils`` / ``JobManagerProcessUtils``.
+These checks parse sizes with their own small parser, never with the oracle's.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Any
+
+from oracle.versions import FlinkVersion, v
+from properties.memory.strategies import JM, LONG_MAX, TM, UNITS, f32
+from properties.rules import Request, Response, Violation, differential_rule, invariant
+
+_SIZE = re.compile(r"^\s*([0-9]+)\s*([a-zA-Z]*)\s*$")
+_MULT = {u: m for m, us in UNITS.items() for u in us}
+TM_PARTS = ("framework_heap", "task_heap", "framework_off_heap", "task_off_heap", "network", "managed")
+TM_KEYS = (*TM_PARTS, "jvm_metaspace", "jvm_overhead", "total_flink", "total_process", "jvm_args")
+JM_KEYS = ("heap", "off_heap", "jvm_metaspace", "jvm_overhead", "total_flink", "total_process", "jvm_args")
+
+TM_EQ = differential_rule("memory.taskmanager", "TM")
+JM_EQ = differential_rule("memory.jobmanager", "JM")
+
+
+def size_of(text: str | None) -> int | None:
+    """A size Flink certainly parses (plain digits, a known unit), in bytes; None otherwise."""
+    if text is None:
+        return None
+    m = _SIZE.match(text)
+    if not m or not m.group(1).isascii() or m.group(2).lower() not in _MULT:
+        return None
+    value = int(m.group(1)) * _MULT[m.group(2).lower()]
+    return value if value <= LONG_MAX else None
+
+
+def fraction_of(text: str | None) -> float | None:
+    """A fraction Flink certainly parses the same way (a plain decimal in [0, 1))."""
+    if text is None or not re.fullmatch(r"[0-9]+(\.[0-9]+)?", text):
+        return None
+    x = f32(float(text))
+    return x if 0 <= x < 1 else None
+
+
+def _config(req: Request) -> dict[str, str]:
+    return dict(req["input"]["config"])
+
+
+def _out(resp: Response) -> dict[str, Any] | None:
+    out = resp.get("output")
+    return out if isinstance(out, dict) else None
+
+
+def _shape(out: dict[str, Any], keys: tuple[str, ...], jvm: set[str], optional: set[str]) -> list[str]:
+    problems = [f"missing {k}" for k in keys if k not in out]
+    problems += [f"unexpected key {k}" for k in out if k not in keys]
+    for k in keys:
+        val = out.get(k)
+        if k == "jvm_args":
+            if not isinstance(val, dict):
+                problems.append("jvm_args is not an object")
+                continue
+            problems += [f"jvm_args lacks {a}" for a in jvm - optional if a not in val]
+            problems += [f"jvm_args has unexpected {a}" for a in val if a not in jvm]
+            vals = list(val.values())
+        else:
+            vals = [val]
+        for x in vals:
+            if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= LONG_MAX:
+                problems.append(f"{k} = {x!r} is not a byte count in [0, 2^63-1]")
+    return problems
+
+
+TM_JVM = {"Xmx", "Xms", "MaxDirectMemorySize", "MaxMetaspaceSize"}
+
+
+@invariant("TM-1", "memory.taskmanager", "An accepted configuration yields every component as a "
+           "non-negative byte count, and the JVM arguments -Xmx, -Xms, -XX:MaxDirectMemorySize and "
+           "-XX:MaxMetaspaceSize.", "PROTOCOL.md; TaskExecutorProcessSpec")
+def tm_output_shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    out = _out(resp)
+    if out is None:
+        return []
+    return [Violation("TM-1", p) for p in _shape(out, TM_KEYS, TM_JVM, set())][:1]
+
+
+def _ints(out: dict[str, Any], keys: tuple[str, ...]) -> bool:
+    return all(isinstance(out.get(k), int) for k in keys)
+
+
+@invariant("TM-2", "memory.taskmanager", "Total Flink memory is the sum of framework heap, task heap, "
+           "framework off-heap, task off-heap, network and managed memory; total process memory is total "
+           "Flink memory plus JVM metaspace plus JVM overhead.", "seed 000 §1; Flink docs 'memory model'")
+def tm_components_add_up(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    out = _out(resp)
+    if out is None or not _ints(out, TM_KEYS[:-1]):
+        return []
+    bad = []
+    parts = sum(out[k] for k in TM_PARTS)
+    if parts != out["total_flink"]:
+        bad.append(Violation("TM-2", f"components sum to {parts}, total_flink is {out['total_flink']}"))
+    proc = out["total_flink"] + out["jvm_metaspace"] + out["jvm_overhead"]
+    if proc != out["total_process"]:
+        bad.append(Violation("TM-2", f"total_flink + metaspace + overhead = {proc}, "
+                                     f"total_process is {out['total_process']}"))
+    return bad
+
+
+@invariant("TM-3", "memory.taskmanager", "-Xmx and -Xms equal framework heap plus task heap; "
+           "-XX:MaxDirectMemorySize equals framework off-heap plus task off-heap plus network; "
+           "-XX:MaxMetaspaceSize equals JVM metaspace. Managed memory and JVM overhead are in no flag.",
+           "seed 000 §2 (JVM parameters); ProcessMemoryUtils.generateJvmParametersStr")
+def tm_jvm_args(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    out = _out(resp)
+    if out is None or not _ints(out, TM_KEYS[:-1]) or not isinstance(out.get("jvm_args"), dict):
+        return []
+    jvm = out["jvm_args"]
+    want = {
+        "Xmx": out["framework_heap"] + out["task_heap"],
+        "Xms": out["framework_heap"] + out["task_heap"],
+        "MaxDirectMemorySize": out["framework_off_heap"] + out["task_off_heap"] + out["network"],
+        "MaxMetaspaceSize": out["jvm_metaspace"],
+    }
+    return [Violation("TM-3", f"{k} = {jvm.get(k)}, expected {w}") for k, w in want.items() if jvm.get(k) != w][:1]
+
+
+TM_EXPLICIT = {
+    "framework.heap.size": "framework_heap", "framework.off-heap.size": "framework_off_heap",
+    "task.off-heap.size": "task_off_heap", "jvm-metaspace.size": "jvm_metaspace",
+    "task.heap.size": "task_heap", "managed.size": "managed",
+    "flink.size": "total_flink", "process.size": "total_process",
+}
+
+
+@invariant("TM-4", "memory.taskmanager", "A size that is configured explicitly (framework heap and "
+           "off-heap, task heap and off-heap, managed, metaspace, total Flink, total process) is used "
+           "exactly as configured when the configuration is accepted.", "seed 000 §3; Flink docs")
+def tm_explicit_sizes_honoured(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    out, cfg = _out(resp), _config(req)
+    if out is None:
+        return []
+    bad = []
+    for key, part in TM_EXPLICIT.items():
+        configured = size_of(cfg.get(TM + key))
+        if key == "managed.size" and TM + key not in cfg:
+            configured = size_of(cfg.get("taskmanager.memory.size"))  # deprecated key of managed.size
+        if configured is not None and out.get(part) != configured:
+            bad.append(Violation("TM-4", f"{TM + key} is configured as {configured} bytes but {part} = {out.get(part)}"))
+    return bad[:1]
+
+
+def _clamp(value: int, lo: int, hi: int) -> int:
+    return hi if value > hi else lo if value < lo else value
+
+
+def _mul(base: int, fraction: float) -> int:
+    return int(Decimal(base) * Decimal(repr(fraction)))
+
+
+NETWORK_MAX_DEFAULT = {v("1.13"): 1 << 30, v("1.17"): LONG_MAX}
+
+
+def _network_range(cfg: dict[str, str], version: FlinkVersion) -> tuple[int, int] | None:
+    from oracle.versions import pick
+
+    lo = cfg.get(TM + "network.min", cfg.get("taskmanager.network.memory.min"))
+    hi = cfg.get(TM + "network.max", cfg.get("taskmanager.network.memory.max"))
+    lo_b = 64 << 20 if lo is None else size_of(lo)
+    hi_b = pick(NETWORK_MAX_DEFAULT, version) if hi is None else size_of(hi)
+    return None if lo_b is None or hi_b is None else (lo_b, hi_b)
+
+
+def _legacy_network(cfg: dict[str, str], version: FlinkVersion) -> bool:
+    net_keys = (TM + "network.min", TM + "network.max", TM + "network.fraction", "taskmanager.network.memory.min",
+                "taskmanager.network.memory.max", "taskmanager.network.memory.fraction")
+    return version < v("2.0") and "taskmanager.network.numberOfBuffers" in cfg and not any(k in cfg for k in net_keys)
+
+
+@invariant("TM-5", "memory.taskmanager", "Network memory lies within [network.min, network.max] "
+           "(defaults 64m and 1g up to Flink 1.16, 64m and unlimited from 1.17), unless the legacy "
+           "number of network buffers sets it.", "seed 000 §3.3; Flink docs; FLINK-29716 (1.17 default)")
+def tm_network_in_range(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    out, cfg = _out(resp), _config(req)
+    if out is None or not isinstance(out.get("network"), int) or _legacy_network(cfg, version):
+        return []
+    rng = _network_range(cfg, version)
+    if rng is None or rng[0] <= out["network"] <= rng[1]:
+        return []
+    return [Violation("TM-5", f"network = {out['network']} is outside [{rng[0]}, {rng[1]}]")]
+
+
+def _overhead_range(cfg: dict[str, str], prefix: str) -> tuple[int, int] | None:
+    lo, hi = cfg.get(prefix + "jvm-overhead.min"), cfg.get(prefix + "jvm-overhead.max")
+    lo_b = 192 << 20 if lo is None else size_of(lo)
+    hi_b = 1 << 30 if hi is None else size_of(hi)
+    return None if lo_b is None or hi_b is None else (lo_b, hi_b)
+
+
+def _overhead_check(rule: str, prefix: str, req: Request, resp: Response, only_process: bool) -> list[Violation]:
+    out, cfg = _out(resp), _config(req)
+    if out is None or not isinstance(out.get("jvm_overhead"), int):
+        return []
+    rng = _overhead_range(cfg, prefix)
+    if rng is None:
+        return []
+    if not rng[0] <= out["jvm_overhead"] <= rng[1]:
+        return [Violation(rule, f"jvm_overhead = {out['jvm_overhead']} is outside [{rng[0]}, {rng[1]}]")]
+    tp = size_of(cfg.get(prefix + "process.size"))
+    frac_text = cfg.get(prefix + "jvm-overhead.fraction", "0.1")
+    frac = fraction_of(frac_text)
+    if only_process and tp is not None and frac is not None:
+        want = _clamp(_mul(tp, frac), *rng)
+        if out["jvm_overhead"] != want:
+            return [Violation(rule, f"with only the process size set, jvm_overhead = {out['jvm_overhead']}, "
+                                    f"but clamp(trunc({tp} x {frac}), {rng[0]}, {rng[1]}) = {want}")]
+    return []
+
+
+def _tm_mode_process_only(cfg: dict[str, str]) -> bool:
+    fine = TM + "task.heap.size" in cfg and (TM + "managed.size" in cfg or "taskmanager.memory.size" in cfg)
+    legacy_heap = any(k in cfg for k in ("taskmanager.heap.size", "taskmanager.heap.mb"))
+    return not fine and TM + "flink.size" not in cfg and not legacy_heap
+
+
+@invariant("TM-6", "memory.taskmanager", "JVM overhead lies within [jvm-overhead.min, jvm-overhead.max]; "
+           "when only the total process size is configured it is the process size times the overhead "
+           "fraction (a Java float), truncated, then clamped to that range.", "seed 000 §3.5; Flink docs")
+def tm_overhead_rule(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    return _overhead_check("TM-6", TM, req, resp, _tm_mode_process_only(_config(req)))
+
+
+@invariant("TM-7", "memory.taskmanager", "Managed memory that is not configured explicitly is total "
+           "Flink memory times the managed fraction (a Java float), truncated.", "seed 000 §3.2; Flink docs")
+def tm_managed_fraction(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    out, cfg = _out(resp), _config(req)
+    if out is None or any(k in cfg for k in (TM + "managed.size", "taskmanager.memory.size")):
+        return []
+    frac = fraction_of(cfg.get(TM + "managed.fraction", "0.4"))
+    if frac is None or not _ints(out, ("managed", "total_flink")):
+        return []
+    want = _mul(out["total_flink"], frac)
+    if out["managed"] != want:
+        return [Violation("TM-7", f"managed = {out['managed']}, but trunc({out['total_flink']} x {frac}) = {want}")]
+    return []
+
+
+def _rejected(resp: Response) -> bool:
+    err = resp.get("error")
+    return isinstance(err, dict) and err.get("type") == "InvalidConfiguration"
+
+
+@invariant("TM-8", "memory.taskmanager", "A configuration that sets neither task heap and managed memory "
+           "together, nor total Flink memory, nor total process memory (nor, up to 1.20, a legacy heap "
+           "size) is rejected: the memory is under-determined.", "seed 000 §3; TaskExecutorProcessUtils")
+def tm_underdetermined_rejected(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    cfg = _config(req)
+    legacy = version < v("2.0") and any(k in cfg for k in ("taskmanager.heap.size", "taskmanager.heap.mb"))
+    fine = TM + "task.heap.size" in cfg and (TM + "managed.size" in cfg or "taskmanager.memory.size" in cfg)
+    if fine or legacy or TM + "flink.size" in cfg or TM + "process.size" in cfg or _rejected(resp):
+        return []
+    return [Violation("TM-8", "no total or fine-grained size is configured, yet the configuration was accepted")]
+
+
+@invariant("TM-9", "memory.taskmanager", "A configuration whose network or JVM-overhead min exceeds its "
+           "max, or whose network or overhead fraction is outside [0, 1), is rejected.",
+           "seed 000 §3; RangeFraction")
+def tm_inconsistent_range_rejected(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    cfg = _config(req)
+    if _rejected(resp) or _legacy_network(cfg, version):
+        return []
+    net, ovh = _network_range(cfg, version), _overhead_range(cfg, TM)
+    if net is not None and net[0] > net[1]:
+        return [Violation("TM-9", f"network min {net[0]} > max {net[1]}, yet the configuration was accepted")]
+    if ovh is not None and ovh[0] > ovh[1]:
+        return [Violation("TM-9", f"jvm-overhead min {ovh[0]} > max {ovh[1]}, yet the configuration was accepted")]
+    for key in (TM + "network.fraction", TM + "jvm-overhead.fraction"):
+        text = cfg.get(key)
+        if text is not None and re.fullmatch(r"[0-9]+(\.[0-9]+)?", text) and f32(float(text)) >= 1:
+            return [Violation("TM-9", f"{key} = {text} is not below 1, yet the configuration was accepted")]
+    return []
+
+
+@invariant("TM-10", "memory.taskmanager", "A rejection is Flink's IllegalConfigurationException, or "
+           "IllegalArgumentException for a value that does not parse.", "TaskExecutorProcessUtils")
+def tm_rejection_kind(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    return _rejection_kind("TM-10", resp)
+
+
+def _rejection_kind(rule: str, resp: Response) -> list[Violation]:
+    err = resp.get("error")
+    if not isinstance(err, dict) or err.get("type") != "InvalidConfiguration":
+        return []
+    if err.get("exception") not in ("IllegalConfigurationException", "IllegalArgumentException"):
+        return [Violation(rule, f"rejected with {err.get('exception')!r}")]
+    if not isinstance(err.get("message"), str) or not err["message"]:
+        return [Violation(rule, "a rejection carries no message")]
+    return []
+
+
+# ---- JobManager ----
+
+JM_JVM = {"Xmx", "Xms", "MaxMetaspaceSize", "MaxDirectMemorySize"}
+
+
+def _direct_limit(cfg: dict[str, str]) -> bool:
+    return cfg.get(JM + "enable-jvm-direct-memory-limit", "false").strip().lower() == "true"
+
+
+@invariant("JM-1", "memory.jobmanager", "An accepted configuration yields every component as a "
+           "non-negative byte count and the JVM arguments; -XX:MaxDirectMemorySize appears exactly when "
+           "jobmanager.memory.enable-jvm-direct-memory-limit is true.", "PROTOCOL.md; JobManagerProcessUtils")
+def jm_output_shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    out = _out(resp)
+    if out is None:
+        return []
+    problems = _shape(out, JM_KEYS, JM_JVM, {"MaxDirectMemorySize"})
+    jvm = out.get("jvm_args")
+    cfg_text = _config(req).get(JM + "enable-jvm-direct-memory-limit", "false").strip().lower()
+    if isinstance(jvm, dict) and cfg_text in ("true", "false") and ("MaxDirectMemorySize" in jvm) != _direct_limit(_config(req)):
+        problems.append("MaxDirectMemorySize present/absent contrary to enable-jvm-direct-memory-limit")
+    return [Violation("JM-1", p) for p in problems][:1]
+
+
+@invariant("JM-2", "memory.jobmanager", "Total Flink memory is JVM heap plus off-heap memory; total process "
+           "memory adds JVM metaspace and overhead; -Xmx = -Xms = heap, MaxMetaspaceSize = metaspace, "
+           "MaxDirectMemorySize (when set) = off-heap.", "Flink docs 'Set up JobManager Memory'")
+def jm_components_add_up(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    out = _out(resp)
+    if out is None or not _ints(out, JM_KEYS[:-1]) or not isinstance(out.get("jvm_args"), dict):
+        return []
+    jvm = out["jvm_args"]
+    checks = [
+        ("total_flink", out["heap"] + out["off_heap"], out["total_flink"]),
+        ("total_process", out["total_flink"] + out["jvm_metaspace"] + out["jvm_overhead"], out["total_process"]),
+        ("Xmx", out["heap"], jvm.get("Xmx")), ("Xms", out["heap"], jvm.get("Xms")),
+        ("MaxMetaspaceSize", out["jvm_metaspace"], jvm.get("MaxMetaspaceSize")),
+    ]
+    if "MaxDirectMemorySize" in jvm:
+        checks.append(("MaxDirectMemorySize", out["off_heap"], jvm["MaxDirectMemorySize"]))
+    return [Violation("JM-2", f"{name} = {got}, expected {want}") for name, want, got in checks if want != got][:1]
+
+
+JM_EXPLICIT = {"heap.size": "heap", "jvm-metaspace.size": "jvm_metaspace", "flink.size": "total_flink",
+               "process.size": "total_process"}
+
+
+@invariant("JM-3", "memory.jobmanager", "An explicitly configured JVM heap, metaspace, total Flink or total "
+           "process size is used exactly as configured when the configuration is accepted.", "Flink docs")
+def jm_explicit_sizes_honoured(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    out, cfg = _out(resp), _config(req)
+    if out is None:
+        return []
+    for key, part in JM_EXPLICIT.items():
+        configured = size_of(cfg.get(JM + key))
+        if configured is not None and out.get(part) != configured:
+            return [Violation("JM-3", f"{JM + key} is configured as {configured} bytes but {part} = {out.get(part)}")]
+    return []
+
+
+@invariant("JM-4", "memory.jobmanager", "JVM overhead lies within [jvm-overhead.min, jvm-overhead.max]; "
+           "with only the process size configured it is trunc(process x fraction) clamped to that range.",
+           "Flink docs 'Set up JobManager Memory'")
+def jm_overhead_rule(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    cfg = _config(req)
+    legacy = version < v("2.0") and any(k in cfg for k in ("jobmanager.heap.size", "jobmanager.heap.mb"))
+    only_process = JM + "heap.size" not in cfg and JM + "flink.size" not in cfg and not legacy
+    return _overhead_check("JM-4", JM, req, resp, only_process)
+
+
+@invariant("JM-5", "memory.jobmanager", "A configuration that sets none of JVM heap, total Flink memory and "
+           "total process memory (nor, up to 1.20, a legacy heap size) is rejected.", "JobManagerProcessUtils")
+def jm_underdetermined_rejected(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    cfg = _config(req)
+    legacy = version < v("2.0") and any(k in cfg for k in ("jobmanager.heap.size", "jobmanager.heap.mb"))
+    if legacy or any(JM + k in cfg for k in ("heap.size", "flink.size", "process.size")) or _rejected(resp):
+        return []
+    return [Violation("JM-5", "no heap, total Flink or total process size is configured, yet it was accepted")]
+
+
+@invariant("JM-6", "memory.jobmanager", "A rejection is Flink's IllegalConfigurationException, or "
+           "IllegalArgumentException for a value that does not parse.", "JobManagerProcessUtils")
+def jm_rejection_kind(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    return _rejection_kind("JM-6", resp)

@@ -1,0 +1,204 @@
+"""Memory configurations that reach the corners where reimplementations go wrong.
+
+A configuration is built by construction, not filtered: first a derivation mode (which of
+fine-grained / total Flink / total process keys are set, or none, or all), then sizes drawn near
+every boundary where a clamp or a check switches (``boundary / fraction`` and its neighbours,
+sums that exactly meet a total), then optional keys, each rendered in any spelling Flink accepts
+(every unit, any case, whitespace) or in one it rejects (negative, decimal, unknown unit, past a
+long).
+"""
+
+from __future__ import annotations
+
+import struct
+from decimal import Decimal
+
+from hypothesis import strategies as st
+
+from oracle.versions import SUPPORTED, FlinkVersion
+
+KiB, MiB, GiB, TiB = 1 << 10, 1 << 20, 1 << 30, 1 << 40
+LONG_MAX = (1 << 63) - 1
+
+UNITS: dict[int, tuple[str, ...]] = {
+    1: ("", "b", "bytes"),
+    KiB: ("k", "kb", "kibibytes"),
+    MiB: ("m", "mb", "mebibytes"),
+    GiB: ("g", "gb", "gibibytes"),
+    TiB: ("t", "tb", "tebibytes"),
+}
+ALL_UNIT_SPELLINGS = tuple(u for us in UNITS.values() for u in us if u)
+
+TM = "taskmanager.memory."
+JM = "jobmanager.memory."
+TM_SIZE_KEYS = tuple(
+    TM + k
+    for k in (
+        "process.size", "flink.size", "framework.heap.size", "framework.off-heap.size", "task.heap.size",
+        "task.off-heap.size", "managed.size", "network.min", "network.max", "jvm-metaspace.size",
+        "jvm-overhead.min", "jvm-overhead.max",
+    )
+)
+TM_FRACTION_KEYS = (TM + "managed.fraction", TM + "network.fraction", TM + "jvm-overhead.fraction")
+TM_DEPRECATED_KEYS = (
+    "taskmanager.memory.size",  # managed.size
+    "taskmanager.network.memory.min",
+    "taskmanager.network.memory.max",
+    "taskmanager.network.memory.fraction",
+)
+TM_LEGACY_KEYS = ("taskmanager.heap.size", "taskmanager.heap.mb", "taskmanager.network.numberOfBuffers")
+JM_SIZE_KEYS = tuple(
+    JM + k for k in ("process.size", "flink.size", "heap.size", "off-heap.size", "jvm-metaspace.size",
+                     "jvm-overhead.min", "jvm-overhead.max")
+)
+JM_LEGACY_KEYS = ("jobmanager.heap.size", "jobmanager.heap.mb")
+
+# Where clamps and checks switch: default mins/maxes and the defaults themselves.
+BOUNDARIES = (32 * KiB, 64 * MiB, 128 * MiB, 192 * MiB, 256 * MiB, GiB)
+FRACTIONS = (0.1, 0.4)
+
+
+def f32(x: float) -> float:
+    """A Java float widened to double (what Flink does with every fraction option)."""
+    return float(struct.unpack("f", struct.pack("f", x))[0])
+
+
+def _boundary_sizes() -> list[int]:
+    """Totals where ``total * fraction`` lands exactly on (and next to) a boundary."""
+    out = set()
+    for b in BOUNDARIES:
+        for f in FRACTIONS:
+            base = int(Decimal(b) / Decimal(repr(f32(f))))
+            for d in (-2, -1, 0, 1, 2):
+                out.add(base + d)
+            inv = int(Decimal(b) / (Decimal(repr(f32(f))) / (1 - Decimal(repr(f32(f))))))
+            out.update(inv + d for d in (-1, 0, 1))
+        out.update(b + d for d in (-1, 0, 1))
+    # process sizes at the "metaspace + overhead exceed" edge and the 1728m / 1600m defaults
+    out.update(256 * MiB + 192 * MiB + d for d in (-1, 0, 1))
+    out.update((1728 * MiB, 1600 * MiB, 4 * GiB, 16 * GiB))
+    return sorted(x for x in out if x >= 0)
+
+
+BOUNDARY_SIZES = tuple(_boundary_sizes())
+
+sizes = st.one_of(
+    st.sampled_from(BOUNDARY_SIZES),
+    st.integers(0, 64).map(lambda n: n * 32 * MiB),
+    st.integers(0, 4 * GiB),
+    st.integers(0, 1 << 44),
+    st.sampled_from((0, 1, LONG_MAX, LONG_MAX - 1, (8388607 * TiB), 8388608 * TiB - 1)),
+)
+
+
+@st.composite
+def render_size(draw: st.DrawFn, value: int) -> str:
+    """``value`` bytes in a spelling Flink accepts: any unit that divides it, any case, spaces."""
+    units = [m for m in UNITS if value % m == 0 and value // m <= LONG_MAX]
+    mult = draw(st.sampled_from(units))
+    unit = draw(st.sampled_from(UNITS[mult]))
+    unit = draw(st.sampled_from((unit, unit.upper(), unit.capitalize())))
+    sep = draw(st.sampled_from(("", "", " ", "  ")))
+    pad_l = draw(st.sampled_from(("", "", " ", "\t")))
+    pad_r = draw(st.sampled_from(("", "", " ")))
+    return f"{pad_l}{value // mult}{sep if unit else ''}{unit}{pad_r}"
+
+
+BAD_SIZES = (
+    "", " ", "-1", "-1m", "1.5g", ".5g", "abc", "m", "1 mib", "12 MiB", "1g1", "1_000", "0x10",
+    "9223372036854775808", "99999999999999999999b", "8388608t", "9007199254740992k", "+1m", "1e3",
+    "１２m",  # full-width digits: not ASCII
+)
+
+good_size_text = sizes.flatmap(render_size)
+size_text = st.one_of(good_size_text, good_size_text, good_size_text, st.sampled_from(BAD_SIZES))
+
+fraction_text = st.one_of(
+    st.sampled_from(("0", "0.0", "0.1", "0.4", "0.5", "0.99", "0.999999", "1", "1.0", "0.01")),
+    st.floats(0, 1, exclude_max=True).map(repr),
+    st.sampled_from((" 0.1 ", "1e-1", "0.1f", "0.1d", "NaN", "Infinity", "-0.1", "-0", "1.5", "abc", "", "0,1")),
+)
+
+int_text = st.one_of(
+    st.integers(-2, 64).map(str),
+    st.sampled_from(("", "abc", "1.5", "2147483648", " 4 ", "-2147483648")),
+)
+cores_text = st.one_of(
+    st.sampled_from(("0", "0.0", "-1", "1", "1.5", "2", "1e-5", "abc", "NaN", "Infinity")),
+    st.floats(0.01, 64).map(repr),
+)
+
+
+def _optional(keys: tuple[str, ...], values: st.SearchStrategy[str]) -> dict[str, st.SearchStrategy[str]]:
+    return dict.fromkeys(keys, values)
+
+
+@st.composite
+def taskmanager_configs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, str]:
+    """A TaskManager memory configuration: a mode first, then everything else optional."""
+    mode = draw(st.sampled_from(("process", "flink", "fine", "fine+flink", "all", "none", "random")))
+    config: dict[str, str] = {}
+    required = {
+        "process": ("process.size",),
+        "flink": ("flink.size",),
+        "fine": ("task.heap.size", "managed.size"),
+        "fine+flink": ("task.heap.size", "managed.size", "flink.size"),
+        "all": ("task.heap.size", "managed.size", "flink.size", "process.size"),
+        "none": (),
+        "random": (),
+    }[mode]
+    for k in required:
+        config[TM + k] = draw(size_text)
+    optional_keys = [k for k in TM_SIZE_KEYS if k not in config]
+    extra = draw(st.lists(st.sampled_from(optional_keys), unique=True, max_size=4 if mode != "random" else 8))
+    for k in extra:
+        config[k] = draw(size_text)
+    for k in draw(st.lists(st.sampled_from(TM_FRACTION_KEYS), unique=True, max_size=3)):
+        config[k] = draw(fraction_text)
+    if draw(st.integers(0, 5)) == 5:  # shrinks towards leaving it out
+        for k in draw(st.lists(st.sampled_from(TM_DEPRECATED_KEYS), unique=True, min_size=1, max_size=2)):
+            config[k] = draw(fraction_text if k.endswith("fraction") else size_text)
+    if draw(st.integers(0, 5)) == 5:  # shrinks towards leaving it out
+        for k in draw(st.lists(st.sampled_from(TM_LEGACY_KEYS), unique=True, min_size=1, max_size=2)):
+            config[k] = draw(size_text if k.endswith(".size") else int_text)
+    if draw(st.integers(0, 7)) == 7:  # shrinks towards leaving it out
+        config["taskmanager.cpu.cores"] = draw(cores_text)
+    if draw(st.integers(0, 7)) == 7:  # shrinks towards leaving it out
+        config["taskmanager.numberOfTaskSlots"] = draw(int_text)
+    if draw(st.integers(0, 9)) == 9:  # shrinks towards leaving it out
+        config[TM + "segment-size"] = draw(size_text)
+    return config
+
+
+@st.composite
+def jobmanager_configs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, str]:
+    """A JobManager memory configuration: a mode first, then everything else optional."""
+    mode = draw(st.sampled_from(("process", "flink", "heap", "heap+flink", "all", "none", "random")))
+    required = {
+        "process": ("process.size",), "flink": ("flink.size",), "heap": ("heap.size",),
+        "heap+flink": ("heap.size", "flink.size"), "all": ("heap.size", "flink.size", "process.size"),
+        "none": (), "random": (),
+    }[mode]
+    config = {JM + k: draw(size_text) for k in required}
+    optional_keys = [k for k in JM_SIZE_KEYS if k not in config]
+    for k in draw(st.lists(st.sampled_from(optional_keys), unique=True, max_size=4 if mode != "random" else 7)):
+        config[k] = draw(size_text)
+    if draw(st.booleans()):
+        config[JM + "jvm-overhead.fraction"] = draw(fraction_text)
+    if draw(st.integers(0, 3)) == 3:  # shrinks towards leaving it out
+        config[JM + "enable-jvm-direct-memory-limit"] = draw(
+            st.sampled_from(("true", "false", "TRUE", "True", "yes", "1", ""))
+        )
+    if draw(st.integers(0, 5)) == 5:  # shrinks towards leaving it out
+        for k in draw(st.lists(st.sampled_from(JM_LEGACY_KEYS), unique=True, min_size=1, max_size=2)):
+            config[k] = draw(size_text if k.endswith(".size") else int_text)
+    return config
+
+
+def requests(area: str, version: FlinkVersion) -> st.SearchStrategy[dict]:
+    """Protocol requests for one memory area and version."""
+    configs = taskmanager_configs(version) if area == "memory.taskmanager" else jobmanager_configs(version)
+    return configs.map(lambda c: {"area": area, "flink": str(version), "input": {"config": c}})
+
+
+versions = st.sampled_from(SUPPORTED)
