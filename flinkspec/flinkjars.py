@@ -83,7 +83,8 @@ def _download(patch: str) -> Path:
 
 
 def _is_archive_of(name: str, patch: str) -> bool:
-    return name in (f"apache-flink-libraries-{patch}.tar.gz",) or (
+    # sdists are named with dashes up to 1.19 and underscores from 1.20 on
+    return name in (f"apache-flink-libraries-{patch}.tar.gz", f"apache_flink_libraries-{patch}.tar.gz") or (
         name.startswith(f"apache_flink_libraries-{patch}-") and name.endswith(".whl")
     )
 
