@@ -86,9 +86,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     print(f"{report['verdict']}: {report['cases']} cases, {len(report['counterexamples'])} counterexample(s), "
           f"{sum(1 for r in runs if r.infra_error)} infrastructure error(s) in {time.monotonic() - started:.1f} s"
           + (f"; report in {report_dir}" if report_dir else ""))
-    if report["verdict"] == "invalid":
-        return EXIT_FAIL
-    return EXIT_USAGE if report["verdict"] == "unknown" else EXIT_OK
+    if any(r.infra_error for r in runs):
+        return EXIT_USAGE  # a broken implementation: exit 2, with what it found kept in the report
+    return EXIT_FAIL if report["verdict"] == "invalid" else EXIT_OK
 
 
 def impl_is_dead(message: str) -> bool:

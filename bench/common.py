@@ -1,0 +1,59 @@
+"""Shared benchmark plumbing: a fixed corpus from the suite's strategies, and timing of the
+oracle against the real-Flink bridge on that same corpus in one run (a ratio, since these
+machines are noisy and absolute numbers mean little)."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+import oracle
+from flinkspec.impls import open_impl
+
+
+def corpus(strategy: st.SearchStrategy[dict[str, Any]], n: int, seed: int = 1) -> list[dict[str, Any]]:
+    """``n`` requests drawn from ``strategy`` with a fixed seed (same corpus every run)."""
+    out: list[dict[str, Any]] = []
+
+    @settings(max_examples=n, database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def draw(req: dict[str, Any]) -> None:
+        out.append({"id": len(out) + 1, **req})
+
+    random.seed(seed)
+    draw.hypothesis.inner_test  # noqa: B018  (touch to make sure it is a Hypothesis test)
+    from hypothesis import seed as hseed
+
+    hseed(seed)(draw)()
+    return out[:n]
+
+
+def rate(fn: Callable[[], object], items: int, repeat: int = 3) -> float:
+    """Best items/second over ``repeat`` timed runs of ``fn``."""
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return items / best
+
+
+def oracle_vs_flink(label: str, requests: Sequence[dict[str, Any]], version: str) -> float:
+    """Print and return oracle items/s divided by real-Flink-bridge items/s on ``requests``."""
+    flink = open_impl(f"flink:{version}")
+    try:
+        flink.answer_many(requests)  # start the JVM and warm it up once
+        flink_rate = rate(lambda: flink.answer_many(requests), len(requests))
+    finally:
+        flink.close()
+    oracle_rate = rate(lambda: [oracle.answer(r) for r in requests], len(requests))
+    ratio = oracle_rate / flink_rate
+    print(f"{label} (Flink {version}, {len(requests)} requests): oracle {oracle_rate:,.0f}/s, "
+          f"real-Flink bridge {flink_rate:,.0f}/s, ratio oracle/bridge = {ratio:.2f}")
+    return ratio
