@@ -1,0 +1,168 @@
+"""Stream elements and Flink's ``StatusWatermarkValve`` (rules WM-1 ... WM-9).
+
+Mirrors ``org.apache.flink.streaming.runtime.streamstatus.StatusWatermarkValve`` (1.13, with
+``StreamStatus``) and ``org.apache.flink.streaming.runtime.watermarkstatus.StatusWatermarkValve``
+(1.14+, with ``WatermarkStatus``). The valve's decisions are the same in every version 1.13-2.3
+for channels that each consume one subpartition; only the bookkeeping changed (1.17 keeps the
+aligned channels in a ``HeapPriorityQueue``, 1.19 keeps one status per subpartition). This
+module keeps the aligned minimum in a lazily pruned binary heap, so a step costs O(log n).
+
+Rules (each enforced where its ID appears below):
+
+- WM-1  A watermark is ignored unless both the valve and its channel are ACTIVE.
+- WM-2  A watermark is ignored unless it is strictly greater than its channel's watermark.
+- WM-3  An unaligned channel becomes aligned when its new watermark is >= the last output.
+- WM-4  The valve emits the minimum over aligned channels when that exceeds the last output.
+- WM-5  IDLE on an ACTIVE channel unaligns it; if it was the last active channel the valve
+        first flushes the maximum over all channels (only if that channel's watermark equals
+        the last output) and then emits IDLE.
+- WM-6  IDLE on an ACTIVE channel that was not the last: the minimum is re-evaluated, but only
+        if that channel's watermark equals the last output.
+- WM-7  ACTIVE on an IDLE channel realigns it when its watermark is >= the last output, and
+        emits ACTIVE if the valve was IDLE. It never emits a watermark.
+- WM-8  IDLE on an IDLE channel and ACTIVE on an ACTIVE channel change nothing.
+- WM-9  The valve starts ACTIVE with every channel ACTIVE, aligned, at ``Long.MIN_VALUE``.
+"""
+
+from __future__ import annotations
+
+import enum
+import heapq
+
+import attrs
+
+LONG_MIN = -(2**63)
+LONG_MAX = 2**63 - 1
+
+
+@attrs.frozen
+class Watermark:
+    """``org.apache.flink.streaming.api.watermark.Watermark``: event time has reached ``timestamp``."""
+
+    timestamp: int
+
+
+class Status(enum.Enum):
+    """``WatermarkStatus`` (``StreamStatus`` in 1.13): whether a stream is idle."""
+
+    IDLE = "IDLE"
+    ACTIVE = "ACTIVE"
+
+
+Element = Watermark | Status
+
+
+@attrs.frozen
+class Arrival:
+    """``element`` arrives on channel (or input) ``index``."""
+
+    index: int
+    element: Element
+
+
+class _AlignedMin:
+    """The minimum watermark over a changing set of members, as a lazily pruned heap.
+
+    An entry ``(watermark, index)`` is live while ``index`` is a member with that watermark;
+    stale entries are dropped when they reach the top. Plays the role of the valve's
+    ``HeapPriorityQueue`` of aligned channels (1.17+): only the minimum is ever read.
+    """
+
+    def __init__(self, watermarks: list[int], members: list[bool]) -> None:
+        self._watermarks = watermarks
+        self._members = members
+        self._heap = [(w, i) for i, w in enumerate(watermarks) if members[i]]
+        heapq.heapify(self._heap)
+
+    def push(self, index: int) -> None:
+        heapq.heappush(self._heap, (self._watermarks[index], index))
+
+    def minimum(self) -> int | None:
+        heap = self._heap
+        while heap and not (self._members[heap[0][1]] and self._watermarks[heap[0][1]] == heap[0][0]):
+            heapq.heappop(heap)
+        return heap[0][0] if heap else None
+
+
+class StatusWatermarkValve:
+    """One ``StatusWatermarkValve`` over ``channels`` input channels; ``feed`` returns what it emits."""
+
+    def __init__(self, channels: int) -> None:
+        # WM-9: every channel ACTIVE, aligned, at Long.MIN_VALUE; the valve ACTIVE at MIN_VALUE.
+        self._watermark = [LONG_MIN] * channels
+        self._idle = [False] * channels
+        self._aligned = [True] * channels
+        self._aligned_min = _AlignedMin(self._watermark, self._aligned)
+        self._active_channels = channels
+        self._max_watermark = LONG_MIN  # channel watermarks only rise, so the max is a running max
+        self._last_watermark = LONG_MIN
+        self._last_status = Status.ACTIVE
+
+    def feed(self, arrival: Arrival) -> tuple[Element, ...]:
+        """Handle one arrival exactly as ``inputWatermark`` / ``inputWatermarkStatus`` do."""
+        element = arrival.element
+        if isinstance(element, Watermark):
+            return self.input_watermark(arrival.index, element.timestamp)
+        if element is Status.IDLE:
+            return self.channel_goes_idle(arrival.index)
+        return self.channel_becomes_active(arrival.index)
+
+    def input_watermark(self, channel: int, timestamp: int) -> tuple[Element, ...]:
+        """``StatusWatermarkValve.inputWatermark``."""
+        if self._last_status is not Status.ACTIVE or self._idle[channel]:
+            return ()  # WM-1
+        if timestamp <= self._watermark[channel]:
+            return ()  # WM-2
+        self._watermark[channel] = timestamp
+        self._max_watermark = max(self._max_watermark, timestamp)
+        if self._aligned[channel]:
+            self._aligned_min.push(channel)
+        elif timestamp >= self._last_watermark:
+            self._mark_aligned(channel)  # WM-3
+        return self._emit_new_min()
+
+    def channel_goes_idle(self, channel: int) -> tuple[Element, ...]:
+        """``inputWatermarkStatus(IDLE, channel)``."""
+        if self._idle[channel]:
+            return ()  # WM-8
+        self._idle[channel] = True
+        self._aligned[channel] = False
+        self._active_channels -= 1
+        holds_min = self._watermark[channel] == self._last_watermark
+        if self._active_channels == 0:  # WM-5: flush, then IDLE
+            flushed = self._emit_max_over_all() if holds_min else ()
+            self._last_status = Status.IDLE
+            return (*flushed, Status.IDLE)
+        return self._emit_new_min() if holds_min else ()  # WM-6
+
+    def channel_becomes_active(self, channel: int) -> tuple[Element, ...]:
+        """``inputWatermarkStatus(ACTIVE, channel)``: WM-7, never a watermark."""
+        if not self._idle[channel]:
+            return ()  # WM-8
+        self._idle[channel] = False
+        self._active_channels += 1
+        if self._watermark[channel] >= self._last_watermark:
+            self._mark_aligned(channel)
+        if self._last_status is Status.IDLE:
+            self._last_status = Status.ACTIVE
+            return (Status.ACTIVE,)
+        return ()
+
+    def _mark_aligned(self, channel: int) -> None:
+        self._aligned[channel] = True
+        self._aligned_min.push(channel)
+
+    def _emit_new_min(self) -> tuple[Element, ...]:
+        """``findAndOutputNewMinWatermarkAcrossAlignedChannels`` (WM-4)."""
+        low = self._aligned_min.minimum()
+        if low is None or low <= self._last_watermark:
+            return ()
+        self._last_watermark = low
+        return (Watermark(low),)
+
+    def _emit_max_over_all(self) -> tuple[Element, ...]:
+        """``findAndOutputMaxWatermarkAcrossAllChannels`` (the all-idle flush of WM-5)."""
+        if self._max_watermark <= self._last_watermark:
+            return ()
+        self._last_watermark = self._max_watermark
+        return (Watermark(self._max_watermark),)
