@@ -22,6 +22,10 @@ Rules (each enforced where its ID appears below):
         emits ACTIVE if the valve was IDLE. It never emits a watermark.
 - WM-8  IDLE on an IDLE channel and ACTIVE on an ACTIVE channel change nothing.
 - WM-9  The valve starts ACTIVE with every channel ACTIVE, aligned, at ``Long.MIN_VALUE``.
+- WM-10 (1.19+) A channel may consume several subpartitions; the valve then keeps one status per
+        subpartition, routes each ``InternalWatermark`` to its subpartition, and rejects every
+        status input (``checkState(!isInputChannelShared)``: IllegalStateException). Here the
+        "channels" of this class are those (channel, subpartition) slots.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ import attrs
 
 from oracle import area
 from oracle.combined import CombiningOperator, LegacyTwoInputTask
-from oracle.protocol import BadRequest, field, java_long
+from oracle.protocol import BadRequest, Rejected, field, java_long
 from oracle.timers import EventTimeTimerService, Timer
 from oracle.valve import Arrival, Element, Status, StatusWatermarkValve, Watermark
 from oracle.versions import FlinkVersion, pick, v
@@ -32,6 +32,10 @@ class Machine(Protocol):
     def feed(self, arrival: Arrival) -> tuple[Element, ...]: ...
 
 
+# watermark.valve: from 1.19 a channel may consume a range of subpartitions (FLINK-33743), each with
+# its own status in the valve; earlier valves know one watermark per channel.
+SUBPARTITIONS_SINCE = v("1.19")
+
 # watermark.combined: how a multi-input operator combines, by first Flink version (CWM-*).
 COMBINERS: Mapping[FlinkVersion, Callable[[int], Machine]] = {
     v("1.13"): LegacyTwoInputTask,
@@ -41,11 +45,21 @@ COMBINERS: Mapping[FlinkVersion, Callable[[int], Machine]] = {
 
 
 @area("watermark.valve")
-def valve_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any]:
-    """One ``StatusWatermarkValve`` fed the request's events; the same rules in every version."""
+def valve_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] | Rejected:
+    """One ``StatusWatermarkValve`` fed the request's events; the same rules in every version.
+
+    With ``subpartitions`` (1.19+) the valve keeps one status per consumed subpartition and a
+    watermark event names its subpartition (an ``InternalWatermark``); see :class:`Layout`.
+    """
     channels = _count(payload, "channels")
+    layout = _layout(payload, channels, version)
     arrivals = _arrivals(payload, "channel", channels)
-    return _run(StatusWatermarkValve(channels), arrivals)
+    subpartitions = [_subpartition(e, i, version) for i, e in enumerate(_events(payload))]
+    slots = [layout.slot(i, a, sub) for i, (a, sub) in enumerate(zip(arrivals, subpartitions, strict=True))]
+    if layout.shared and any(isinstance(a.element, Status) for a in arrivals):
+        # WM-10: StatusWatermarkValve.inputWatermarkStatus does checkState(!isInputChannelShared)
+        return Rejected("IllegalStateException", "")
+    return _run(StatusWatermarkValve(layout.size), slots)
 
 
 @area("watermark.combined")
@@ -72,6 +86,95 @@ def timers_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, 
             service.delete(timer)
         fired.append([])
     return {"fired": fired}
+
+
+@attrs.frozen
+class Layout:
+    """The subpartitions each channel consumes (``ResultSubpartitionIndexSet`` per channel, 1.19+).
+
+    The valve keeps one status per (channel, subpartition); they are numbered consecutively as
+    ``slot``s. Without ``subpartitions`` every channel consumes exactly subpartition 0.
+    """
+
+    ranges: tuple[tuple[int, int], ...]
+    offsets: tuple[int, ...]
+
+    @classmethod
+    def of(cls, ranges: Sequence[tuple[int, int]]) -> Layout:
+        offsets, total = [], 0
+        for first, last in ranges:
+            offsets.append(total)
+            total += last - first + 1
+        return cls(tuple(ranges), tuple(offsets))
+
+    @property
+    def size(self) -> int:
+        first, last = self.ranges[-1]
+        return self.offsets[-1] + last - first + 1
+
+    @property
+    def shared(self) -> bool:
+        """``isInputChannelShared``: some channel consumes more than one subpartition."""
+        return any(last > first for first, last in self.ranges)
+
+    def slot(self, i: int, arrival: Arrival, subpartition: int | None) -> Arrival:
+        """The arrival re-addressed to its (channel, subpartition) slot, as the valve routes it."""
+        first, last = self.ranges[arrival.index]
+        where = f"input.events[{i}]"
+        if subpartition is None and last > first:
+            if isinstance(arrival.element, Status):
+                return arrival  # rejected as a whole (WM-10) before any slot is used
+            raise BadRequest(
+                f"{where} is a watermark on channel {arrival.index}, which consumes subpartitions "
+                f"{first}..{last}: it must name its subpartition"
+            )
+        sub = first if subpartition is None else subpartition
+        if not first <= sub <= last:
+            raise BadRequest(
+                f"{where}.subpartition = {sub} is not consumed by channel {arrival.index} ({first}..{last})"
+            )
+        return Arrival(self.offsets[arrival.index] + sub - first, arrival.element)
+
+
+def _layout(payload: Mapping[str, Any], channels: int, version: FlinkVersion) -> Layout:
+    if "subpartitions" not in payload:
+        return Layout.of([(0, 0)] * channels)
+    if version < SUBPARTITIONS_SINCE:
+        raise BadRequest(
+            f"input.subpartitions is not defined for Flink {version}: before "
+            f"{SUBPARTITIONS_SINCE} every channel consumes exactly one subpartition"
+        )
+    raw = field(payload, "subpartitions", list, "input")
+    if len(raw) != channels:
+        raise BadRequest(f"input.subpartitions must hold one [first, last] pair per channel ({channels})")
+    ranges = [_range(r, f"input.subpartitions[{c}]") for c, r in enumerate(raw)]
+    layout = Layout.of(ranges)
+    if layout.size > MAX_CHANNELS:
+        raise BadRequest(f"input.subpartitions: {layout.size} subpartitions in all, more than {MAX_CHANNELS}")
+    return layout
+
+
+def _range(raw: Any, where: str) -> tuple[int, int]:
+    ok = isinstance(raw, list) and len(raw) == 2 and all(type(x) is int for x in raw)
+    if not ok or not 0 <= raw[0] <= raw[1] < MAX_CHANNELS:
+        raise BadRequest(f"{where} must be [first, last] with 0 <= first <= last < {MAX_CHANNELS}")
+    return raw[0], raw[1]
+
+
+def _subpartition(event: Mapping[str, Any], i: int, version: FlinkVersion) -> int | None:
+    if "subpartition" not in event:
+        return None
+    where = f"input.events[{i}]"
+    if version < SUBPARTITIONS_SINCE:
+        raise BadRequest(
+            f"{where}.subpartition is not defined for Flink {version} (before {SUBPARTITIONS_SINCE})"
+        )
+    if "watermark" not in event:
+        raise BadRequest(f"{where}.subpartition is only defined on a watermark event")
+    sub = field(event, "subpartition", int, where)
+    if not 0 <= sub < MAX_CHANNELS:
+        raise BadRequest(f"{where}.subpartition = {sub} is out of range [0, {MAX_CHANNELS})")
+    return int(sub)
 
 
 def _run(machine: Machine, arrivals: Sequence[Arrival]) -> dict[str, Any]:

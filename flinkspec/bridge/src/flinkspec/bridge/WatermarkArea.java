@@ -68,29 +68,136 @@ public final class WatermarkArea implements Area {
 
     private static Object valve(Map<String, Object> input) throws Exception {
         int channels = count(input, "channels");
-        List<Event> events = events(input, "channel", channels);
         Status st = Status.load();
         Class<?> valveCls = st.modern
                 ? Class.forName(PKG_114 + "StatusWatermarkValve")
                 : Class.forName(PKG_113 + "StatusWatermarkValve");
+        Class<?> indexSetCls = subpartitionIndexSetClass(valveCls);
+        long[][] ranges = subpartitionRanges(input, channels, indexSetCls != null);
+        List<Event> events = events(input, "channel", channels);
+        Object[] marks = watermarks(input, events, ranges, indexSetCls != null);
         Class<?> dataOutputCls = Class.forName(IO + "PushingAsyncDataInput$DataOutput");
-        Object valve = valveCls.getConstructor(int.class).newInstance(channels);
+        Object valve = ranges == null
+                ? valveCls.getConstructor(int.class).newInstance(channels)
+                : valveCls.getConstructor(arrayOf(indexSetCls)).newInstance((Object) indexSets(indexSetCls, ranges));
         Method inWm = valveCls.getMethod("inputWatermark", Watermark.class, int.class, dataOutputCls);
         Method inSt = valveCls.getMethod(st.modern ? "inputWatermarkStatus" : "inputStreamStatus",
                 st.cls, int.class, dataOutputCls);
         Recorder rec = new Recorder(st);
         Object out = proxy(dataOutputCls, rec);
         List<Object> emitted = new ArrayList<>(events.size());
-        for (Event e : events) {
+        for (int i = 0; i < events.size(); i++) {
+            Event e = events.get(i);
             rec.start();
             if (e.status == null) {
-                call(inWm, valve, new Watermark(e.watermark), e.index, out);
+                call(inWm, valve, marks[i], e.index, out);
             } else {
-                call(inSt, valve, st.of(e.status), e.index, out);
+                try {
+                    call(inSt, valve, st.of(e.status), e.index, out);
+                } catch (IllegalStateException ex) { // 1.19+: checkState(!isInputChannelShared)
+                    throw new Rejected("IllegalStateException", ex.getMessage() == null ? "" : ex.getMessage());
+                }
             }
             emitted.add(rec.current);
         }
         return output("emitted", emitted);
+    }
+
+    /** {@code ResultSubpartitionIndexSet} if this valve takes one per channel (1.19+), else null. */
+    private static Class<?> subpartitionIndexSetClass(Class<?> valveCls) {
+        try {
+            Class<?> c = Class.forName("org.apache.flink.runtime.io.network.partition.ResultSubpartitionIndexSet");
+            valveCls.getConstructor(arrayOf(c));
+            return c;
+        } catch (ClassNotFoundException | NoSuchMethodException e) {
+            return null;
+        }
+    }
+
+    private static Class<?> arrayOf(Class<?> c) {
+        return java.lang.reflect.Array.newInstance(c, 0).getClass();
+    }
+
+    private static Object indexSets(Class<?> cls, long[][] ranges) throws Exception {
+        Object arr = java.lang.reflect.Array.newInstance(cls, ranges.length);
+        Constructor<?> c = cls.getConstructor(int.class, int.class);
+        for (int i = 0; i < ranges.length; i++) {
+            java.lang.reflect.Array.set(arr, i, c.newInstance((int) ranges[i][0], (int) ranges[i][1]));
+        }
+        return arr;
+    }
+
+    /** The optional {@code subpartitions}: one [first, last] per channel, or null. */
+    @SuppressWarnings("unchecked")
+    private static long[][] subpartitionRanges(Map<String, Object> input, int channels, boolean supported)
+            throws BadRequest {
+        if (!input.containsKey("subpartitions")) {
+            return null;
+        }
+        if (!supported) {
+            throw new BadRequest("input.subpartitions is not defined before Flink 1.19");
+        }
+        Object raw = input.get("subpartitions");
+        if (!(raw instanceof List) || ((List<Object>) raw).size() != channels) {
+            throw new BadRequest("input.subpartitions must hold one [first, last] pair per channel");
+        }
+        long[][] ranges = new long[channels][];
+        long total = 0;
+        for (int c = 0; c < channels; c++) {
+            Object r = ((List<Object>) raw).get(c);
+            if (!(r instanceof List) || ((List<Object>) r).size() != 2
+                    || !(((List<Object>) r).get(0) instanceof Long) || !(((List<Object>) r).get(1) instanceof Long)) {
+                throw new BadRequest("input.subpartitions[" + c + "] must be [first, last]");
+            }
+            long first = (Long) ((List<Object>) r).get(0);
+            long last = (Long) ((List<Object>) r).get(1);
+            if (first < 0 || first > last || last >= MAX_CHANNELS) {
+                throw new BadRequest("input.subpartitions[" + c + "] must have 0 <= first <= last < " + MAX_CHANNELS);
+            }
+            ranges[c] = new long[] {first, last};
+            total += last - first + 1;
+        }
+        if (total > MAX_CHANNELS) {
+            throw new BadRequest("input.subpartitions: more than " + MAX_CHANNELS + " subpartitions in all");
+        }
+        return ranges;
+    }
+
+    /** Each watermark event as a Watermark, or an InternalWatermark when it names a subpartition. */
+    @SuppressWarnings("unchecked")
+    private static Object[] watermarks(Map<String, Object> input, List<Event> events, long[][] ranges,
+            boolean supported) throws Exception {
+        List<Object> raw = (List<Object>) input.get("events");
+        Object[] marks = new Object[events.size()];
+        for (int i = 0; i < events.size(); i++) {
+            Map<String, Object> e = (Map<String, Object>) raw.get(i);
+            Event ev = events.get(i);
+            String where = "input.events[" + i + "]";
+            long first = ranges == null ? 0 : ranges[ev.index][0];
+            long last = ranges == null ? 0 : ranges[ev.index][1];
+            if (e.containsKey("subpartition")) {
+                Object sub = e.get("subpartition");
+                if (!supported) {
+                    throw new BadRequest(where + ".subpartition is not defined before Flink 1.19");
+                }
+                if (ev.status != null) {
+                    throw new BadRequest(where + ".subpartition is only defined on a watermark event");
+                }
+                if (!(sub instanceof Long) || (Long) sub < first || (Long) sub > last) {
+                    throw new BadRequest(where + ".subpartition must be consumed by its channel");
+                }
+                marks[i] = Class.forName("org.apache.flink.streaming.api.watermark.InternalWatermark")
+                        .getConstructor(long.class, int.class)
+                        .newInstance(ev.watermark, ((Long) sub).intValue());
+            } else if (ev.status == null) {
+                if (last > first) {
+                    throw new BadRequest(where + " is a watermark on a channel that consumes several "
+                            + "subpartitions: it must name its subpartition");
+                }
+                marks[i] = new Watermark(ev.watermark);
+            }
+        }
+        return marks;
     }
 
     // ------------------------------------------------------------------------------------------
