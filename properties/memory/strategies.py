@@ -91,17 +91,21 @@ sizes = st.one_of(
 )
 
 
-@st.composite
-def render_size(draw: st.DrawFn, value: int) -> str:
-    """``value`` bytes in a spelling Flink accepts: any unit that divides it, any case, spaces."""
+def spell_size(value: int, style: int) -> str:
+    """``value`` bytes in a spelling Flink accepts, chosen by ``style``: 0 is the plainest (bytes,
+    no unit); higher styles pick a unit that divides the value, its case, and spaces."""
     units = [m for m in UNITS if value % m == 0 and value // m <= LONG_MAX]
-    mult = draw(st.sampled_from(units))
-    unit = draw(st.sampled_from(UNITS[mult]))
-    unit = draw(st.sampled_from((unit, unit.upper(), unit.capitalize())))
-    sep = draw(st.sampled_from(("", "", " ", "  ")))
-    pad_l = draw(st.sampled_from(("", "", " ", "\t")))
-    pad_r = draw(st.sampled_from(("", "", " ")))
-    return f"{pad_l}{value // mult}{sep if unit else ''}{unit}{pad_r}"
+    mult = units[-1 - (style % len(units))] if style else 1
+    style //= 8
+    spellings = UNITS[mult]
+    unit = spellings[style % len(spellings)] if mult > 1 else ("", "b", "bytes")[style % 3]
+    style //= 3
+    unit = (unit, unit.upper(), unit.capitalize())[style % 3]
+    style //= 3
+    sep = ("", " ", "", "  ")[style % 4] if unit else ""
+    style //= 4
+    pad_l, pad_r = ("", " ", "\t", "")[style % 4], ("", "", " ", "\n")[(style // 4) % 4]
+    return f"{pad_l}{value // mult}{sep}{unit}{pad_r}"
 
 
 BAD_SIZES = (
@@ -110,7 +114,7 @@ BAD_SIZES = (
     "１２m",  # full-width digits: not ASCII
 )
 
-good_size_text = sizes.flatmap(render_size)
+good_size_text = st.builds(spell_size, sizes, st.integers(0, 8 * 3 * 3 * 4 * 16 - 1))
 size_text = st.one_of(good_size_text, good_size_text, good_size_text, st.sampled_from(BAD_SIZES))
 
 fraction_text = st.one_of(
@@ -129,43 +133,63 @@ cores_text = st.one_of(
 )
 
 
-def _optional(keys: tuple[str, ...], values: st.SearchStrategy[str]) -> dict[str, st.SearchStrategy[str]]:
-    return dict.fromkeys(keys, values)
+TM_MODES = {
+    "process": ("process.size",),
+    "flink": ("flink.size",),
+    "fine": ("task.heap.size", "managed.size"),
+    "fine+flink": ("task.heap.size", "managed.size", "flink.size"),
+    "all": ("task.heap.size", "managed.size", "flink.size", "process.size"),
+    "none": (),
+    "random": (),
+}
+JM_MODES = {
+    "process": ("process.size",), "flink": ("flink.size",), "heap": ("heap.size",),
+    "heap+flink": ("heap.size", "flink.size"), "all": ("heap.size", "flink.size", "process.size"),
+    "none": (), "random": (),
+}
+
+# Built once: strategies made inside a composite are re-validated on every draw, which is slow.
+_tm_mode = st.sampled_from(tuple(TM_MODES))
+_jm_mode = st.sampled_from(tuple(JM_MODES))
+_tm_extra = st.lists(st.sampled_from(TM_SIZE_KEYS), unique=True, max_size=8)
+_jm_extra = st.lists(st.sampled_from(JM_SIZE_KEYS), unique=True, max_size=7)
+_tm_fractions = st.lists(st.sampled_from(TM_FRACTION_KEYS), unique=True, max_size=3)
+_tm_deprecated = st.lists(st.sampled_from(TM_DEPRECATED_KEYS), unique=True, max_size=2)
+_tm_legacy = st.lists(st.sampled_from(TM_LEGACY_KEYS), unique=True, max_size=2)
+_jm_legacy = st.lists(st.sampled_from(JM_LEGACY_KEYS), unique=True, max_size=2)
+_booleans_text = st.sampled_from(("true", "false", "TRUE", "True", "yes", "1", ""))
+_rarely = st.integers(0, 5).map(lambda n: n == 5)  # shrinks towards False: leaves the key out
+
+
+def _value_for(key: str) -> st.SearchStrategy[str]:
+    if key.endswith("fraction"):
+        return fraction_text
+    if key.endswith(".size") or key.endswith((".min", ".max")):
+        return size_text
+    return int_text
 
 
 @st.composite
 def taskmanager_configs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, str]:
     """A TaskManager memory configuration: a mode first, then everything else optional."""
-    mode = draw(st.sampled_from(("process", "flink", "fine", "fine+flink", "all", "none", "random")))
-    config: dict[str, str] = {}
-    required = {
-        "process": ("process.size",),
-        "flink": ("flink.size",),
-        "fine": ("task.heap.size", "managed.size"),
-        "fine+flink": ("task.heap.size", "managed.size", "flink.size"),
-        "all": ("task.heap.size", "managed.size", "flink.size", "process.size"),
-        "none": (),
-        "random": (),
-    }[mode]
-    for k in required:
-        config[TM + k] = draw(size_text)
-    optional_keys = [k for k in TM_SIZE_KEYS if k not in config]
-    extra = draw(st.lists(st.sampled_from(optional_keys), unique=True, max_size=4 if mode != "random" else 8))
-    for k in extra:
-        config[k] = draw(size_text)
-    for k in draw(st.lists(st.sampled_from(TM_FRACTION_KEYS), unique=True, max_size=3)):
+    mode = draw(_tm_mode)
+    config = {TM + k: draw(size_text) for k in TM_MODES[mode]}
+    limit = 8 if mode == "random" else 3
+    for k in draw(_tm_extra)[:limit]:
+        config.setdefault(k, draw(size_text))
+    for k in draw(_tm_fractions):
         config[k] = draw(fraction_text)
-    if draw(st.integers(0, 5)) == 5:  # shrinks towards leaving it out
-        for k in draw(st.lists(st.sampled_from(TM_DEPRECATED_KEYS), unique=True, min_size=1, max_size=2)):
-            config[k] = draw(fraction_text if k.endswith("fraction") else size_text)
-    if draw(st.integers(0, 5)) == 5:  # shrinks towards leaving it out
-        for k in draw(st.lists(st.sampled_from(TM_LEGACY_KEYS), unique=True, min_size=1, max_size=2)):
-            config[k] = draw(size_text if k.endswith(".size") else int_text)
-    if draw(st.integers(0, 7)) == 7:  # shrinks towards leaving it out
+    if draw(_rarely):
+        for k in draw(_tm_deprecated):
+            config[k] = draw(_value_for(k))
+    if draw(_rarely):
+        for k in draw(_tm_legacy):
+            config[k] = draw(_value_for(k))
+    if draw(_rarely):
         config["taskmanager.cpu.cores"] = draw(cores_text)
-    if draw(st.integers(0, 7)) == 7:  # shrinks towards leaving it out
+    if draw(_rarely):
         config["taskmanager.numberOfTaskSlots"] = draw(int_text)
-    if draw(st.integers(0, 9)) == 9:  # shrinks towards leaving it out
+    if draw(_rarely):
         config[TM + "segment-size"] = draw(size_text)
     return config
 
@@ -173,25 +197,18 @@ def taskmanager_configs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, str
 @st.composite
 def jobmanager_configs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, str]:
     """A JobManager memory configuration: a mode first, then everything else optional."""
-    mode = draw(st.sampled_from(("process", "flink", "heap", "heap+flink", "all", "none", "random")))
-    required = {
-        "process": ("process.size",), "flink": ("flink.size",), "heap": ("heap.size",),
-        "heap+flink": ("heap.size", "flink.size"), "all": ("heap.size", "flink.size", "process.size"),
-        "none": (), "random": (),
-    }[mode]
-    config = {JM + k: draw(size_text) for k in required}
-    optional_keys = [k for k in JM_SIZE_KEYS if k not in config]
-    for k in draw(st.lists(st.sampled_from(optional_keys), unique=True, max_size=4 if mode != "random" else 7)):
-        config[k] = draw(size_text)
-    if draw(st.booleans()):
+    mode = draw(_jm_mode)
+    config = {JM + k: draw(size_text) for k in JM_MODES[mode]}
+    limit = 7 if mode == "random" else 3
+    for k in draw(_jm_extra)[:limit]:
+        config.setdefault(k, draw(size_text))
+    if draw(_rarely):
         config[JM + "jvm-overhead.fraction"] = draw(fraction_text)
-    if draw(st.integers(0, 3)) == 3:  # shrinks towards leaving it out
-        config[JM + "enable-jvm-direct-memory-limit"] = draw(
-            st.sampled_from(("true", "false", "TRUE", "True", "yes", "1", ""))
-        )
-    if draw(st.integers(0, 5)) == 5:  # shrinks towards leaving it out
-        for k in draw(st.lists(st.sampled_from(JM_LEGACY_KEYS), unique=True, min_size=1, max_size=2)):
-            config[k] = draw(size_text if k.endswith(".size") else int_text)
+    if draw(_rarely):
+        config[JM + "enable-jvm-direct-memory-limit"] = draw(_booleans_text)
+    if draw(_rarely):
+        for k in draw(_jm_legacy):
+            config[k] = draw(_value_for(k))
     return config
 
 

@@ -1,0 +1,81 @@
+"""Meta-tests: the memory strategies reach the corners where implementations go wrong."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, find, settings
+
+from oracle.versions import LATEST, v
+from properties.memory.invariants import size_of
+from properties.memory.strategies import (
+    ALL_UNIT_SPELLINGS,
+    JM,
+    TM,
+    TM_LEGACY_KEYS,
+    f32,
+    good_size_text,
+    jobmanager_configs,
+    taskmanager_configs,
+)
+
+REACH = settings(max_examples=3000, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def reaches(strategy: Any, predicate: Callable[[dict[str, str]], bool]) -> dict[str, str]:
+    return find(strategy, predicate, settings=REACH)
+
+
+@pytest.mark.parametrize("unit", ALL_UNIT_SPELLINGS)
+def test_every_unit_spelling_is_generated(unit: str) -> None:
+    """Every unit Flink accepts is rendered, in some case, by the size strategy."""
+    find(good_size_text, lambda text: text.strip().lower().endswith(unit)
+         and text.strip().lower()[: -len(unit)].strip().isdigit(), settings=REACH)
+
+
+@pytest.mark.parametrize(
+    ("corner", "predicate"),
+    [
+        ("a size past a long", lambda c: any(x in ("9223372036854775808", "8388608t") for x in c.values())),
+        ("exactly Long.MAX bytes", lambda c: any(size_of(x) == (1 << 63) - 1 for x in c.values())),
+        ("a fraction of 0", lambda c: c.get(TM + "network.fraction", "").strip() in ("0", "0.0")),
+        ("a fraction of 1", lambda c: c.get(TM + "managed.fraction", "").strip() in ("1", "1.0")),
+        ("a Java-only float spelling", lambda c: c.get(TM + "jvm-overhead.fraction") in ("0.1f", "1e-1", " 0.1 ")),
+        ("network min above max", lambda c: (size_of(c.get(TM + "network.min")) or 0)
+         > (size_of(c.get(TM + "network.max")) or 1 << 62)),
+        ("an unparsable size", lambda c: any(x in ("1.5g", "abc", "-1m") for x in c.values())),
+        ("surrounding whitespace", lambda c: any(x != x.strip() and size_of(x) is not None for x in c.values())),
+        ("a deprecated key", lambda c: "taskmanager.network.memory.fraction" in c),
+        ("process size where the overhead fraction meets its min, +-1",
+         lambda c: size_of(c.get(TM + "process.size")) in {
+             int(192 * 2**20 / f32(0.1)) + d for d in (-1, 0, 1)}),
+        ("all three modes at once", lambda c: all(TM + k in c for k in ("task.heap.size", "managed.size",
+                                                                          "flink.size", "process.size"))),
+        ("no mode at all", lambda c: not any(TM + k in c for k in ("task.heap.size", "flink.size", "process.size"))),
+        ("zero or negative cpu cores", lambda c: c.get("taskmanager.cpu.cores") in ("0", "-1", "0.0")),
+    ],
+)
+def test_taskmanager_strategy_reaches(corner: str, predicate: Callable[[dict[str, str]], bool]) -> None:
+    """The TaskManager strategy reaches the named corner."""
+    reaches(taskmanager_configs(LATEST), predicate)
+
+
+@pytest.mark.parametrize("key", TM_LEGACY_KEYS)
+def test_legacy_keys_are_generated(key: str) -> None:
+    """Each legacy key of Flink <= 1.20 is generated."""
+    reaches(taskmanager_configs(v("1.13")), lambda c: key in c)
+
+
+@pytest.mark.parametrize(
+    ("corner", "predicate"),
+    [
+        ("heap and flink size", lambda c: JM + "heap.size" in c and JM + "flink.size" in c),
+        ("direct memory limit on", lambda c: c.get(JM + "enable-jvm-direct-memory-limit") == "true"),
+        ("legacy heap in mb", lambda c: "jobmanager.heap.mb" in c),
+    ],
+)
+def test_jobmanager_strategy_reaches(corner: str, predicate: Callable[[dict[str, str]], bool]) -> None:
+    """The JobManager strategy reaches the named corner."""
+    reaches(jobmanager_configs(LATEST), predicate)
