@@ -1,0 +1,33 @@
+"""Suite power: every built-in mutant is caught, with a small counterexample."""
+
+from __future__ import annotations
+
+import pytest
+
+from flinkspec.check import check_area
+from flinkspec.impls import open_impl
+from flinkspec.mutants import MUTANTS
+from oracle.versions import LATEST
+from properties.areas import AREAS
+
+# The most events / keys a mutant's minimal counterexample may have, per area (the issues' bars).
+MAX_SIZE = {"memory.taskmanager": 3, "memory.jobmanager": 3}
+
+
+@pytest.mark.parametrize("name", sorted(MUTANTS))
+def test_every_mutant_is_caught_with_a_small_counterexample(name: str) -> None:
+    """`check` finds the planted bug and shrinks it to a request within the area's size bar."""
+    mutant = MUTANTS[name]
+    impl = open_impl(f"mutant:{name}")
+    run = check_area(impl, f"mutant:{name}", mutant.area, LATEST, examples=400, seed_value=0)
+    assert run.counterexamples, f"mutant {name} survived {run.cases} cases"
+    smallest = min(AREAS[mutant.area].size(c.request) for c in run.counterexamples)
+    assert smallest <= MAX_SIZE.get(mutant.area, 8), [c.request for c in run.counterexamples]
+
+
+def test_the_oracle_itself_passes() -> None:
+    """The reference passes its own suite (a check that can fail: the mutants above prove it)."""
+    impl = open_impl("oracle")
+    for area in AREAS:
+        run = check_area(impl, "oracle", area, LATEST, examples=200, seed_value=1)
+        assert not run.counterexamples, [(c.rule, c.difference, c.request) for c in run.counterexamples]
