@@ -554,14 +554,24 @@ class JavaBigDecimal:
     unscaled: int
     exponent: int
 
-    def times_long_truncated(self, factor: int) -> int:
-        """``BigDecimal.valueOf(factor).multiply(this).longValue()`` before the overflow check:
-        the exact product truncated toward zero (as an unbounded int)."""
-        product = factor * self.unscaled
+    def multiply(self, factor: int) -> JavaBigDecimal:
+        """``BigDecimal.valueOf(factor).multiply(this)``: exact."""
+        return JavaBigDecimal(self.unscaled * factor, self.exponent)
+
+    def compare_to(self, n: int) -> int:
+        """``compareTo(BigDecimal.valueOf(n))``: -1, 0 or 1."""
         if self.exponent >= 0:
-            return product * 10**self.exponent
-        q = abs(product) // 10**-self.exponent
-        return q if product >= 0 else -q
+            lhs, rhs = self.unscaled * 10**self.exponent, n
+        else:
+            lhs, rhs = self.unscaled, n * 10**-self.exponent
+        return (lhs > rhs) - (lhs < rhs)
+
+    def long_value(self) -> int:
+        """``longValue()`` of a value that fits a long: truncated toward zero."""
+        if self.exponent >= 0:
+            return self.unscaled * 10**self.exponent
+        q = abs(self.unscaled) // 10**-self.exponent
+        return q if self.unscaled >= 0 else -q
 
 
 def big_decimal_of(value: float) -> JavaBigDecimal:
