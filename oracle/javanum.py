@@ -566,6 +566,19 @@ class JavaBigDecimal:
             lhs, rhs = self.unscaled, n * 10**-self.exponent
         return (lhs > rhs) - (lhs < rhs)
 
+    def set_scale_down(self, scale: int) -> JavaBigDecimal:
+        """``setScale(scale, RoundingMode.DOWN)``: at most ``scale`` decimals, truncated toward zero."""
+        if -self.exponent <= scale:
+            return self
+        q = abs(self.unscaled) // 10 ** (-self.exponent - scale)
+        return JavaBigDecimal(q if self.unscaled >= 0 else -q, -scale)
+
+    def double_value(self) -> float:
+        """``doubleValue()``: the nearest double (JDK 17 rounds it correctly)."""
+        if self.exponent >= 0:
+            return float(self.unscaled * 10**self.exponent)
+        return self.unscaled / 10**-self.exponent
+
     def long_value(self) -> int:
         """``longValue()`` of a value that fits a long: truncated toward zero."""
         if self.exponent >= 0:

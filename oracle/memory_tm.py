@@ -25,7 +25,7 @@ from oracle.memory_process import (
     memory_process_spec,
 )
 from oracle.memsize import MAX_VALUE, ZERO, MemorySize
-from oracle.versions import FlinkVersion, pick
+from oracle.versions import FlinkVersion, pick, v
 
 
 @attrs.frozen
@@ -279,16 +279,22 @@ def legacy_heap_mapped(config: Configuration, target: o.ConfigOption, heap: o.Co
     return config.with_value(target, MemorySize.of_mebibytes(mebibytes))
 
 
-def cpu_cores(config: Configuration) -> float:
+# Resource(name, BigDecimal value): from 1.14 the value is cut to 8 decimals (RoundingMode.DOWN)
+RESOURCE_SCALE: dict[FlinkVersion, int | None] = {v("1.13"): None, v("1.14"): 8}
+
+
+def cpu_cores(config: Configuration, version: FlinkVersion) -> float:
     """``getCpuCoresWithFallback(config, -1)``: ``taskmanager.cpu.cores``, else the slot count;
-    it must be positive, and ``new CPUResource`` then rejects NaN and infinity."""
+    it must be positive; ``new CPUResource`` then rejects NaN and infinity (``BigDecimal.valueOf``)
+    and, from 1.14, keeps 8 decimals. Returns ``getCpuCores().getValue().doubleValue()``."""
     cores = config.get(o.CPU_CORES) if config.contains(o.CPU_CORES) else float(config.get(o.NUM_TASK_SLOTS))
     if cores <= 0.0:
         raise IllegalConfigurationException(
             f"TaskExecutors need to be started with a positive number of CPU cores. Please configure "
             f"{o.CPU_CORES.key} accordingly.")
-    big_decimal_of(cores)  # Resource(name, BigDecimal.valueOf(value))
-    return cores
+    value = big_decimal_of(cores)
+    scale = pick(RESOURCE_SCALE, version)
+    return value.double_value() if scale is None else value.set_scale_down(scale).double_value()
 
 
 def process_spec(config: Configuration, version: FlinkVersion) -> TaskManagerMemory:
@@ -296,7 +302,7 @@ def process_spec(config: Configuration, version: FlinkVersion) -> TaskManagerMem
     prefix "TaskManager memory configuration failed: "; other exceptions pass unchanged."""
     try:
         spec = memory_process_spec(config, tm_options(), TaskExecutorFlinkMemoryRules(), version)
-        cores = cpu_cores(config)
+        cores = cpu_cores(config, version)
         slots = config.get(o.NUM_TASK_SLOTS)
     except IllegalConfigurationException as exc:
         raise IllegalConfigurationException(f"TaskManager memory configuration failed: {exc.message}",
