@@ -123,7 +123,7 @@ class CombiningOperator:
         return (*emitted, element) if was_idle != status.idle else emitted
 
 
-class LegacyTwoInputTask:
+class LegacyCombiningTask:
     """1.13: the operator combines raw watermarks (CWM-6), the task combines statuses (CWM-7)."""
 
     def __init__(self, inputs: int) -> None:

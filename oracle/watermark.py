@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import attrs
 
 from oracle import area
-from oracle.combined import CombiningOperator, LegacyTwoInputTask
+from oracle.combined import CombiningOperator, LegacyCombiningTask
 from oracle.protocol import BadRequest, Rejected, field, java_long
 from oracle.timers import EventTimeTimerService, Timer
 from oracle.valve import Arrival, Element, Status, StatusWatermarkValve, Watermark
@@ -32,13 +32,13 @@ class Machine(Protocol):
     def feed(self, arrival: Arrival) -> tuple[Element, ...]: ...
 
 
-# watermark.valve: from 1.19 a channel may consume a range of subpartitions (FLINK-33743), each with
+# watermark.valve: from 1.19 a channel may consume a range of subpartitions, each with
 # its own status in the valve; earlier valves know one watermark per channel.
 SUBPARTITIONS_SINCE = v("1.19")
 
 # watermark.combined: how a multi-input operator combines, by first Flink version (CWM-*).
 COMBINERS: Mapping[FlinkVersion, Callable[[int], Machine]] = {
-    v("1.13"): LegacyTwoInputTask,
+    v("1.13"): LegacyCombiningTask,
     v("1.14"): lambda n: CombiningOperator(n, flush_when_all_idle=False),
     v("2.2"): lambda n: CombiningOperator(n, flush_when_all_idle=True),  # FLINK-38454
 }

@@ -29,7 +29,9 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * <p>valve: one {@code StatusWatermarkValve} (package {@code streamstatus} in 1.13,
  * {@code watermarkstatus} from 1.14) fed through its public {@code inputWatermark} /
  * {@code inputStreamStatus} ({@code inputWatermarkStatus} from 1.14) methods; the
- * {@code PushingAsyncDataInput.DataOutput} it emits to is a proxy that records the calls.
+ * {@code PushingAsyncDataInput.DataOutput} it emits to is a proxy that records the calls. From
+ * 1.19 the optional {@code subpartitions} build it from one {@code ResultSubpartitionIndexSet} per
+ * channel, and a watermark naming its {@code subpartition} is fed as an {@code InternalWatermark}.
  *
  * <p>combined: the per-input {@code DataOutput} a multi-input task hands to its inputs
  * ({@code StreamTwoInputProcessorFactory.StreamTaskNetworkOutput} for two inputs,
