@@ -11,6 +11,7 @@ and long overflow inside the digit loop is reproduced.
 
 from __future__ import annotations
 
+import functools
 import math
 import struct
 
@@ -159,7 +160,12 @@ def _dtoa(bin_exp: int, fract_bits: int, n_significant_bits: int, compatible: bo
 
 def java_digits(value: float, compatible: bool = True) -> JavaDigits:
     """``FloatingDecimal.getBinaryToASCIIConverter(value, compatible)`` for a finite double."""
-    bits = struct.unpack("<Q", struct.pack("<d", value))[0]
+    return _digits_of_bits(struct.unpack("<Q", struct.pack("<d", value))[0], compatible)
+
+
+@functools.lru_cache(maxsize=4096)
+def _digits_of_bits(bits: int, compatible: bool) -> JavaDigits:
+    """Cached by bit pattern, never by float value: -0.0 == 0.0 but prints differently."""
     negative = bool(bits >> 63)
     fract_bits = bits & (_FRACT_HOB - 1)
     bin_exp = (bits >> _EXP_SHIFT) & 0x7FF

@@ -11,6 +11,7 @@ per-version defaults, and the two readers of ``ProcessMemoryUtils`` every rule g
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -62,16 +63,17 @@ class ConfigOption:
     default: Any = None
     default_text: str = "null"
     fallback_keys: tuple[FallbackKey, ...] = ()
+    keys: tuple[str, ...] = attrs.field(init=False, eq=False, repr=False)
+
+    @keys.default
+    def _lookup_order(self) -> tuple[str, ...]:
+        """The key, then the fallback keys, in the order ``Configuration`` looks them up."""
+        return (self.key, *(f.key for f in self.fallback_keys))
 
     def __str__(self) -> str:
         """``ConfigOption.toString()``, as it appears inside Flink's error messages."""
         fallbacks = ", ".join(str(f) for f in self.fallback_keys)
         return f"Key: '{self.key}' , default: {self.default_text} (fallback keys: [{fallbacks}])"
-
-    @property
-    def keys(self) -> tuple[str, ...]:
-        """The key, then the fallback keys, in the order ``Configuration`` looks them up."""
-        return (self.key, *(f.key for f in self.fallback_keys))
 
 
 def _memory(key: str, default: str | None = None, *deprecated: str) -> ConfigOption:
@@ -111,6 +113,7 @@ NUM_TASK_SLOTS = ConfigOption("taskmanager.numberOfTaskSlots", "int", 1, "1")
 NETWORK_MAX_DEFAULT = {v("1.13"): MemorySize.parse("1g"), v("1.17"): MAX_VALUE}
 
 
+@functools.cache
 def network_max(version: FlinkVersion) -> ConfigOption:
     """``TaskManagerOptions.NETWORK_MEMORY_MAX`` of ``version``."""
     default = pick(NETWORK_MAX_DEFAULT, version)
@@ -120,6 +123,14 @@ def network_max(version: FlinkVersion) -> ConfigOption:
 
 # Legacy inputs, removed in 2.0: the heap keys and the network buffer count
 LEGACY_INPUTS = {v("1.13"): True, v("2.0"): False}
+
+
+@functools.cache
+def has_legacy_inputs(version: FlinkVersion) -> bool:
+    """Whether ``version`` still reads the legacy heap and network-buffer keys."""
+    return pick(LEGACY_INPUTS, version)
+
+
 TM_LEGACY_HEAP = _memory("taskmanager.heap.size")
 TM_LEGACY_HEAP_MB = ConfigOption("taskmanager.heap.mb", "int")
 JM_LEGACY_HEAP = _memory("jobmanager.heap.size")

@@ -158,7 +158,7 @@ def network_range(config: Configuration, version: FlinkVersion) -> o.RangeFracti
 
 def uses_legacy_network(config: Configuration, version: FlinkVersion) -> bool:
     """``isUsingLegacyNetworkConfigs`` (1.13-1.20): no network min/max/fraction, but a buffer count."""
-    if not pick(o.LEGACY_INPUTS, version):
+    if not o.has_legacy_inputs(version):
         return False
     network_options = (o.NETWORK_MIN, o.network_max(version), o.NETWORK_FRACTION)
     configured = any(config.contains(opt) for opt in network_options)
@@ -253,7 +253,7 @@ class TaskManagerMemory:
 def map_legacy_heap(config: Configuration, version: FlinkVersion) -> Configuration:
     """``getConfigurationMapLegacyTaskManagerHeapSizeToConfigOption(config, TOTAL_FLINK_MEMORY)``
     (1.13-1.20, what the scripts do): ``taskmanager.heap.size`` / ``.mb`` become total Flink memory."""
-    if not pick(o.LEGACY_INPUTS, version):
+    if not o.has_legacy_inputs(version):
         return config
     try:
         return legacy_heap_mapped(config, o.TM_TOTAL_FLINK, o.TM_LEGACY_HEAP, o.TM_LEGACY_HEAP_MB)

@@ -8,6 +8,8 @@ of :mod:`oracle.javanum`, with Flink's messages.
 
 from __future__ import annotations
 
+import functools
+
 import attrs
 
 from oracle.javanum import (
@@ -98,8 +100,7 @@ class MemorySize:
     def multiply(self, multiplier: float, version: FlinkVersion) -> MemorySize:
         """``multiply(double)``: ``BigDecimal.valueOf(bytes) * BigDecimal.valueOf(multiplier)``,
         truncated toward zero; above ``Long.MAX_VALUE`` it is ``ArithmeticException: long overflow``."""
-        rejects_nan = pick(MULTIPLY_REJECTS_NAN, version)
-        if multiplier < 0.0 or (rejects_nan and multiplier != multiplier):
+        if multiplier < 0.0 or (multiplier != multiplier and _multiply_rejects_nan(version)):
             raise IllegalArgumentException("multiplier must be >= 0")
         product = big_decimal_of(multiplier).multiply(self.bytes)
         if product.compare_to(LONG_MAX) > 0:
@@ -115,6 +116,11 @@ class MemorySize:
         return MemorySize(self.bytes // by)
 
 
+@functools.cache
+def _multiply_rejects_nan(version: FlinkVersion) -> bool:
+    return pick(MULTIPLY_REJECTS_NAN, version)
+
+
 def _exact(value: int) -> int:
     """``Math.addExact`` / ``subtractExact`` on longs."""
     if not -(2**63) <= value <= LONG_MAX:
@@ -126,6 +132,7 @@ ZERO = MemorySize(0)
 MAX_VALUE = MemorySize(LONG_MAX)
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_bytes(text: str) -> int:
     """``MemorySize.parseBytes(text)``: ASCII digits, optional whitespace, a binary unit.
 

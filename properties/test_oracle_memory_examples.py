@@ -160,6 +160,16 @@ def test_invalid_fraction_one_prints_java_double(version: FlinkVersion, max_text
 
 
 @pytest.mark.parametrize("version", SUPPORTED, ids=str)
+def test_invalid_overhead_range_prints_negative_zero(version: FlinkVersion) -> None:
+    """min > max is checked before the fraction, and Double.toString keeps the sign of -0.0."""
+    cfg = {TM + "process.size": "1728m", TM + "jvm-overhead.min": "2g", TM + "jvm-overhead.fraction": "-0.0"}
+    assert tm(cfg, version) == rejected(
+        ICE, "TaskManager memory configuration failed: Inconsistently configured Key: "
+        "'taskmanager.memory.jvm-overhead.fraction' , default: 0.1 (fallback keys: []) (-0.0) and its min "
+        "(2.000gb (2147483648 bytes)), max (1024.000mb (1073741824 bytes)) value")
+
+
+@pytest.mark.parametrize("version", SUPPORTED, ids=str)
 def test_fraction_accepts_java_float_syntax(version: FlinkVersion) -> None:
     """Fractions are read with Float.parseFloat: surrounding blanks and an f suffix are fine."""
     cfg = {TM + "process.size": "1728m", TM + "network.fraction": " 0.1f "}
