@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 from oracle.versions import SUPPORTED, FlinkVersion
 from properties.memory import invariants as _memory_invariants  # noqa: F401  (registers the rules)
 from properties.memory import strategies as memory_strategies
+from properties.watermark import invariants as watermark_invariants
+from properties.watermark import strategies as watermark_strategies
 
 
 @attrs.frozen
@@ -21,6 +23,7 @@ class AreaSpec:
     requests: Callable[[FlinkVersion], st.SearchStrategy[dict]]
     versions: tuple[FlinkVersion, ...] = SUPPORTED
     size: Callable[[dict], int] = lambda req: len(req["input"].get("config", {}))
+    normalize: Callable[[dict], dict] = lambda resp: resp  # the area's tie rule for the differential
 
 
 AREAS: dict[str, AreaSpec] = {
@@ -29,5 +32,17 @@ AREAS: dict[str, AreaSpec] = {
     ),
     "memory.jobmanager": AreaSpec(
         "memory.jobmanager", "JM", lambda ver: memory_strategies.requests("memory.jobmanager", ver)
+    ),
+    "watermark.valve": AreaSpec(
+        "watermark.valve", "WM", lambda ver: watermark_strategies.requests("watermark.valve", ver),
+        size=watermark_strategies.event_count,
+    ),
+    "watermark.combined": AreaSpec(
+        "watermark.combined", "CWM", lambda ver: watermark_strategies.requests("watermark.combined", ver),
+        size=watermark_strategies.event_count,
+    ),
+    "watermark.timers": AreaSpec(
+        "watermark.timers", "TIMER", lambda ver: watermark_strategies.requests("watermark.timers", ver),
+        size=watermark_strategies.event_count, normalize=watermark_invariants.timers_normalize,
     ),
 }

@@ -1,0 +1,73 @@
+"""Delta debugging for counterexamples Hypothesis cannot shrink well (long seeded sequences).
+
+``reduce(request, still_fails)`` removes chunks of ``input.events`` (halves, quarters ... single
+events), then keys of ``input.config``, then lowers ``channels``/``inputs`` to what the events use,
+keeping every change after which ``still_fails(request)`` holds. The result is 1-minimal: removing
+any single event or key makes the failure go away.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+Request = dict[str, Any]
+
+
+def _with(request: Request, name: str, value: Any) -> Request:
+    out = copy.deepcopy(request)
+    out["input"][name] = value
+    return out
+
+
+def _ddmin_list(request: Request, name: str, still_fails: Callable[[Request], bool], budget: list[int]) -> Request:
+    items = list(request["input"][name])
+    chunk = max(1, len(items) // 2)
+    while chunk >= 1 and budget[0] > 0:
+        i, removed_any = 0, False
+        while i < len(items) and budget[0] > 0:
+            candidate = items[:i] + items[i + chunk:]
+            budget[0] -= 1
+            if candidate != items and still_fails(_with(request, name, candidate)):
+                items, removed_any = candidate, True
+            else:
+                i += chunk
+        if not removed_any:
+            chunk //= 2
+    return _with(request, name, items)
+
+
+def _ddmin_dict(request: Request, name: str, still_fails: Callable[[Request], bool], budget: list[int]) -> Request:
+    items = dict(request["input"][name])
+    for key in list(items):
+        if budget[0] <= 0:
+            break
+        candidate = {k: val for k, val in items.items() if k != key}
+        budget[0] -= 1
+        if still_fails(_with(request, name, candidate)):
+            items = candidate
+    return _with(request, name, items)
+
+
+def _fewer_channels(request: Request, still_fails: Callable[[Request], bool]) -> Request:
+    for count, index in (("channels", "channel"), ("inputs", "input")):
+        n = request["input"].get(count)
+        events = request["input"].get("events")
+        if not isinstance(n, int) or not isinstance(events, list) or "subpartitions" in request["input"]:
+            continue
+        used = max((e.get(index, 0) for e in events if isinstance(e, dict)), default=0) + 1
+        if used < n and still_fails(_with(request, count, used)):
+            return _with(request, count, used)
+    return request
+
+
+def reduce(request: Request, still_fails: Callable[[Request], bool], max_calls: int = 2000) -> Request:
+    """A 1-minimal variant of ``request`` that still fails (within ``max_calls`` attempts)."""
+    budget = [max_calls]
+    current = request
+    if isinstance(current["input"].get("events"), list):
+        current = _ddmin_list(current, "events", still_fails, budget)
+    if isinstance(current["input"].get("config"), dict):
+        current = _ddmin_dict(current, "config", still_fails, budget)
+    return _fewer_channels(current, still_fails)

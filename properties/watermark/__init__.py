@@ -1,0 +1,1 @@
+"""Properties of watermark propagation: the valve, combined inputs, event-time timers."""

@@ -1,0 +1,296 @@
+"""The documented watermark rules, as checks on any implementation's own answers.
+
+Sources: seed 004 (how StatusWatermarkValve aligns, idles and flushes), the Javadoc of
+``StatusWatermarkValve``, ``WatermarkStatus``, ``IndexedCombinedWatermarkStatus`` and
+``InternalTimerService``, and Flink's documentation on idleness ("Dealing With Idle Sources").
+Each check replays the request's events into a small sketch of what the documentation promises
+(which channels are active, what each delivered) and compares the answer with it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from oracle.versions import FlinkVersion
+from properties.rules import Request, Response, Violation, differential_rule, invariant
+
+VALVE, COMBINED, TIMERS = "watermark.valve", "watermark.combined", "watermark.timers"
+LONG_MIN = -(1 << 63)
+differential_rule(VALVE, "WM")
+differential_rule(COMBINED, "CWM")
+differential_rule(TIMERS, "TIMER")
+
+
+@attrs.define
+class Sketch:
+    """What the documentation says the valve knows: per-channel status and watermark."""
+
+    active: list[bool]
+    wm: list[int | None]  # every channel starts at Long.MIN_VALUE and holds the output there
+    out: int | None = LONG_MIN  # like lastOutputWatermark: Long.MIN_VALUE is never emitted
+    idle_out: bool = False
+
+    @classmethod
+    def of(cls, n: int) -> Sketch:
+        return cls([True] * n, [LONG_MIN] * n)
+
+    def aligned_min(self, floor: int | None) -> int | None:
+        vals = [w for a, w in zip(self.active, self.wm, strict=True)
+                if a and w is not None and (floor is None or w >= floor)]
+        return min(vals) if vals else None
+
+
+def _steps(req: Request, resp: Response, index: str) -> list[tuple[dict[str, Any], list[dict[str, Any]]]] | None:
+    out = resp.get("output")
+    if not isinstance(out, dict) or not isinstance(out.get("emitted"), list):
+        return None
+    events = req["input"]["events"]
+    if len(out["emitted"]) != len(events):
+        return None
+    return list(zip(events, out["emitted"], strict=True))
+
+
+def _shape(rule: str, req: Request, resp: Response) -> list[Violation]:
+    out = resp.get("output")
+    if out is None:
+        return []
+    events = req["input"]["events"]
+    if not isinstance(out, dict) or not isinstance(out.get("emitted"), list) or len(out["emitted"]) != len(events):
+        return [Violation(rule, "the answer must hold one list of emitted elements per input event")]
+    for i, emitted in enumerate(out["emitted"]):
+        for el in emitted if isinstance(emitted, list) else [None]:
+            ok = isinstance(el, dict) and (
+                (set(el) == {"watermark"} and type(el["watermark"]) is int)
+                or (set(el) == {"status"} and el["status"] in ("IDLE", "ACTIVE"))
+            )
+            if not ok:
+                return [Violation(rule, f"emitted[{i}] holds {el!r}, not a watermark or a status")]
+    return []
+
+
+def _replay(req: Request, resp: Response, index: str, rule: str, check: Any) -> list[Violation]:
+    steps = _steps(req, resp, index)
+    if steps is None:
+        return []
+    n = req["input"]["channels" if index == "channel" else "inputs"]
+    sk = Sketch.of(n)
+    for i, (ev, emitted) in enumerate(steps):
+        before = attrs.evolve(sk, active=list(sk.active), wm=list(sk.wm))
+        ch = ev[index]
+        if "watermark" in ev:
+            if sk.active[ch] and (sk.wm[ch] is None or ev["watermark"] > sk.wm[ch]):
+                sk.wm[ch] = ev["watermark"]
+        else:
+            sk.active[ch] = ev["status"] == "ACTIVE"
+        for el in emitted:
+            if "watermark" in el:
+                sk.out = el["watermark"]
+            else:
+                sk.idle_out = el["status"] == "IDLE"
+        problem = check(i, ev, emitted, before, sk)
+        if problem:
+            return [Violation(rule, f"event {i} {ev}: {problem}")]
+    return []
+
+
+def _strictly_increasing(i: int, ev: dict, emitted: list, before: Sketch, after: Sketch) -> str | None:
+    last = before.out
+    for el in emitted:
+        if "watermark" in el:
+            if last is not None and el["watermark"] <= last:
+                return f"emitted watermark {el['watermark']} after {last}: output watermarks must strictly increase"
+            last = el["watermark"]
+    return None
+
+
+def _never_invents_time(i: int, ev: dict, emitted: list, before: Sketch, after: Sketch) -> str | None:
+    delivered = [w for w in after.wm if w is not None]
+    for el in emitted:
+        if "watermark" in el and (not delivered or el["watermark"] > max(delivered)):
+            return f"emitted watermark {el['watermark']} is ahead of every channel ({delivered})"
+    return None
+
+
+def _min_of_aligned(i: int, ev: dict, emitted: list, before: Sketch, after: Sketch) -> str | None:
+    return _min_rule(ev, emitted, before, after, after.aligned_min(before.out))
+
+
+def _min_of_active(i: int, ev: dict, emitted: list, before: Sketch, after: Sketch) -> str | None:
+    return _min_rule(ev, emitted, before, after, after.aligned_min(None))
+
+
+def _min_rule(ev: dict, emitted: list, before: Sketch, after: Sketch, want: int | None) -> str | None:
+    accepted = "watermark" in ev and before.wm != after.wm
+    if not accepted or not any(after.active):
+        return None
+    if want is not None and before.out is not None and want <= before.out:
+        want = None
+    got = [el["watermark"] for el in emitted if "watermark" in el]
+    if (got[-1:] or [None])[0] != want and not (want is None and not got):
+        return (f"the output should become {want} (the minimum over active channels at or above the output "
+                f"{before.out}), emitted {emitted}")
+    return None
+
+
+def _status_transitions(i: int, ev: dict, emitted: list, before: Sketch, after: Sketch) -> str | None:
+    statuses = [el["status"] for el in emitted if "status" in el]
+    went_idle = any(before.active) and not any(after.active)
+    woke_up = not any(before.active) and any(after.active)
+    want = ["IDLE"] if went_idle else ["ACTIVE"] if woke_up else []
+    if statuses != want:
+        return f"status output {statuses}, expected {want} (statuses change only when all / the first channel change)"
+    return None
+
+
+def _quiet_when_idle_or_waking(i: int, ev: dict, emitted: list, before: Sketch, after: Sketch) -> str | None:
+    wms = [el for el in emitted if "watermark" in el]
+    if wms and ev.get("status") == "ACTIVE" and "channel" in ev:
+        return f"a channel becoming active emitted {wms}"
+    if wms and before.idle_out and not any(after.active):
+        return f"emitted {wms} while the output is idle"
+    return None
+
+
+def _flush_when_all_idle(i: int, ev: dict, emitted: list, before: Sketch, after: Sketch) -> str | None:
+    if not (any(before.active) and not any(after.active)):
+        return None
+    kinds = ["status" if "status" in el else "watermark" for el in emitted]
+    if "status" in kinds and "watermark" in kinds[kinds.index("status"):]:
+        return f"a watermark follows the IDLE status in {emitted}: the flush must come first"
+    delivered = [w for w in after.wm if w is not None]
+    if delivered and (after.out is None or after.out < max(delivered)):
+        return (f"every channel is idle, but the output ({after.out}) has not reached the largest watermark "
+                f"delivered ({max(delivered)})")
+    return None
+
+
+def _ignored_watermarks(i: int, ev: dict, emitted: list, before: Sketch, after: Sketch) -> str | None:
+    if "watermark" not in ev or not emitted:
+        return None
+    ch = ev.get("channel", ev.get("input"))
+    if not before.active[ch]:
+        return f"a watermark on an idle channel emitted {emitted}"
+    if before.wm[ch] is not None and ev["watermark"] <= before.wm[ch]:
+        return f"a watermark not above the channel's last ({before.wm[ch]}) emitted {emitted}"
+    return None
+
+
+def _rules(area: str, prefix: str, index: str, what: str) -> None:
+    src = ("seed 004; StatusWatermarkValve Javadoc" if area == VALVE
+           else "IndexedCombinedWatermarkStatus / AbstractStreamOperatorV2 Javadoc")
+    table = [
+        (1, f"The answer holds one list per event; each element is a watermark (a long) or an IDLE/ACTIVE status.",
+         None),
+        (2, f"Output watermarks strictly increase: the {what} never emits a watermark at or below one it emitted.",
+         _strictly_increasing),
+        (3, f"The {what} never emits a watermark ahead of every {index}: each one is at most the largest "
+            f"watermark delivered on an active {index}.", _never_invents_time),
+        (4, f"After a {index} accepts a watermark, the output is the minimum watermark over the active {index}s, "
+            f"ignoring idle {index}s and {index}s that resumed behind the output; it is emitted when it rises.",
+         _min_of_aligned) if area == VALVE else
+        (4, f"After an input accepts a watermark, the output is the minimum watermark over the active inputs "
+            f"(idle ones do not hold it back); it is emitted when it rises above the last output.",
+         _min_of_active),
+        (5, f"IDLE is emitted exactly when the last active {index} goes idle, ACTIVE exactly when the first "
+            f"{index} becomes active again; no other event emits a status.", _status_transitions),
+        (6, "No watermark is emitted while the output is idle, nor when a channel becomes active."
+         if area == VALVE else "No watermark is emitted while the output is idle.", _quiet_when_idle_or_waking),
+        (7, f"When every {index} has gone idle, in whatever order, the output watermark is first advanced "
+            f"to the largest watermark any {index} delivered (the flush), then IDLE is emitted.",
+         _flush_when_all_idle),
+    ]
+    if area == VALVE:  # a multi-input operator never sees a watermark on an idle input (its valve drops it)
+        table.append((8, "A watermark on an idle channel, or one not above that channel's last watermark, "
+                         "emits nothing.", _ignored_watermarks))
+    for n, text, fn in table:
+        rule_id = f"{prefix}-{n}"
+        if fn is None:
+            invariant(rule_id, area, text, src)(lambda req, resp, ver, r=rule_id: _shape(r, req, resp))
+        else:
+            invariant(rule_id, area, text, src)(
+                lambda req, resp, ver, r=rule_id, f=fn, a=area: [] if _shape(r, req, resp) else
+                _replay(req, resp, "channel" if a == VALVE else "input", r, f)
+            )
+
+
+_rules(VALVE, "WM", "channel", "valve")
+_rules(COMBINED, "CWM", "input", "operator")
+
+
+# ---- timers ----
+
+
+def _fired(req: Request, resp: Response) -> list[list[dict[str, Any]]] | None:
+    out = resp.get("output")
+    if not isinstance(out, dict) or not isinstance(out.get("fired"), list):
+        return None
+    if len(out["fired"]) != len(req["input"]["events"]):
+        return None
+    return out["fired"]
+
+
+def _tkey(t: dict[str, Any]) -> tuple[int, str, str | None]:
+    return t.get("timestamp"), t.get("key"), t.get("namespace")  # type: ignore[return-value]
+
+
+@invariant("TIMER-1", TIMERS, "The answer holds one list of fired timers per event; only watermark events fire.",
+           "PROTOCOL.md; InternalTimerServiceImpl")
+def timers_shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    if resp.get("output") is None:
+        return []
+    fired = _fired(req, resp)
+    if fired is None:
+        return [Violation("TIMER-1", "the answer must hold one list of fired timers per event")]
+    for i, (ev, f) in enumerate(zip(req["input"]["events"], fired, strict=True)):
+        if f and "watermark" not in ev:
+            return [Violation("TIMER-1", f"event {i} {ev} is not a watermark but fired {f}")]
+    return []
+
+
+@invariant("TIMER-2", TIMERS, "Advancing the watermark to t fires exactly the registered, not deleted timers "
+           "with timestamp <= t, each (timestamp, key, namespace) once however often it was registered; a timer "
+           "never fires before the watermark reaches it.", "seed 004 §timers; InternalTimerService Javadoc")
+def timers_fire_exactly_the_due_ones(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    fired = _fired(req, resp)
+    if fired is None:
+        return []
+    pending: set[tuple[int, str, str | None]] = set()
+    for i, (ev, f) in enumerate(zip(req["input"]["events"], fired, strict=True)):
+        key = (ev.get("register", ev.get("delete")), ev.get("key"), ev.get("namespace"))
+        if "register" in ev:
+            pending.add(key)
+        elif "delete" in ev:
+            pending.discard(key)
+        else:
+            due = {t for t in pending if t[0] <= ev["watermark"]}
+            got = [_tkey(t) for t in f]
+            if len(got) != len(set(got)) or set(got) != due:
+                return [Violation("TIMER-2", f"event {i} (watermark {ev['watermark']}) fired {sorted(got, key=str)}, "
+                                             f"but the due timers are {sorted(due, key=str)}")]
+            pending -= due
+    return []
+
+
+@invariant("TIMER-3", TIMERS, "Timers fired by one watermark come in non-decreasing timestamp order.",
+           "seed 004 §timers; InternalTimerServiceImpl.advanceWatermark")
+def timers_fire_in_timestamp_order(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    fired = _fired(req, resp)
+    for i, f in enumerate(fired or []):
+        stamps = [t.get("timestamp") for t in f]
+        if stamps != sorted(stamps, key=lambda s: (s is None, s)):
+            return [Violation("TIMER-3", f"event {i} fired timestamps {stamps} out of order")]
+    return []
+
+
+def timers_normalize(resp: dict[str, Any]) -> dict[str, Any]:
+    """PROTOCOL.md's tie rule: timers with equal timestamps may come in any order."""
+    out = resp.get("output")
+    if not isinstance(out, dict) or not isinstance(out.get("fired"), list):
+        return resp
+    try:
+        fired = [sorted(f, key=lambda t: (t["timestamp"], t["key"], t.get("namespace") or "")) for f in out["fired"]]
+    except (KeyError, TypeError):
+        return resp
+    return {**resp, "output": {**out, "fired": fired}}

@@ -1,0 +1,109 @@
+"""Event sequences for the valve, multi-input operators and timers, built to reach the corners.
+
+Timestamps come from a small per-sequence pool (so equal watermarks, regressions and channels
+resuming behind the output are common) seeded with ``Long.MIN_VALUE``/``MAX_VALUE`` and their
+neighbours; sequences may end with every channel going idle in a drawn order; a few sequences are
+thousands of events long (drawn from one seed, for stress, not for shrinking).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from hypothesis import strategies as st
+
+from oracle.versions import FlinkVersion
+
+LONG_MIN, LONG_MAX = -(1 << 63), (1 << 63) - 1
+CORNER_TIMESTAMPS = (LONG_MIN, LONG_MIN + 1, -1, 0, 1, 2, 3, 5, 10, 100, LONG_MAX - 1, LONG_MAX)
+
+_timestamp = st.one_of(st.sampled_from(CORNER_TIMESTAMPS), st.integers(-5, 20), st.integers(LONG_MIN, LONG_MAX))
+_pool = st.lists(_timestamp, min_size=1, max_size=6)
+_channels = st.one_of(st.integers(1, 3), st.integers(1, 3), st.integers(1, 16))
+# kind 0-2: watermark (most common), 3: IDLE, 4: ACTIVE
+_step = st.tuples(st.integers(0, 4), st.integers(0, 1 << 16), st.integers(0, 1 << 16))
+_steps = st.lists(_step, max_size=40)
+_tail = st.integers(0, 2).map(lambda n: n == 2)  # shrinks towards no all-idle tail
+
+
+def _events(index: str, n: int, pool: list[int], steps: list[tuple[int, int, int]]) -> list[dict[str, Any]]:
+    """Events from drawn steps. A multi-input operator (``index == "input"``) only ever receives
+    watermarks from active inputs, because each input's valve drops the others (WM-8)."""
+    out: list[dict[str, Any]] = []
+    idle = [False] * n
+    for kind, ch, ts in steps:
+        c = ch % n
+        if kind <= 2:
+            if not (index == "input" and idle[c]):
+                out.append({index: c, "watermark": sorted(pool)[ts % len(pool)]})
+        else:
+            idle[c] = kind == 3
+            out.append({index: c, "status": "IDLE" if kind == 3 else "ACTIVE"})
+    return out
+
+
+@st.composite
+def short_sequences(draw: st.DrawFn, index: str, max_n: int | None = None) -> dict[str, Any]:
+    n = draw(_channels if max_n is None else st.integers(1, max_n))
+    pool = draw(_pool)
+    events = _events(index, n, pool, draw(_steps))
+    if draw(_tail):  # every channel goes idle, in a drawn order
+        events += [{index: ch, "status": "IDLE"} for ch in draw(st.permutations(range(n)))]
+    return {"channels" if index == "channel" else "inputs": n, "events": events}
+
+
+def long_sequence(index: str, seed: int, max_n: int = 16) -> dict[str, Any]:
+    """Thousands of events from one seed: stress, not shrinking."""
+    rnd = random.Random(seed)
+    n = rnd.randint(1, max_n)
+    pool = [rnd.choice(CORNER_TIMESTAMPS) if rnd.random() < 0.3 else rnd.randint(-100, 10_000) for _ in range(30)]
+    steps = [(rnd.randint(0, 4), rnd.randrange(n), rnd.randrange(len(pool))) for _ in range(rnd.randint(1000, 4000))]
+    return {"channels" if index == "channel" else "inputs": n, "events": _events(index, n, pool, steps)}
+
+
+def sequences(index: str, max_n: int | None = None) -> st.SearchStrategy[dict[str, Any]]:
+    short = short_sequences(index, max_n)
+    long = st.integers(0, 1 << 32).map(lambda s: long_sequence(index, s, max_n or 16))
+    return st.one_of(short, short, short, short, short, short, short, short, short, long)
+
+
+KEYS = ("a", "b", "c", "", "key-1")
+_timer_step = st.tuples(st.integers(0, 5), st.integers(0, 1 << 16), st.integers(0, len(KEYS) - 1), st.booleans())
+
+
+@st.composite
+def timer_scripts(draw: st.DrawFn) -> dict[str, Any]:
+    """Timers registered (often twice), deleted, and watermarks mostly advancing."""
+    pool = sorted(draw(st.lists(_timestamp, min_size=1, max_size=6)))
+    events: list[dict[str, Any]] = []
+    for kind, ts, key, ns in draw(st.lists(_timer_step, max_size=40)):
+        t = pool[ts % len(pool)]
+        if kind <= 2:
+            ev: dict[str, Any] = {"register": t, "key": KEYS[key]}
+        elif kind == 3:
+            ev = {"delete": t, "key": KEYS[key]}
+        else:
+            events.append({"watermark": t})
+            continue
+        if ns:
+            ev["namespace"] = "window-1"
+        events.append(ev)
+    if draw(_tail):
+        events.append({"watermark": LONG_MAX})
+    return {"events": events}
+
+
+def requests(area: str, version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
+    """Protocol requests for one watermark area and version."""
+    if area == "watermark.valve":
+        inputs = sequences("channel")
+    elif area == "watermark.combined":
+        inputs = sequences("input", max_n=2 if version.minor == 13 and version.major == 1 else 4)
+    else:
+        inputs = timer_scripts()
+    return inputs.map(lambda i: {"area": area, "flink": str(version), "input": i})
+
+
+def event_count(request: dict[str, Any]) -> int:
+    return len(request["input"]["events"])
