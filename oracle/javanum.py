@@ -58,10 +58,6 @@ class ArithmeticException(JavaException):
     """java.lang.ArithmeticException (Math.addExact, MemorySize.multiply overflow)."""
 
 
-class IllegalStateException(JavaException):
-    """java.lang.IllegalStateException."""
-
-
 def _for_input_string(text: str) -> NumberFormatException:
     return NumberFormatException(f'For input string: "{text}"')
 
@@ -204,57 +200,50 @@ def _scan_hex(s: str) -> _Scanned:
     return _Scanned(negative, significand, 2, (raw if positive_exp else -raw) - 4 * frac_len)
 
 
-def _scan_decimal(s: str, negative: bool, i: int) -> _Scanned:
-    """The decimal branch of ``readJavaFormatString``, including its exponent clamping."""
-    n = len(s)
-    m = re.compile(r"([0-9]*)(\.?)([0-9]*)").match(s, i)
-    assert m is not None
-    int_part, point, frac_part = m.group(1), m.group(2), m.group(3)
-    if point == "" and frac_part:  # unreachable: [0-9]* is greedy
+_DIGITS_WITH_POINT = re.compile(r"([0-9]*)(\.?)([0-9]*)")
+_EXPONENT = re.compile(r"[eE]([-+]?)([0-9]*)")
+
+
+def _scan_decimal(s: str, negative: bool, start: int) -> _Scanned:
+    """The decimal branch of ``readJavaFormatString``: digits with at most one point, an optional
+    exponent (clamped as Java clamps it), an optional ``f``/``d`` suffix, nothing else."""
+    m = _DIGITS_WITH_POINT.match(s, start)
+    assert m is not None  # every part is optional
+    int_part, point, frac_part = m.groups()
+    digits = int_part + frac_part
+    if not digits:
         raise _for_input_string(s)
-    all_digits = int_part + frac_part
-    if not all_digits:
-        raise _for_input_string(s)
-    i = m.end()
-    if i < n and s[i] == ".":  # a second point
+    end = m.end()
+    if s[end:end + 1] == ".":
         raise NumberFormatException("multiple points")
-    stripped = all_digits.lstrip("0")
-    n_lead_zero = len(all_digits) - len(stripped)
+    stripped = digits.lstrip("0")
     significant = stripped.rstrip("0")
-    n_trail_zero = len(stripped) - len(significant)
-    # 0.significant * 10**dec_exp, as FloatingDecimal counts it
-    dec_exp = len(int_part) - n_lead_zero if point else len(significant) + n_trail_zero
-    if i < n and s[i] in "eE":
-        i += 1
-        if i >= n:
+    # the value is 0.<significant> * 10**dec_exp, counted as FloatingDecimal counts it
+    dec_exp = len(int_part) - (len(digits) - len(stripped)) if point else len(stripped)
+    if s[end:end + 1] in ("e", "E"):
+        e = _EXPONENT.match(s, end)
+        assert e is not None
+        if not e.group(2):  # "1e", "1e+", "1ex"
             raise _for_input_string(s)
-        exp_sign = -1 if s[i] == "-" else 1
-        if s[i] in "+-":
-            i += 1
-        exp_digits = re.compile(r"[0-9]*").match(s, i)
-        assert exp_digits is not None
-        if not exp_digits.group():
-            raise _for_input_string(s)
-        i = exp_digits.end()
-        n_digits = len(significant) + n_trail_zero
-        dec_exp = _apply_exponent(dec_exp, exp_sign, exp_digits.group(), n_digits, s, i)
-    if i < n and (i != n - 1 or s[i] not in "fFdD"):
+        end = e.end()
+        dec_exp = _apply_exponent(dec_exp, -1 if e.group(1) == "-" else 1, e.group(2), len(stripped),
+                                  end < len(s))
+    if end < len(s) and (end != len(s) - 1 or s[end] not in "fFdD"):
         raise _for_input_string(s)
     if not significant:
         return _Scanned(negative, 0)
     return _Scanned(negative, int(significant), 10, dec_exp - len(significant))
 
 
-def _apply_exponent(dec_exp: int, sign: int, digits: str, n_digits: int, s: str, end: int) -> int:
-    """The exponent loop of ``readJavaFormatString``: a huge exponent is clamped, not exact."""
+def _apply_exponent(dec_exp: int, sign: int, digits: str, n_digits: int, more_text: bool) -> int:
+    """The exponent loop of ``readJavaFormatString``: beyond ``324 + n_digits`` the exponent is
+    clamped, which Java decides before reading each char (including the one that stops the loop)."""
     really_big = INT_MAX // 10
     value, overflow = 0, False
     for ch in digits:
-        if value >= really_big:
-            overflow = True
+        overflow = overflow or value >= really_big
         value = value * 10 + int(ch)
-    if end < len(s) and value >= really_big:  # Java checks before reading the stop char too
-        overflow = True
+    overflow = overflow or (more_text and value >= really_big)
     limit = _BIG_DECIMAL_EXPONENT + n_digits
     if overflow or value > limit:
         if not overflow and sign == 1 and dec_exp < 0 and value + dec_exp < limit:
@@ -312,14 +301,6 @@ def parse_float(text: str) -> float:
 def parse_double(text: str) -> float:
     """``Double.parseDouble(text)`` (JDK 17); NumberFormatException if malformed."""
     return _value_of(_scan(text), BINARY64)
-
-
-def to_float32(value: float) -> float:
-    """``(float) value``: a double narrowed to binary32 (nearest-even), widened back exactly."""
-    if not math.isfinite(value) or value == 0:
-        return value
-    num, den = abs(value).as_integer_ratio()
-    return math.copysign(_round_to(BINARY32, num, den), value)
 
 
 # --------------------------------------------------------------------------------------------
