@@ -53,13 +53,7 @@ def answer(request: Mapping[str, Any]) -> dict[str, Any]:
 
 
 # Area modules register themselves on import.
-import importlib as _importlib  # noqa: E402
-
-for _name in ("memory", "watermark"):
-    try:
-        _importlib.import_module(f"oracle.{_name}")
-    except ModuleNotFoundError as _exc:  # TODO(bootstrap): remove once every area module exists
-        if _exc.name != f"oracle.{_name}":
-            raise
+from oracle import memory as _memory  # noqa: E402,F401
+from oracle import watermark as _watermark  # noqa: E402,F401
 
 __all__ = ["AREAS", "SUPPORTED", "LATEST", "FlinkVersion", "Rejected", "BadRequest", "answer", "area"]

@@ -283,8 +283,9 @@ def tm_inconsistent_range_rejected(req: Request, resp: Response, version: FlinkV
     return []
 
 
-@invariant("TM-10", "memory.taskmanager", "A rejection is Flink's IllegalConfigurationException, or "
-           "IllegalArgumentException for a value that does not parse.", "TaskExecutorProcessUtils")
+@invariant("TM-10", "memory.taskmanager", "A rejection is one of the exceptions Flink's memory code throws: "
+           "IllegalConfigurationException, IllegalArgumentException (a value that does not parse) or "
+           "ArithmeticException (a sum past 2^63-1, which Flink does not check first).", "TaskExecutorProcessUtils", documented=False)
 def tm_rejection_kind(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     return _rejection_kind("TM-10", resp)
 
@@ -293,7 +294,7 @@ def _rejection_kind(rule: str, resp: Response) -> list[Violation]:
     err = resp.get("error")
     if not isinstance(err, dict) or err.get("type") != "InvalidConfiguration":
         return []
-    if err.get("exception") not in ("IllegalConfigurationException", "IllegalArgumentException"):
+    if err.get("exception") not in ("IllegalConfigurationException", "IllegalArgumentException", "ArithmeticException"):
         return [Violation(rule, f"rejected with {err.get('exception')!r}")]
     if not isinstance(err.get("message"), str) or not err["message"]:
         return [Violation(rule, "a rejection carries no message")]
@@ -380,7 +381,8 @@ def jm_underdetermined_rejected(req: Request, resp: Response, version: FlinkVers
     return [Violation("JM-5", "no heap, total Flink or total process size is configured, yet it was accepted")]
 
 
-@invariant("JM-6", "memory.jobmanager", "A rejection is Flink's IllegalConfigurationException, or "
-           "IllegalArgumentException for a value that does not parse.", "JobManagerProcessUtils")
+@invariant("JM-6", "memory.jobmanager", "A rejection is one of the exceptions Flink's memory code throws: "
+           "IllegalConfigurationException, IllegalArgumentException (a value that does not parse) or "
+           "ArithmeticException (a sum past 2^63-1, which Flink does not check first).", "JobManagerProcessUtils", documented=False)
 def jm_rejection_kind(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     return _rejection_kind("JM-6", resp)
