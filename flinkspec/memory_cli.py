@@ -1,9 +1,135 @@
-"""``flinkspec memory``: placeholder until the oracle's memory API lands."""
+"""``flinkspec memory``: what Flink derives from a memory configuration, as its startup log shows it.
+
+    flinkspec memory -D taskmanager.memory.process.size=4g
+    flinkspec memory --jobmanager --config conf/config.yaml --flink 1.17
+    flinkspec memory --config conf/flink-conf.yaml -D taskmanager.memory.managed.fraction=0.5 --json
+
+``-D`` options override the file. Exit 0 with the breakdown, 1 when Flink rejects the
+configuration (its exception and message are printed), 2 for bad usage (an unreadable file, an
+unknown version).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from flinkspec.flinkconf import ConfigFileError, load, parse_dynamic
+from oracle.memory import derive_jobmanager, derive_taskmanager, dynamic_configs
+from oracle.memsize import MemorySize
+from oracle.protocol import Rejected
+from oracle.versions import LATEST, UnknownVersion, parse_version
+
+MODES = {
+    "fine-grained": "explicit task heap and managed memory",
+    "total-flink": "total Flink memory",
+    "total-process": "total process memory",
+}
+
+TM_LINES = [
+    ("Total Process Memory:          ", "total_process"),
+    ("  Total Flink Memory:          ", "total_flink"),
+    ("    Total JVM Heap Memory:     ", "heap"),
+    ("      Framework:               ", "framework_heap"),
+    ("      Task:                    ", "task_heap"),
+    ("    Total Off-heap Memory:     ", "off_heap_total"),
+    ("      Managed:                 ", "managed"),
+    ("      Total JVM Direct Memory: ", "direct"),
+    ("        Framework:             ", "framework_off_heap"),
+    ("        Task:                  ", "task_off_heap"),
+    ("        Network:               ", "network"),
+    ("  JVM Metaspace:               ", "jvm_metaspace"),
+    ("  JVM Overhead:                ", "jvm_overhead"),
+]
+JM_LINES = [
+    ("Total Process Memory: ", "total_process"),
+    ("  Total Flink Memory: ", "total_flink"),
+    ("    JVM Heap:         ", "heap"),
+    ("    Off-heap:         ", "off_heap"),
+    ("  JVM Metaspace:      ", "jvm_metaspace"),
+    ("  JVM Overhead:       ", "jvm_overhead"),
+]
+
+
+def _human(n: int) -> str:
+    return MemorySize(n).to_human_readable_string()
+
+
+def breakdown(out: dict[str, Any], jobmanager: bool) -> list[str]:
+    """The lines of Flink's "Final TaskExecutor/Master Memory configuration" log."""
+    values = dict(out)
+    if not jobmanager:
+        values["heap"] = out["framework_heap"] + out["task_heap"]
+        values["direct"] = out["framework_off_heap"] + out["task_off_heap"] + out["network"]
+        values["off_heap_total"] = out["managed"] + values["direct"]
+    title = "Final Master Memory configuration:" if jobmanager else "Final TaskExecutor Memory configuration:"
+    return [title] + [f"  {label}{_human(values[key])}" for label, key in (JM_LINES if jobmanager else TM_LINES)]
+
+
+def jvm_args_text(jvm: dict[str, int]) -> str:
+    parts = [f"-Xmx{jvm['Xmx']}", f"-Xms{jvm['Xms']}"]
+    if "MaxDirectMemorySize" in jvm:
+        parts.append(f"-XX:MaxDirectMemorySize={jvm['MaxDirectMemorySize']}")
+    parts.append(f"-XX:MaxMetaspaceSize={jvm['MaxMetaspaceSize']}")
+    return " ".join(parts)
+
+
+def cmd_memory(args: argparse.Namespace) -> int:
+    from flinkspec.cli import CliError
+
+    try:
+        version = parse_version(args.flink) if args.flink else LATEST
+    except UnknownVersion as exc:
+        raise CliError(f"--flink: {exc}") from None
+    try:
+        config = load(Path(args.config)) if args.config else {}
+        config.update(parse_dynamic(args.D or []))
+    except ConfigFileError as exc:
+        raise CliError(str(exc)) from None
+    prefix = "jobmanager.memory." if args.jobmanager else "taskmanager.memory."
+    known = _known_keys(args.jobmanager)
+    for key in config:
+        if key.startswith(prefix) and key not in known:
+            print(f"warning: Flink does not know the key {key!r} and ignores it", file=sys.stderr)
+    result = (derive_jobmanager if args.jobmanager else derive_taskmanager)(config, version)
+    if isinstance(result, Rejected):
+        if args.json:
+            print(json.dumps({"flink": str(version), "error": result.to_error()}, indent=2))
+        else:
+            print(f"Flink {version} rejects this configuration:\n{result.exception}: {result.message}")
+        return 1
+    out = result.to_output()
+    if args.json:
+        print(json.dumps({"flink": str(version), "mode": result.mode, **out,
+                          "dynamic_configs": dynamic_configs(result)}, indent=2))
+        return 0
+    print(f"Flink {version}, derived from {MODES.get(result.mode, result.mode)}")
+    print("\n".join(breakdown(out, args.jobmanager)))
+    print(f"JVM arguments: {jvm_args_text(out['jvm_args'])}")
+    print(f"Dynamic configs: {dynamic_configs(result)}")
+    return 0
+
+
+def _known_keys(jobmanager: bool) -> set[str]:
+    from properties.memory.strategies import JM_SIZE_KEYS, TM_FRACTION_KEYS, TM_SIZE_KEYS
+
+    if jobmanager:
+        return {*JM_SIZE_KEYS, "jobmanager.memory.jvm-overhead.fraction",
+                "jobmanager.memory.enable-jvm-direct-memory-limit"}
+    return {*TM_SIZE_KEYS, *TM_FRACTION_KEYS, "taskmanager.memory.segment-size",
+            "taskmanager.memory.managed.consumer-weights", "taskmanager.memory.min-segment-size",
+            "taskmanager.memory.framework.off-heap.batch-shuffle.size", "taskmanager.memory.size"}
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    pass
+    p = sub.add_parser("memory", help="the memory Flink derives from a configuration, as its log shows it",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--jobmanager", action="store_true", help="the JobManager (default: the TaskManager)")
+    p.add_argument("--flink", help="Flink version X.Y (default: the newest supported)")
+    p.add_argument("--config", help="config.yaml (2.x; nested or flat) or a legacy flink-conf.yaml")
+    p.add_argument("-D", action="append", metavar="KEY=VALUE", help="a configuration option (repeatable)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(fn=cmd_memory)

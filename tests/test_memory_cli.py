@@ -1,0 +1,78 @@
+"""`flinkspec memory`: the breakdown as Flink's startup log prints it, errors as Flink throws them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Flink's own TaskManager log for taskmanager.memory.process.size: 1728m (the default
+# flink-conf.yaml), as printed by TaskExecutorProcessUtils at start-up.
+FLINK_LOG_1728M = """\
+Final TaskExecutor Memory configuration:
+  Total Process Memory:          1.688gb (1811939328 bytes)
+    Total Flink Memory:          1.250gb (1342177280 bytes)
+      Total JVM Heap Memory:     512.000mb (536870902 bytes)
+        Framework:               128.000mb (134217728 bytes)
+        Task:                    384.000mb (402653174 bytes)
+      Total Off-heap Memory:     768.000mb (805306378 bytes)
+        Managed:                 512.000mb (536870920 bytes)
+        Total JVM Direct Memory: 256.000mb (268435458 bytes)
+          Framework:             128.000mb (134217728 bytes)
+          Task:                  0 bytes
+          Network:               128.000mb (134217730 bytes)
+    JVM Metaspace:               256.000mb (268435456 bytes)
+    JVM Overhead:                192.000mb (201326592 bytes)
+"""
+
+
+def memory(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "flinkspec.cli", "memory", *args], capture_output=True,
+                          text=True, timeout=120, cwd=ROOT)
+
+
+def test_breakdown_matches_flinks_startup_log() -> None:
+    """The default 1728m TaskManager prints exactly what Flink logs at start-up."""
+    res = memory("-D", "taskmanager.memory.process.size=1728m", "--flink", "1.17")
+    assert res.returncode == 0, res.stderr
+    assert FLINK_LOG_1728M in res.stdout
+    assert "-Xmx536870902 -Xms536870902 -XX:MaxDirectMemorySize=268435458 -XX:MaxMetaspaceSize=268435456" in res.stdout
+
+
+def test_config_yaml_nested_and_legacy_flink_conf(tmp_path: Path) -> None:
+    """A nested 2.x config.yaml and a legacy flink-conf.yaml give the same answer as -D."""
+    nested = tmp_path / "config.yaml"
+    nested.write_text("taskmanager:\n  memory:\n    process:\n      size: 16g\n")
+    legacy = tmp_path / "flink-conf.yaml"
+    legacy.write_text("# comment\ntaskmanager.memory.process.size: 16g\n")
+    answers = []
+    for args in (("--config", str(nested)), ("--config", str(legacy)), ("-D", "taskmanager.memory.process.size=16g")):
+        res = memory(*args, "--flink", "1.16", "--json")
+        assert res.returncode == 0, res.stderr
+        answers.append(json.loads(res.stdout))
+    assert answers[0] == answers[1] == answers[2]
+    assert answers[0]["network"] == 1 << 30  # 1.16 caps network memory at its 1g default max
+
+
+def test_rejected_configuration_prints_flinks_error_and_exits_1() -> None:
+    """A configuration Flink rejects prints its exception and message, exit 1."""
+    res = memory("--jobmanager", "-D", "jobmanager.memory.process.size=500m", "--flink", "1.17")
+    assert res.returncode == 1
+    assert ("IllegalConfigurationException: JobManager memory configuration failed: The configured Total Flink "
+            "Memory (52.000mb (54525952 bytes)) is less than the configured Off-heap Memory") in res.stdout
+
+
+def test_bad_files_and_versions_are_usage_errors(tmp_path: Path) -> None:
+    """A file that is not YAML, a missing file, a bad -D and an unknown version exit 2 naming the cause."""
+    bad = tmp_path / "config.yaml"
+    bad.write_text("a: [b\n")
+    for args, says in [(("--config", str(bad)), "is not valid YAML"),
+                       (("--config", str(tmp_path / "nope.yaml")), "cannot read"),
+                       (("-D", "novalue"), "not of the form key=value"),
+                       (("--flink", "3.0", "-D", "taskmanager.memory.process.size=1g"), "unknown Flink version")]:
+        res = memory(*args)
+        assert res.returncode == 2, (args, res.stdout, res.stderr)
+        assert says in res.stderr and "Traceback" not in res.stderr
