@@ -13,14 +13,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from flinkspec.errors import CliError
 from flinkspec.impls import DEFAULT_TIMEOUT_S, ImplementationBroken, UsageError, open_impl, pinned_version
 from oracle.versions import SUPPORTED, FlinkVersion, UnknownVersion, parse_version
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
-
-
-class CliError(Exception):
-    """Bad usage: the message says what was wrong and how to fix it (exit 2)."""
 
 
 def _versions(text: str | None, pinned: str | None) -> list[FlinkVersion]:

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from flinkspec.errors import CliError
 from flinkspec.flinkconf import ConfigFileError, load, parse_dynamic
 from oracle.memory import derive_jobmanager, derive_taskmanager, dynamic_configs
 from oracle.memsize import MemorySize
@@ -78,8 +79,6 @@ def jvm_args_text(jvm: dict[str, int]) -> str:
 
 
 def cmd_memory(args: argparse.Namespace) -> int:
-    from flinkspec.cli import CliError
-
     try:
         version = parse_version(args.flink) if args.flink else LATEST
     except UnknownVersion as exc:

@@ -284,7 +284,8 @@ def tm_inconsistent_range_rejected(req: Request, resp: Response, version: FlinkV
 
 
 @invariant("TM-10", "memory.taskmanager", "A rejection is one of the exceptions Flink's memory code throws: "
-           "IllegalConfigurationException, IllegalArgumentException (a value that does not parse) or "
+           "IllegalConfigurationException, IllegalArgumentException or its NumberFormatException (a value that "
+           "does not parse) or "
            "ArithmeticException (a sum past 2^63-1, which Flink does not check first).", "TaskExecutorProcessUtils", documented=False)
 def tm_rejection_kind(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     return _rejection_kind("TM-10", resp)
@@ -294,7 +295,8 @@ def _rejection_kind(rule: str, resp: Response) -> list[Violation]:
     err = resp.get("error")
     if not isinstance(err, dict) or err.get("type") != "InvalidConfiguration":
         return []
-    if err.get("exception") not in ("IllegalConfigurationException", "IllegalArgumentException", "ArithmeticException"):
+    if err.get("exception") not in ("IllegalConfigurationException", "IllegalArgumentException",
+                                    "NumberFormatException", "ArithmeticException"):
         return [Violation(rule, f"rejected with {err.get('exception')!r}")]
     if not isinstance(err.get("message"), str) or not err["message"]:
         return [Violation(rule, "a rejection carries no message")]
@@ -382,7 +384,8 @@ def jm_underdetermined_rejected(req: Request, resp: Response, version: FlinkVers
 
 
 @invariant("JM-6", "memory.jobmanager", "A rejection is one of the exceptions Flink's memory code throws: "
-           "IllegalConfigurationException, IllegalArgumentException (a value that does not parse) or "
+           "IllegalConfigurationException, IllegalArgumentException or its NumberFormatException (a value that "
+           "does not parse) or "
            "ArithmeticException (a sum past 2^63-1, which Flink does not check first).", "JobManagerProcessUtils", documented=False)
 def jm_rejection_kind(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     return _rejection_kind("JM-6", resp)
