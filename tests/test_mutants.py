@@ -11,7 +11,8 @@ from oracle.versions import LATEST
 from properties.areas import AREAS
 
 # The most events / keys a mutant's minimal counterexample may have, per area (the issues' bars).
-MAX_SIZE = {"memory.taskmanager": 3, "memory.jobmanager": 3}
+MAX_SIZE = {"memory.taskmanager": 3, "memory.jobmanager": 3, "watermark.valve": 6, "watermark.combined": 6,
+            "watermark.timers": 6}
 
 
 @pytest.mark.parametrize("name", sorted(MUTANTS))

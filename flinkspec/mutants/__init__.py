@@ -47,3 +47,4 @@ def with_config(request: Request, config: dict[str, str]) -> Request:
 
 
 from flinkspec.mutants import memory as _memory  # noqa: E402,F401
+from flinkspec.mutants import watermark as _watermark  # noqa: E402,F401

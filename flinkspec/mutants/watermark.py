@@ -1,0 +1,163 @@
+"""Watermark mutants: bugs a reimplementation of the valve, a multi-input operator or the timer
+service plausibly has. Each is the oracle with its input or output rewritten."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import oracle
+from flinkspec.mutants import Mutant, Request, Response, mutant
+
+VALVE, COMBINED, TIMERS = "watermark.valve", "watermark.combined", "watermark.timers"
+ListKey = str  # "emitted" or "fired"
+
+
+def _without(request: Request, drop: Callable[[dict[str, Any]], bool], key: ListKey) -> Response:
+    """Answer as if the events for which ``drop`` holds never arrived (they emit nothing)."""
+    events = request["input"]["events"]
+    kept = [e for e in events if not drop(e)]
+    resp = oracle.answer({**request, "input": {**request["input"], "events": kept}})
+    if "output" not in resp:
+        return resp
+    produced = iter(resp["output"][key])
+    return {**resp, "output": {key: [[] if drop(e) else next(produced) for e in events]}}
+
+
+def _map_lists(response: Response, key: ListKey, fn: Callable[[int, list[dict[str, Any]]], list[dict[str, Any]]]) -> Response:
+    out = response.get("output")
+    if not isinstance(out, dict):
+        return response
+    return {**response, "output": {key: [fn(i, lst) for i, lst in enumerate(out[key])]}}
+
+
+def _is_status(e: dict[str, Any]) -> bool:
+    return "status" in e
+
+
+def _no_flush(_req: Request, resp: Response) -> Response:
+    def strip(_i: int, emitted: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [e for e in emitted if "status" in e] if {"status": "IDLE"} in emitted else emitted
+    return _map_lists(resp, "emitted", strip)
+
+
+def _idle_first(_req: Request, resp: Response) -> Response:
+    def reorder(_i: int, emitted: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return sorted(emitted, key=lambda e: "status" not in e) if {"status": "IDLE"} in emitted else emitted
+    return _map_lists(resp, "emitted", reorder)
+
+
+def _reemit_on_active(req: Request, resp: Response) -> Response:
+    last: list[int | None] = [None]
+
+    def add(i: int, emitted: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for e in emitted:
+            if "watermark" in e:
+                last[0] = e["watermark"]
+        if emitted == [{"status": "ACTIVE"}] and last[0] is not None:
+            return [*emitted, {"watermark": last[0]}]
+        return emitted
+    return _map_lists(resp, "emitted", add)
+
+
+def _valve_mutants(area: str, noun: str) -> None:
+    prefix = "valve" if area == VALVE else "combined"
+    mutant(Mutant(f"{prefix}-ignores-idleness", area,
+                  f"ignores IDLE/ACTIVE: an idle {noun} keeps holding the watermark back, no status is forwarded",
+                  after=lambda req, _resp: _without(req, _is_status, "emitted")))
+    mutant(Mutant(f"{prefix}-no-flush", area,
+                  f"when every {noun} goes idle, emits IDLE without first advancing to the largest watermark",
+                  after=_no_flush))
+    mutant(Mutant(f"{prefix}-idle-before-flush", area,
+                  "emits IDLE before the flush watermark instead of after it", after=_idle_first))
+    mutant(Mutant(f"{prefix}-reemit-on-active", area,
+                  f"re-emits the current watermark when a {noun} wakes up the output",
+                  after=_reemit_on_active))
+
+
+_valve_mutants(VALVE, "channel")
+_valve_mutants(COMBINED, "input")
+
+
+def _keep_idle_watermarks(req: Request, resp: Response) -> Response:
+    """Watermarks that arrive on an idle channel are applied (as if the channel were active)."""
+    events = req["input"]["events"]
+    active = [True] * req["input"]["channels"]
+    rewritten = []
+    for e in events:
+        if "status" in e:
+            active[e["channel"]] = e["status"] == "ACTIVE"
+            rewritten.append(e)
+        elif not active[e["channel"]]:
+            rewritten.append(e)  # the bug: the valve treats it as if it were active for a moment
+            rewritten[-1] = {**e, "_wake": True}
+        else:
+            rewritten.append(e)
+    expanded: list[dict[str, Any]] = []
+    owner: list[int] = []
+    for i, e in enumerate(rewritten):
+        if e.get("_wake"):
+            clean = {k: v for k, v in e.items() if k != "_wake"}
+            for ev in ({"channel": e["channel"], "status": "ACTIVE"}, clean,
+                       {"channel": e["channel"], "status": "IDLE"}):
+                expanded.append(ev)
+                owner.append(i)
+        else:
+            expanded.append(e)
+            owner.append(i)
+    answer = oracle.answer({**req, "input": {**req["input"], "events": expanded}})
+    if "output" not in answer:
+        return resp
+    lists: list[list[dict[str, Any]]] = [[] for _ in events]
+    for i, emitted in zip(owner, answer["output"]["emitted"], strict=True):
+        lists[i].extend(e for e in emitted if "watermark" in e or not rewritten[i].get("_wake"))
+    return {**resp, "output": {"emitted": lists}}
+
+
+mutant(Mutant("valve-idle-channel-watermarks-count", VALVE,
+              "lets a watermark that arrives on an idle channel advance the output", after=_keep_idle_watermarks))
+
+
+# ---- timers ----
+
+def _fire_strictly_before(req: Request) -> Request:
+    events = [{"watermark": e["watermark"] - 1} if "watermark" in e and e["watermark"] > -(1 << 63) else e
+              for e in req["input"]["events"]]
+    return {**req, "input": {**req["input"], "events": events}}
+
+
+def _no_dedup(req: Request, resp: Response) -> Response:
+    counts: Counter[tuple[Any, ...]] = Counter()
+    events = req["input"]["events"]
+
+    def fire(i: int, fired: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        e = events[i]
+        key = (e.get("register", e.get("delete")), e.get("key"), e.get("namespace"))
+        if "register" in e:
+            counts[key] += 1
+        elif "delete" in e:
+            counts.pop(key, None)
+        out = []
+        for t in fired:
+            k = (t["timestamp"], t["key"], t.get("namespace"))
+            out += [t] * max(1, counts.pop(k, 1))
+        return out
+    return _map_lists(resp, "fired", fire)
+
+
+def _one_per_watermark(req: Request, resp: Response) -> Response:
+    return _map_lists(resp, "fired", lambda _i, fired: fired[:1])
+
+
+mutant(Mutant("timers-fire-strictly-before", TIMERS,
+              "fires a timer only once the watermark is strictly past it (< instead of <=)",
+              before=_fire_strictly_before))
+mutant(Mutant("timers-no-dedup", TIMERS,
+              "fires a timer once per registration instead of once per (timestamp, key, namespace)",
+              after=_no_dedup))
+mutant(Mutant("timers-delete-ignored", TIMERS, "ignores deleteEventTimeTimer",
+              after=lambda req, _resp: _without(req, lambda e: "delete" in e, "fired")))
+mutant(Mutant("timers-one-per-watermark", TIMERS,
+              "fires at most one timer per watermark (an `if` where Flink loops with `while`)",
+              after=_one_per_watermark))
