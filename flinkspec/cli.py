@@ -191,6 +191,33 @@ def cmd_rules(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_exhaustive(args: argparse.Namespace) -> int:
+    from flinkspec import exhaustive as ex
+
+    try:
+        shapes = [ex.Shape.parse(s) for s in (args.shape or ["1x5", "2x5", "3x4"])]
+        timestamps = ex.parse_timestamps(args.timestamps)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if args.area not in ("watermark.valve", "watermark.combined"):
+        raise CliError("--area must be watermark.valve or watermark.combined")
+    try:
+        impl = open_impl(args.impl, timeout=args.timeout)
+    except UsageError as exc:
+        raise CliError(str(exc)) from None
+    versions = _versions(args.flink, pinned_version(impl))
+    differing = 0
+    try:
+        for ver in versions:
+            for shape in shapes:
+                outcome = ex.run(impl, args.area, str(ver), shape, timestamps)
+                ex.print_outcome(args.area, outcome)
+                differing += bool(outcome.differences)
+    finally:
+        impl.close()
+    return EXIT_FAIL if differing else EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="flinkspec", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -224,6 +251,14 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("serve", help="run an implementation as a JSON-lines process on stdin/stdout")
     impl_opts(s)
     s.set_defaults(fn=cmd_serve)
+
+    e = sub.add_parser("exhaustive", help="every short watermark sequence, oracle against an implementation")
+    impl_opts(e)
+    e.add_argument("--area", default="watermark.valve")
+    e.add_argument("--flink", help="comma-separated versions, or all (default: the impl's own, else all)")
+    e.add_argument("--shape", action="append", help="CHANNELSxEVENTS (repeatable; default 1x5, 2x5, 3x4)")
+    e.add_argument("--timestamps", default="MIN,0,1,2,MAX")
+    e.set_defaults(fn=cmd_exhaustive)
 
     m = sub.add_parser("mutants", help="list the built-in faulty implementations")
     m.set_defaults(fn=cmd_mutants)
