@@ -44,16 +44,18 @@ def rate(fn: Callable[[], object], items: int, repeat: int = 3) -> float:
     return items / best
 
 
-def oracle_vs_flink(label: str, requests: Sequence[dict[str, Any]], version: str) -> float:
-    """Print and return oracle items/s divided by real-Flink-bridge items/s on ``requests``."""
+def oracle_vs_flink(label: str, requests: Sequence[dict[str, Any]], version: str,
+                    unit: str = "requests", count: Callable[[dict[str, Any]], int] = lambda _r: 1) -> float:
+    """Print and return oracle units/s divided by real-Flink-bridge units/s on ``requests``."""
+    items = sum(count(r) for r in requests)
     flink = open_impl(f"flink:{version}")
     try:
         flink.answer_many(requests)  # start the JVM and warm it up once
-        flink_rate = rate(lambda: flink.answer_many(requests), len(requests))
+        flink_rate = rate(lambda: flink.answer_many(requests), items)
     finally:
         flink.close()
-    oracle_rate = rate(lambda: [oracle.answer(r) for r in requests], len(requests))
+    oracle_rate = rate(lambda: [oracle.answer(r) for r in requests], items)
     ratio = oracle_rate / flink_rate
-    print(f"{label} (Flink {version}, {len(requests)} requests): oracle {oracle_rate:,.0f}/s, "
-          f"real-Flink bridge {flink_rate:,.0f}/s, ratio oracle/bridge = {ratio:.2f}")
+    print(f"{label} (Flink {version}, {len(requests)} requests, {items} {unit}): oracle {oracle_rate:,.0f} "
+          f"{unit}/s, real-Flink bridge {flink_rate:,.0f} {unit}/s, ratio oracle/bridge = {ratio:.2f}")
     return ratio

@@ -18,7 +18,7 @@ from oracle import area
 from oracle.combined import CombiningOperator, LegacyCombiningTask
 from oracle.protocol import BadRequest, Rejected, field, java_long
 from oracle.timers import EventTimeTimerService, Timer
-from oracle.valve import Arrival, Element, Status, StatusWatermarkValve, Watermark
+from oracle.valve import LONG_MAX, LONG_MIN, Arrival, Element, Status, StatusWatermarkValve, Watermark
 from oracle.versions import FlinkVersion, pick, v
 
 # Flink's largest maximum parallelism (KeyGroupRangeAssignment.UPPER_BOUND_MAX_PARALLELISM): no
@@ -54,7 +54,10 @@ def valve_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, A
     channels = _count(payload, "channels")
     layout = _layout(payload, channels, version)
     arrivals = _arrivals(payload, "channel", channels)
-    subpartitions = [_subpartition(e, i, version) for i, e in enumerate(_events(payload))]
+    events = payload["events"]
+    if "subpartitions" not in payload and not any("subpartition" in e for e in events):
+        return _run(StatusWatermarkValve(layout.size), arrivals)  # one subpartition per channel
+    subpartitions = [_subpartition(e, i, version) for i, e in enumerate(events)]
     slots = [layout.slot(i, a, sub) for i, (a, sub) in enumerate(zip(arrivals, subpartitions, strict=True))]
     if layout.shared and any(isinstance(a.element, Status) for a in arrivals):
         # WM-10: StatusWatermarkValve.inputWatermarkStatus does checkState(!isInputChannelShared)
@@ -221,8 +224,31 @@ def _exactly_one(event: Mapping[str, Any], names: tuple[str, ...], where: str) -
     return present[0]
 
 
+_STATUS = {"IDLE": Status.IDLE, "ACTIVE": Status.ACTIVE}
+
+
 def _arrivals(payload: Mapping[str, Any], index_name: str, n: int) -> list[Arrival]:
     """``[{"<index_name>": i, "watermark": ts} | {"<index_name>": i, "status": "IDLE"}]``."""
+    out: list[Arrival] = []
+    events = field(payload, "events", list, "input")
+    for event in events:  # fast path for well-formed events; anything else is re-checked below
+        index = event.get(index_name) if type(event) is dict else None
+        if type(index) is not int or not 0 <= index < n:
+            break
+        wm, status = event.get("watermark"), event.get("status")
+        if type(wm) is int and status is None and LONG_MIN <= wm <= LONG_MAX:
+            out.append(Arrival(index, Watermark(wm)))
+        elif wm is None and status in _STATUS:
+            out.append(Arrival(index, _STATUS[status]))
+        else:
+            break
+    else:
+        return out
+    return _checked_arrivals(payload, index_name, n)
+
+
+def _checked_arrivals(payload: Mapping[str, Any], index_name: str, n: int) -> list[Arrival]:
+    """The slow path of :func:`_arrivals`: a BadRequest naming the first malformed field."""
     out: list[Arrival] = []
     for i, event in enumerate(_events(payload)):
         where = f"input.events[{i}]"
