@@ -84,6 +84,7 @@ BOUNDARY_SIZES = tuple(_boundary_sizes())
 
 sizes = st.one_of(
     st.sampled_from(BOUNDARY_SIZES),
+    st.sampled_from(BOUNDARY_SIZES),
     st.integers(0, 64).map(lambda n: n * 32 * MiB),
     st.integers(0, 4 * GiB),
     st.integers(0, 1 << 44),
