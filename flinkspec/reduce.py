@@ -62,11 +62,33 @@ def _fewer_channels(request: Request, still_fails: Callable[[Request], bool]) ->
     return request
 
 
+def _drop_channels(request: Request, still_fails: Callable[[Request], bool], budget: list[int]) -> Request:
+    """Remove whole channels (their events go, higher channels are renumbered)."""
+    for count, index in (("channels", "channel"), ("inputs", "input")):
+        if not isinstance(request["input"].get(count), int) or "subpartitions" in request["input"]:
+            continue
+        c = 0
+        while c < request["input"][count] and request["input"][count] > 1 and budget[0] > 0:
+            events = [
+                {**e, index: e[index] - (e[index] > c)} for e in request["input"]["events"]
+                if isinstance(e, dict) and e.get(index) != c
+            ]
+            candidate = _with(_with(request, "events", events), count, request["input"][count] - 1)
+            budget[0] -= 1
+            if still_fails(candidate):
+                request = candidate
+            else:
+                c += 1
+    return request
+
+
 def reduce(request: Request, still_fails: Callable[[Request], bool], max_calls: int = 2000) -> Request:
     """A 1-minimal variant of ``request`` that still fails (within ``max_calls`` attempts)."""
     budget = [max_calls]
     current = request
     if isinstance(current["input"].get("events"), list):
+        current = _ddmin_list(current, "events", still_fails, budget)
+        current = _drop_channels(current, still_fails, budget)
         current = _ddmin_list(current, "events", still_fails, budget)
     if isinstance(current["input"].get("config"), dict):
         current = _ddmin_dict(current, "config", still_fails, budget)
