@@ -70,12 +70,15 @@ def _shape(rule: str, req: Request, resp: Response) -> list[Violation]:
     return []
 
 
-def _replay(req: Request, resp: Response, index: str, rule: str, check: Any) -> list[Violation]:
+def _replay(req: Request, resp: Response, index: str, checks: dict[str, Any]) -> dict[str, Violation]:
+    """Replay the events once into the sketch and run every check at every step; the first
+    problem of each rule is kept."""
     steps = _steps(req, resp, index)
     if steps is None:
-        return []
+        return {}
     n = req["input"]["channels" if index == "channel" else "inputs"]
     sk = Sketch.of(n)
+    found: dict[str, Violation] = {}
     for i, (ev, emitted) in enumerate(steps):
         before = attrs.evolve(sk, active=list(sk.active), wm=list(sk.wm))
         ch = ev[index]
@@ -89,10 +92,27 @@ def _replay(req: Request, resp: Response, index: str, rule: str, check: Any) -> 
                 sk.out = el["watermark"]
             else:
                 sk.idle_out = el["status"] == "IDLE"
-        problem = check(i, ev, emitted, before, sk)
-        if problem:
-            return [Violation(rule, f"event {i} {ev}: {problem}")]
-    return []
+        for rule, check in checks.items():
+            if rule not in found:
+                problem = check(i, ev, emitted, before, sk)
+                if problem:
+                    found[rule] = Violation(rule, f"event {i} {ev}: {problem}")
+        if len(found) == len(checks):
+            break
+    return found
+
+
+_LAST: list[Any] = [None, None, {}]  # (request, response, violations) of the last replay
+
+
+def _replayed(req: Request, resp: Response, area: str) -> dict[str, Violation]:
+    """The violations of every sequence rule of ``area``, replayed once per answer (not per rule)."""
+    if _LAST[0] is not req or _LAST[1] is not resp:
+        _LAST[:] = [req, resp, _replay(req, resp, "channel" if area == VALVE else "input", _SEQUENCE_CHECKS[area])]
+    return _LAST[2]
+
+
+_SEQUENCE_CHECKS: dict[str, dict[str, Any]] = {VALVE: {}, COMBINED: {}}
 
 
 def _strictly_increasing(i: int, ev: dict, emitted: list, before: Sketch, after: Sketch) -> str | None:
@@ -209,9 +229,10 @@ def _rules(area: str, prefix: str, index: str, what: str) -> None:
         if fn is None:
             invariant(rule_id, area, text, src)(lambda req, resp, ver, r=rule_id: _shape(r, req, resp))
         else:
+            _SEQUENCE_CHECKS[area][rule_id] = fn
             invariant(rule_id, area, text, src)(
-                lambda req, resp, ver, r=rule_id, f=fn, a=area: [] if _shape(r, req, resp) else
-                _replay(req, resp, "channel" if a == VALVE else "input", r, f)
+                lambda req, resp, ver, r=rule_id, a=area: [] if _shape(r, req, resp) else
+                [v for v in (_replayed(req, resp, a).get(r),) if v is not None]
             )
 
 
