@@ -80,7 +80,7 @@ def _replay(req: Request, resp: Response, index: str, checks: dict[str, Any]) ->
     sk = Sketch.of(n)
     found: dict[str, Violation] = {}
     for i, (ev, emitted) in enumerate(steps):
-        before = attrs.evolve(sk, active=list(sk.active), wm=list(sk.wm))
+        before = Sketch(list(sk.active), list(sk.wm), sk.out, sk.idle_out)
         ch = ev[index]
         if "watermark" in ev:
             if sk.active[ch] and (sk.wm[ch] is None or ev["watermark"] > sk.wm[ch]):
