@@ -56,6 +56,7 @@ def oracle_vs_flink(label: str, requests: Sequence[dict[str, Any]], version: str
         flink.close()
     oracle_rate = rate(lambda: [oracle.answer(r) for r in requests], items)
     ratio = oracle_rate / flink_rate
-    print(f"{label} (Flink {version}, {len(requests)} requests, {items} {unit}): oracle {oracle_rate:,.0f} "
+    what = f"{items} {unit}" if unit != "configs" else f"{items} configs"
+    print(f"{label} (Flink {version}, {what}): oracle {oracle_rate:,.0f} "
           f"{unit}/s, real-Flink bridge {flink_rate:,.0f} {unit}/s, ratio oracle/bridge = {ratio:.2f}")
     return ratio

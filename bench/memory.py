@@ -21,7 +21,7 @@ def main() -> None:
     a = p.parse_args()
     ver = parse_version(a.flink)
     for area in ("memory.taskmanager", "memory.jobmanager"):
-        oracle_vs_flink(area, corpus(requests(area, ver), a.n), a.flink)
+        oracle_vs_flink(area, corpus(requests(area, ver), a.n), a.flink, unit="configs")
 
 
 if __name__ == "__main__":
