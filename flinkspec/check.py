@@ -14,10 +14,9 @@ from __future__ import annotations
 import json
 import shlex
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
-
-import warnings
 
 import attrs
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
@@ -222,7 +221,8 @@ def _reduced(found: Counterexample, impl: Implementation, version: FlinkVersion,
         return found
     still_fails(smaller)  # the answers of the final request, not of the last candidate tried
     return attrs.evolve(found, request=smaller, actual=last["actual"], difference=last["message"],
-                        expected=last["expected"], replay=replay_command(_impl_of(found.replay), smaller, strict_messages))
+                        expected=last["expected"],
+                        replay=replay_command(_impl_of(found.replay), smaller, strict_messages))
 
 
 def _impl_of(replay: str) -> str:

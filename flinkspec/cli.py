@@ -64,7 +64,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                 run = check_area(
                     impl, args.impl, area, ver, examples=args.examples, seed_value=args.seed,
                     conformance=args.conformance, strict_messages=args.strict_messages,
-                    progress=lambda r: print(f"  {r.cases} cases", file=sys.stderr, flush=True) if args.verbose else None,
+                    progress=(lambda r: print(f"  {r.cases} cases", file=sys.stderr, flush=True))
+                    if args.verbose else None,
                 )
                 runs.append(run)
                 status = run.verdict + (f": {run.infra_error}" if run.infra_error else "")
@@ -131,7 +132,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             print(f"case {i} ({req['area']} at Flink {req.get('flink')}): "
                   + ("still fails" if broken else "passes"))
             print(f"  answer: {json.dumps(actual)}")
-            for rule, message, expected in broken:
+            for rule, message, _expected in broken:
                 print(f"  {rule}: {message}")
             if broken and broken[0][2] is not None:
                 print(f"  Flink: {json.dumps(broken[0][2])}")

@@ -111,7 +111,7 @@ class Subprocess:
         self.timeout = timeout
         self._env = dict(env) if env is not None else None
         self._proc: subprocess.Popen[bytes] | None = None
-        self._stderr = tempfile.TemporaryFile()
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the implementation)
         self._buf = b""
 
     def _start(self) -> subprocess.Popen[bytes]:

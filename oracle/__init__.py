@@ -56,4 +56,4 @@ def answer(request: Mapping[str, Any]) -> dict[str, Any]:
 from oracle import memory as _memory  # noqa: E402,F401
 from oracle import watermark as _watermark  # noqa: E402,F401
 
-__all__ = ["AREAS", "SUPPORTED", "LATEST", "FlinkVersion", "Rejected", "BadRequest", "answer", "area"]
+__all__ = ["AREAS", "LATEST", "SUPPORTED", "BadRequest", "FlinkVersion", "Rejected", "answer", "area"]

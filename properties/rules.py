@@ -105,9 +105,11 @@ def compare(expected: Response, actual: Response, *, strict_messages: bool) -> s
     if "error" in expected or "error" in actual:
         exp_err, act_err = expected.get("error"), actual.get("error")
         if exp_err is None:
-            return f"Flink accepts this input (output {_short(expected.get('output'))}) but the answer is an error {_short(act_err)}"
+            return (f"Flink accepts this input (output {_short(expected.get('output'))}) "
+                    f"but the answer is an error {_short(act_err)}")
         if act_err is None:
-            return f"Flink rejects this input ({_short(exp_err)}) but the answer is an output {_short(actual.get('output'))}"
+            return (f"Flink rejects this input ({_short(exp_err)}) "
+                    f"but the answer is an output {_short(actual.get('output'))}")
         keys = ("type", "exception", "message") if strict_messages else ("type",)
         for k in keys:
             if exp_err.get(k) != act_err.get(k):

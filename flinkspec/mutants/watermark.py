@@ -25,7 +25,10 @@ def _without(request: Request, drop: Callable[[dict[str, Any]], bool], key: List
     return {**resp, "output": {key: [[] if drop(e) else next(produced) for e in events]}}
 
 
-def _map_lists(response: Response, key: ListKey, fn: Callable[[int, list[dict[str, Any]]], list[dict[str, Any]]]) -> Response:
+Elements = list[dict[str, Any]]
+
+
+def _map_lists(response: Response, key: ListKey, fn: Callable[[int, Elements], Elements]) -> Response:
     out = response.get("output")
     if not isinstance(out, dict):
         return response

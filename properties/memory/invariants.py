@@ -148,7 +148,8 @@ def tm_explicit_sizes_honoured(req: Request, resp: Response, version: FlinkVersi
         if key == "managed.size" and TM + key not in cfg:
             configured = size_of(cfg.get("taskmanager.memory.size"))  # deprecated key of managed.size
         if configured is not None and out.get(part) != configured:
-            bad.append(Violation("TM-4", f"{TM + key} is configured as {configured} bytes but {part} = {out.get(part)}"))
+            bad.append(Violation("TM-4", f"{TM + key} is configured as {configured} bytes "
+                                         f"but {part} = {out.get(part)}"))
     return bad[:1]
 
 
@@ -286,7 +287,8 @@ def tm_inconsistent_range_rejected(req: Request, resp: Response, version: FlinkV
 @invariant("TM-10", "memory.taskmanager", "A rejection is one of the exceptions Flink's memory code throws: "
            "IllegalConfigurationException, IllegalArgumentException or its NumberFormatException (a value that "
            "does not parse) or "
-           "ArithmeticException (a sum past 2^63-1, which Flink does not check first).", "TaskExecutorProcessUtils", documented=False)
+           "ArithmeticException (a sum past 2^63-1, which Flink does not check first).", "TaskExecutorProcessUtils",
+           documented=False)
 def tm_rejection_kind(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     return _rejection_kind("TM-10", resp)
 
@@ -322,7 +324,8 @@ def jm_output_shape(req: Request, resp: Response, version: FlinkVersion) -> list
     problems = _shape(out, JM_KEYS, JM_JVM, {"MaxDirectMemorySize"})
     jvm = out.get("jvm_args")
     cfg_text = _config(req).get(JM + "enable-jvm-direct-memory-limit", "false").strip().lower()
-    if isinstance(jvm, dict) and cfg_text in ("true", "false") and ("MaxDirectMemorySize" in jvm) != _direct_limit(_config(req)):
+    direct = isinstance(jvm, dict) and "MaxDirectMemorySize" in jvm
+    if isinstance(jvm, dict) and cfg_text in ("true", "false") and direct != _direct_limit(_config(req)):
         problems.append("MaxDirectMemorySize present/absent contrary to enable-jvm-direct-memory-limit")
     return [Violation("JM-1", p) for p in problems][:1]
 
@@ -386,6 +389,7 @@ def jm_underdetermined_rejected(req: Request, resp: Response, version: FlinkVers
 @invariant("JM-6", "memory.jobmanager", "A rejection is one of the exceptions Flink's memory code throws: "
            "IllegalConfigurationException, IllegalArgumentException or its NumberFormatException (a value that "
            "does not parse) or "
-           "ArithmeticException (a sum past 2^63-1, which Flink does not check first).", "JobManagerProcessUtils", documented=False)
+           "ArithmeticException (a sum past 2^63-1, which Flink does not check first).", "JobManagerProcessUtils",
+           documented=False)
 def jm_rejection_kind(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     return _rejection_kind("JM-6", resp)

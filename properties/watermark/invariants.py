@@ -201,7 +201,7 @@ def _rules(area: str, prefix: str, index: str, what: str) -> None:
     src = ("seed 004; StatusWatermarkValve Javadoc" if area == VALVE
            else "IndexedCombinedWatermarkStatus / AbstractStreamOperatorV2 Javadoc")
     table = [
-        (1, f"The answer holds one list per event; each element is a watermark (a long) or an IDLE/ACTIVE status.",
+        (1, "The answer holds one list per event; each element is a watermark (a long) or an IDLE/ACTIVE status.",
          None),
         (2, f"Output watermarks strictly increase: the {what} never emits a watermark at or below one it emitted.",
          _strictly_increasing),
@@ -210,8 +210,8 @@ def _rules(area: str, prefix: str, index: str, what: str) -> None:
         (4, f"After a {index} accepts a watermark, the output is the minimum watermark over the active {index}s, "
             f"ignoring idle {index}s and {index}s that resumed behind the output; it is emitted when it rises.",
          _min_of_aligned) if area == VALVE else
-        (4, f"After an input accepts a watermark, the output is the minimum watermark over the active inputs "
-            f"(idle ones do not hold it back); it is emitted when it rises above the last output.",
+        (4, "After an input accepts a watermark, the output is the minimum watermark over the active inputs "
+            "(idle ones do not hold it back); it is emitted when it rises above the last output.",
          _min_of_active),
         (5, f"IDLE is emitted exactly when the last active {index} goes idle, ACTIVE exactly when the first "
             f"{index} becomes active again; no other event emits a status.", _status_transitions),
