@@ -34,7 +34,7 @@ from pathlib import Path
 from oracle.versions import DEFAULT_PATCH, UnknownVersion, parse_version
 
 BRIDGE_SRC = Path(__file__).parent / "bridge" / "src"
-CORE = ("Area.java", "Json.java", "Main.java")
+CORE = ("Area.java", "Json.java", "Main.java", "Reflect.java")
 _DIST = re.compile(r"(^|/)flink-dist[^/]*\.jar$")
 
 

@@ -185,18 +185,11 @@ public final class TimersArea implements Area {
 
     @SuppressWarnings("unchecked")
     private static List<Event> events(Map<String, Object> input) throws BadRequest {
-        Object raw = input.get("events");
-        if (!(raw instanceof List)) {
-            throw new BadRequest("input.events must be an array");
-        }
-        List<Object> list = (List<Object>) raw;
+        List<Map<String, Object>> list = Reflect.eventObjects(input);
         List<Event> out = new ArrayList<>(list.size());
         for (int i = 0; i < list.size(); i++) {
             String where = "input.events[" + i + "]";
-            if (!(list.get(i) instanceof Map)) {
-                throw new BadRequest(where + " must be an object");
-            }
-            Map<String, Object> e = (Map<String, Object>) list.get(i);
+            Map<String, Object> e = list.get(i);
             String kind = null;
             for (String k : new String[] {"register", "delete", "watermark"}) {
                 if (e.containsKey(k)) {
@@ -233,28 +226,14 @@ public final class TimersArea implements Area {
     }
 
     private static Object proxy(Class<?> iface, InvocationHandler h) {
-        return Proxy.newProxyInstance(TimersArea.class.getClassLoader(), new Class<?>[] {iface}, h);
+        return Reflect.proxy(iface, h);
     }
 
     private static Object object(Object proxy, Method m, Object[] args) {
-        switch (m.getName()) {
-            case "hashCode":
-                return System.identityHashCode(proxy);
-            case "equals":
-                return proxy == args[0];
-            case "toString":
-                return "flinkspec-proxy";
-            default:
-                throw new IllegalStateException("unexpected call " + m);
-        }
+        return Reflect.objectMethod(proxy, m, args, "flinkspec-proxy");
     }
 
     private static void call(Method m, Object target, Object... args) throws Exception {
-        try {
-            m.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            Throwable cause = e.getCause();
-            throw cause instanceof Exception ? (Exception) cause : new RuntimeException(cause);
-        }
+        Reflect.call(m, target, args);
     }
 }

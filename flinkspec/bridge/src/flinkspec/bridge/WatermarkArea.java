@@ -485,16 +485,7 @@ public final class WatermarkArea implements Area {
     }
 
     private static Object objectMethod(Object proxy, Method m, Object[] args) {
-        switch (m.getName()) {
-            case "hashCode":
-                return System.identityHashCode(proxy);
-            case "equals":
-                return proxy == args[0];
-            case "toString":
-                return "flinkspec-recorder";
-            default:
-                throw new IllegalStateException("unexpected call " + m);
-        }
+        return Reflect.objectMethod(proxy, m, args, "flinkspec-recorder");
     }
 
     /** One input event: a watermark (status == null) or a status on channel/input {@code index}. */
@@ -524,18 +515,11 @@ public final class WatermarkArea implements Area {
 
     @SuppressWarnings("unchecked")
     private static List<Event> events(Map<String, Object> input, String indexName, int n) throws BadRequest {
-        Object raw = input.get("events");
-        if (!(raw instanceof List)) {
-            throw new BadRequest("input.events must be an array");
-        }
-        List<Object> list = (List<Object>) raw;
+        List<Map<String, Object>> list = Reflect.eventObjects(input);
         List<Event> out = new ArrayList<>(list.size());
         for (int i = 0; i < list.size(); i++) {
             String where = "input.events[" + i + "]";
-            if (!(list.get(i) instanceof Map)) {
-                throw new BadRequest(where + " must be an object");
-            }
-            Map<String, Object> e = (Map<String, Object>) list.get(i);
+            Map<String, Object> e = list.get(i);
             Object idx = e.get(indexName);
             if (!(idx instanceof Long) || (Long) idx < 0 || (Long) idx >= n) {
                 throw new BadRequest(where + "." + indexName + " must be an integer in [0, " + n + ")");
@@ -569,16 +553,11 @@ public final class WatermarkArea implements Area {
     }
 
     private static Object proxy(Class<?> iface, InvocationHandler h) {
-        return Proxy.newProxyInstance(WatermarkArea.class.getClassLoader(), new Class<?>[] {iface}, h);
+        return Reflect.proxy(iface, h);
     }
 
     private static void call(Method m, Object target, Object... args) throws Exception {
-        try {
-            m.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            Throwable cause = e.getCause();
-            throw cause instanceof Exception ? (Exception) cause : new RuntimeException(cause);
-        }
+        Reflect.call(m, target, args);
     }
 
     private static void setField(Class<?> owner, Object target, String name, Object value) throws Exception {
