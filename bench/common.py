@@ -4,34 +4,20 @@ machines are noisy and absolute numbers mean little)."""
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import oracle
+from flinkspec.corpus import draw
 from flinkspec.impls import open_impl
 
 
 def corpus(strategy: st.SearchStrategy[dict[str, Any]], n: int, seed: int = 1) -> list[dict[str, Any]]:
     """``n`` requests drawn from ``strategy`` with a fixed seed (same corpus every run)."""
-    out: list[dict[str, Any]] = []
-
-    @settings(max_examples=n, database=None, deadline=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
-    @given(strategy)
-    def draw(req: dict[str, Any]) -> None:
-        out.append({"id": len(out) + 1, **req})
-
-    random.seed(seed)
-    draw.hypothesis.inner_test  # noqa: B018  (touch to make sure it is a Hypothesis test)
-    from hypothesis import seed as hseed
-
-    hseed(seed)(draw)()
-    return out[:n]
+    return [{"id": i, **req} for i, req in enumerate(draw(strategy, n, seed), 1)]
 
 
 def rate(fn: Callable[[], object], items: int, repeat: int = 3) -> float:

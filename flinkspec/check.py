@@ -22,6 +22,7 @@ import attrs
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
 import oracle
+from flinkspec import corpus
 from flinkspec.impls import Implementation, ImplementationBroken, answer_one
 from flinkspec.reduce import reduce
 from oracle.versions import FlinkVersion
@@ -30,6 +31,8 @@ from properties.rules import RULES, compare, judge
 
 Conformance = str  # "flink" | "documented"
 MAX_FOCUS_PASSES = 4
+SEARCH_EXAMPLES = 1000  # per (area, version): judged one by one under Hypothesis; the rest in batches
+BATCH = 256
 
 
 @attrs.frozen
@@ -121,7 +124,12 @@ def evaluate(request: dict[str, Any], actual: dict[str, Any], version: FlinkVers
 def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVersion, *,
                examples: int, seed_value: int, conformance: Conformance = "flink",
                strict_messages: bool = False, progress: Callable[[AreaRun], None] | None = None) -> AreaRun:
-    """Check one area at one version with ``examples`` generated requests."""
+    """Check one area at one version with ``examples`` generated requests.
+
+    Up to :data:`SEARCH_EXAMPLES` of them are drawn and judged one at a time by Hypothesis, which
+    shrinks what fails; the rest come from a pre-drawn corpus (:mod:`flinkspec.corpus`, shared
+    by the versions that draw the same inputs), pipelined through the implementation in batches;
+    what fails there is delta-debugged. Every counterexample ends minimal either way."""
     spec = AREAS[area]
     run = AreaRun(area, str(version))
     best: dict[str, Counterexample] = {}
@@ -179,7 +187,13 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
     # Hypothesis shrinks the rule it is told about; a rule only seen beside another one gets a
     # focused pass of its own so that each broken rule ends with its own minimal request.
     warnings.filterwarnings("ignore", message="Generating overly large repr")
+    search = min(examples, SEARCH_EXAMPLES)
     try:
+        _batched(impl, area, version, corpus.inputs(area, version, examples - search, seed_value), counter,
+                 lambda req, actual: [record(req, actual, *b) for b in evaluate(
+                     req, actual, version, conformance=conformance, strict_messages=strict_messages)],
+                 lambda: progress(attrs.evolve(run, cases=counter[0])) if progress else None)
+        examples = search
         one_pass(None)
         for _ in range(MAX_FOCUS_PASSES):
             pending = set(best) - raised
@@ -195,6 +209,24 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
     run.seconds = time.monotonic() - started
     run.counterexamples = sorted(best.values(), key=lambda c: (c.rule.endswith("-EQ"), c.rule))
     return run
+
+
+def _batched(impl: Implementation, area: str, version: FlinkVersion, inputs: list[dict[str, Any]],
+             counter: list[int], judge_one: Callable[[dict[str, Any], dict[str, Any]], object],
+             tick: Callable[[], object]) -> None:
+    """Answer ``inputs`` in pipelined batches and judge every answer."""
+    for start in range(0, len(inputs), BATCH):
+        reqs = []
+        for inp in inputs[start:start + BATCH]:
+            counter[0] += 1
+            reqs.append({"id": counter[0], "area": area, "flink": str(version), "input": inp})
+        try:
+            answers = impl.answer_many(reqs)
+        except ImplementationBroken as exc:
+            raise _Abort(str(exc)) from exc
+        for req, actual in zip(reqs, answers, strict=True):
+            judge_one(req, actual)
+        tick()
 
 
 def _reduced(found: Counterexample, impl: Implementation, version: FlinkVersion, counter: list[int],

@@ -1,0 +1,42 @@
+"""Generated request corpora: drawn once with Hypothesis from the suite's strategies, then reused.
+
+A check of many Flink versions draws each area's inputs once per seed (strategies that do not
+depend on the version share one corpus) and pipelines them through the implementation in
+batches; generation, not answering, is what costs time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+
+from oracle.versions import FlinkVersion
+from properties.areas import AREAS
+
+_CACHE: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+
+
+def draw(strategy: st.SearchStrategy[dict[str, Any]], n: int, seed: int) -> list[dict[str, Any]]:
+    """``n`` values of ``strategy`` with a fixed seed: the same list on every run."""
+    out: list[dict[str, Any]] = []
+
+    @settings(max_examples=n, database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def collect(value: dict[str, Any]) -> None:
+        out.append(value)
+
+    hypothesis_seed(seed)(collect)()
+    return out[:n]
+
+
+def inputs(area: str, version: FlinkVersion, n: int, seed: int) -> list[dict[str, Any]]:
+    """``n`` generated ``input`` objects for ``area`` at ``version`` (cached per strategy and seed)."""
+    spec = AREAS[area]
+    key = (area, spec.corpus_key(version), n, seed)
+    if key not in _CACHE:
+        _CACHE[key] = [r["input"] for r in draw(spec.requests(version), n, seed)]
+    return _CACHE[key]
