@@ -22,6 +22,8 @@ _CACHE: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
 def draw(strategy: st.SearchStrategy[dict[str, Any]], n: int, seed: int) -> list[dict[str, Any]]:
     """``n`` values of ``strategy`` with a fixed seed: the same list on every run."""
     out: list[dict[str, Any]] = []
+    if n <= 0:
+        return out
 
     @settings(max_examples=n, database=None, deadline=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
