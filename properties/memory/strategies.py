@@ -110,17 +110,43 @@ def spell_size(value: int, style: int) -> str:
 
 
 BAD_SIZES = (
-    "", " ", "-1", "-1m", "1.5g", ".5g", "abc", "m", "1 mib", "12 MiB", "1g1", "1_000", "0x10",
+    "", " ", "-1", "-1m", "1.5g", ".5g", "0.5g", "1.0g", "1.5 gb", "128.0m", "2.5t",
+    "abc", "m", "1 mib", "12 MiB", "1g1", "1_000", "0x10",
     "9223372036854775808", "99999999999999999999b", "8388608t", "9007199254740992k", "+1m", "1e3",
     "１２m",  # full-width digits: not ASCII
 )
 
-good_size_text = st.builds(spell_size, sizes, st.integers(0, 8 * 3 * 3 * 4 * 16 - 1))
-size_text = st.one_of(good_size_text, good_size_text, good_size_text, st.sampled_from(BAD_SIZES))
+_style = st.integers(0, 8 * 3 * 3 * 4 * 16 - 1)
+good_size_text = st.builds(spell_size, sizes, _style)
+
+
+def _rarely_bad(good: st.SearchStrategy[str], bad: st.SearchStrategy[str], one_in: int) -> st.SearchStrategy[str]:
+    """``good`` mostly, ``bad`` about once in ``one_in`` draws (one_of cannot weight its branches)."""
+    return st.builds(lambda g, b, pick: b if pick == one_in - 1 else g, good, bad, st.integers(0, one_in - 1))
+
+
+size_text = _rarely_bad(good_size_text, st.sampled_from(BAD_SIZES), 16)
+# Totals people configure: 1g ... 64g in whole mebibytes, plus every boundary size above.
+def _mostly(usual: st.SearchStrategy[int], corners: st.SearchStrategy[int]) -> st.SearchStrategy[int]:
+    """``usual`` three times in four, else ``corners`` (a nested one_of would flatten into equal shares)."""
+    return st.builds(lambda u, c, pick: c if pick == 0 else u, usual, corners, st.integers(0, 3))
+
+
+total_size_text = st.builds(spell_size, _mostly(st.integers(1024, 65536).map(lambda m: m * MiB), sizes), _style)
+total_text = _rarely_bad(total_size_text, st.sampled_from(BAD_SIZES), 16)
+# Parts (task heap, managed ...) people configure: 0 ... 8g in whole mebibytes, or any size above.
+part_text = _rarely_bad(
+    st.builds(spell_size, _mostly(st.integers(0, 8192).map(lambda m: m * MiB), sizes), _style),
+    st.sampled_from(BAD_SIZES), 16,
+)
+
+
+def _text_for(key: str) -> st.SearchStrategy[str]:
+    return total_text if key.endswith(("process.size", "flink.size")) else part_text
 
 fraction_text = st.one_of(
     st.sampled_from(("0", "0.0", "0.1", "0.4", "0.5", "0.99", "0.999999", "1", "1.0", "0.01")),
-    st.floats(0, 1, exclude_max=True).map(repr),
+    st.floats(0, 0.5).map(repr),
     st.sampled_from((" 0.1 ", "1e-1", "0.1f", "0.1d", "NaN", "Infinity", "-0.1", "-0", "1.5", "abc", "", "0,1")),
 )
 
@@ -150,10 +176,14 @@ JM_MODES = {
 }
 
 # Built once: strategies made inside a composite are re-validated on every draw, which is slow.
-_tm_mode = st.sampled_from(tuple(TM_MODES))
-_jm_mode = st.sampled_from(tuple(JM_MODES))
+# mostly a mode that determines the memory; "none" and "random" a fifth of the time
+_tm_mode = st.sampled_from(("process", "process", "flink", "flink", "fine", "fine", "fine+flink", "all",
+                            "none", "random"))
+_jm_mode = st.sampled_from(("process", "process", "flink", "flink", "heap", "heap", "heap+flink", "all",
+                            "none", "random"))
 _tm_extra = st.lists(st.sampled_from(TM_SIZE_KEYS), unique=True, max_size=8)
 _jm_extra = st.lists(st.sampled_from(JM_SIZE_KEYS), unique=True, max_size=7)
+_extras_wanted = st.integers(0, 2).map(lambda n: n == 2)  # a third of the configs set more keys
 _tm_fractions = st.lists(st.sampled_from(TM_FRACTION_KEYS), unique=True, max_size=3)
 _tm_deprecated = st.lists(st.sampled_from(TM_DEPRECATED_KEYS), unique=True, max_size=2)
 _tm_legacy = st.lists(st.sampled_from(TM_LEGACY_KEYS), unique=True, max_size=2)
@@ -174,11 +204,11 @@ def _value_for(key: str) -> st.SearchStrategy[str]:
 def taskmanager_configs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, str]:
     """A TaskManager memory configuration: a mode first, then everything else optional."""
     mode = draw(_tm_mode)
-    config = {TM + k: draw(size_text) for k in TM_MODES[mode]}
+    config = {TM + k: draw(_text_for(k)) for k in TM_MODES[mode]}
     limit = 8 if mode == "random" else 3
-    for k in draw(_tm_extra)[:limit]:
+    for k in draw(_tm_extra)[:limit] if mode == "random" or draw(_extras_wanted) else ():
         config.setdefault(k, draw(size_text))
-    for k in draw(_tm_fractions):
+    for k in draw(_tm_fractions) if draw(_extras_wanted) else ():
         config[k] = draw(fraction_text)
     if draw(_rarely):
         for k in draw(_tm_deprecated):
@@ -199,9 +229,9 @@ def taskmanager_configs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, str
 def jobmanager_configs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, str]:
     """A JobManager memory configuration: a mode first, then everything else optional."""
     mode = draw(_jm_mode)
-    config = {JM + k: draw(size_text) for k in JM_MODES[mode]}
+    config = {JM + k: draw(_text_for(k)) for k in JM_MODES[mode]}
     limit = 7 if mode == "random" else 3
-    for k in draw(_jm_extra)[:limit]:
+    for k in draw(_jm_extra)[:limit] if mode == "random" or draw(_extras_wanted) else ():
         config.setdefault(k, draw(size_text))
     if draw(_rarely):
         config[JM + "jvm-overhead.fraction"] = draw(fraction_text)

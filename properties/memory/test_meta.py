@@ -81,3 +81,16 @@ def test_legacy_keys_are_generated(key: str) -> None:
 def test_jobmanager_strategy_reaches(corner: str, predicate: Callable[[dict[str, str]], bool]) -> None:
     """The JobManager strategy reaches the named corner."""
     reaches(jobmanager_configs(LATEST), predicate)
+
+
+@pytest.mark.parametrize("area", ["memory.taskmanager", "memory.jobmanager"])
+def test_a_good_share_of_configurations_is_accepted(area: str) -> None:
+    """At least a quarter of the generated configurations are ones Flink accepts (the strategy
+    explores valid derivations, not only rejections), and at least a quarter are rejected."""
+    import oracle
+    from flinkspec.corpus import draw
+    from properties.memory.strategies import requests
+
+    answers = [oracle.answer({"id": 1, **r}) for r in draw(requests(area, LATEST), 400, 1)]
+    accepted = sum("output" in a for a in answers)
+    assert 100 <= accepted <= 300, accepted
