@@ -149,8 +149,8 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
 
     raised: set[str] = set()
 
-    def one_pass(focus: set[str] | None) -> None:
-        @settings(max_examples=examples, deadline=None, database=None, verbosity=Verbosity.quiet,
+    def one_pass(focus: set[str] | None, n: int) -> None:
+        @settings(max_examples=n, deadline=None, database=None, verbosity=Verbosity.quiet,
                   report_multiple_bugs=True, print_blob=False,
                   phases=(Phase.explicit, Phase.generate, Phase.shrink),
                   suppress_health_check=[HealthCheck.too_slow])
@@ -184,24 +184,24 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
             if rest is not None:
                 raise rest from None
 
-    # Hypothesis shrinks the rule it is told about; a rule only seen beside another one gets a
-    # focused pass of its own so that each broken rule ends with its own minimal request.
-    warnings.filterwarnings("ignore", message="Generating overly large repr")
     search = min(examples, SEARCH_EXAMPLES)
-    try:
-        _batched(impl, area, version, corpus.inputs(area, version, examples - search, seed_value), counter,
-                 lambda req, actual: [record(req, actual, *b) for b in evaluate(
-                     req, actual, version, conformance=conformance, strict_messages=strict_messages)],
-                 lambda: progress(attrs.evolve(run, cases=counter[0])) if progress else None)
-        examples = search
-        one_pass(None)
-        for _ in range(MAX_FOCUS_PASSES):
-            pending = set(best) - raised
-            if not pending:
-                break
-            one_pass(pending)
-    except _Abort as exc:
-        run.infra_error = str(exc)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Generating overly large repr")
+        try:
+            _batched(impl, area, version, corpus.inputs(area, version, examples - search, seed_value), counter,
+                     lambda req, actual: [record(req, actual, *b) for b in evaluate(
+                         req, actual, version, conformance=conformance, strict_messages=strict_messages)],
+                     lambda: progress(attrs.evolve(run, cases=counter[0])) if progress else None)
+            # Hypothesis shrinks the rule it is told about; a rule only seen beside another one gets
+            # a focused pass of its own so that each broken rule ends with its own minimal request.
+            one_pass(None, search)
+            for _ in range(MAX_FOCUS_PASSES):
+                pending = set(best) - raised
+                if not pending:
+                    break
+                one_pass(pending, search)
+        except _Abort as exc:
+            run.infra_error = str(exc)
     if run.infra_error is None:
         for rule, found in list(best.items()):
             best[rule] = _reduced(found, impl, version, counter, conformance, strict_messages)
