@@ -2,7 +2,8 @@
 
 usage: python faulty_impl.py MODE AFTER [MUTANT]
 MODE: crash (exit 3), hang (sleep forever), garbage (print a non-JSON line), wrongid, bridgeerror;
-it answers like ``mutant:MUTANT`` (or the oracle) for the first AFTER requests.
+it answers like ``mutant:MUTANT`` (or the oracle) for the first AFTER requests. Mode crash-after-bugs
+crashes once AFTER of its answers have differed from the oracle's (so a bug was surely seen).
 """
 
 import json
@@ -14,8 +15,17 @@ from oracle import answer
 
 mode, after = sys.argv[1], int(sys.argv[2])
 fn = MUTANTS[sys.argv[3]].answer if len(sys.argv) > 3 else answer
+differing = 0
 for n, line in enumerate(sys.stdin):
     req = json.loads(line)
+    if mode == "crash-after-bugs":
+        if differing >= after:
+            print("boom: simulated crash after the bugs showed", file=sys.stderr)
+            sys.exit(3)
+        resp = fn(req)
+        differing += resp != answer(req)
+        print(json.dumps(resp), flush=True)
+        continue
     if n >= after:
         if mode == "crash":
             print("boom: simulated crash", file=sys.stderr)

@@ -46,8 +46,9 @@ def test_broken_implementation_exits_2_and_names_the_cause(tmp_path: Path, mode:
 
 def test_counterexamples_found_before_a_crash_are_kept(tmp_path: Path) -> None:
     """A mutant that crashes after a while still leaves its counterexample in the report."""
-    res = flinkspec("check", "--impl", faulty("crash", 60, "jm-xmx-total-flink"), "--area", "memory.jobmanager",
-                    "--flink", "2.3", "--examples", "300", "--report", str(tmp_path))
+    impl = faulty("crash-after-bugs", 3, "jm-xmx-total-flink")
+    res = flinkspec("check", "--impl", impl, "--area", "memory.jobmanager", "--flink", "2.3", "--examples", "300",
+                    "--report", str(tmp_path))
     assert res.returncode == 2, res.stdout + res.stderr
     report = json.loads((tmp_path / "report.json").read_text())
     assert report["counterexamples"], "the counterexample found before the crash was lost"
