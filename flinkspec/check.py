@@ -111,7 +111,7 @@ def evaluate(request: dict[str, Any], actual: dict[str, Any], version: FlinkVers
     ]
     if conformance == "flink":
         expected = oracle.answer(request)
-        if expected.get("error", {}).get("type") == "BadRequest":
+        if expected.get("error", {}).get("type") == "BadRequest":  # from a generator, or a hand-made replay
             raise SuiteError(f"the suite generated a request the oracle calls bad: {expected} for {request}")
         norm = AREAS[area].normalize
         diff = compare(norm(expected), norm(actual), strict_messages=strict_messages)

@@ -24,11 +24,19 @@ def _versions(text: str | None, pinned: str | None) -> list[FlinkVersion]:
     if text is None:
         return [parse_version(pinned)] if pinned else list(SUPPORTED)
     if text.strip() == "all":
-        return list(SUPPORTED)
-    try:
-        return [parse_version(t) for t in text.split(",") if t.strip()]
-    except UnknownVersion as exc:
-        raise CliError(f"--flink: {exc}") from None
+        chosen = list(SUPPORTED)
+    else:
+        try:
+            chosen = [parse_version(t) for t in text.split(",") if t.strip()]
+        except UnknownVersion as exc:
+            raise CliError(f"--flink: {exc}") from None
+    if not chosen:
+        raise CliError("--flink names no version; give X.Y[,X.Y...] or all")
+    other = [str(v) for v in chosen if pinned and str(v) != pinned]
+    if other:
+        raise CliError(f"--flink {','.join(other)}: the implementation is pinned to Flink {pinned}; "
+                       f"use --impl flink (every version) or --impl flink:{other[0]}")
+    return chosen
 
 
 def _areas(text: str | None) -> list[str]:
@@ -37,6 +45,8 @@ def _areas(text: str | None) -> list[str]:
     if text is None or text.strip() == "all":
         return list(AREAS)
     names = [a.strip() for a in text.split(",") if a.strip()]
+    if not names:
+        raise CliError(f"--area names no area; known: {', '.join(AREAS)}")
     unknown = [a for a in names if a not in AREAS]
     if unknown:
         raise CliError(f"--area: unknown area(s) {', '.join(unknown)}; known: {', '.join(AREAS)}")
@@ -56,6 +66,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     runs = []
     report_dir = Path(args.report) if args.report else None
     junit = Path(args.junit) if args.junit else None
+    _writable(report_dir, junit)
     started = time.monotonic()
     try:
         for area in areas:
@@ -76,7 +87,9 @@ def cmd_check(args: argparse.Namespace) -> int:
                           file=sys.stderr)
                 rep.write(rep.to_json(runs, args.impl, args.conformance, args.seed), report_dir, junit)
                 if run.infra_error and impl_is_dead(run.infra_error):
-                    break
+                    raise _Dead
+    except _Dead:
+        pass  # the implementation cannot even start: one error is enough
     finally:
         impl.close()
     report = rep.to_json(runs, args.impl, args.conformance, args.seed)
@@ -89,12 +102,32 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_FAIL if report["verdict"] == "invalid" else EXIT_OK
 
 
+class _Dead(Exception):
+    """The implementation cannot start at all; checking further areas would repeat the error."""
+
+
+def _writable(report_dir: Path | None, junit: Path | None) -> None:
+    """Fail before any work if the report locations cannot be written (exit 2, not a traceback)."""
+    try:
+        if report_dir is not None:
+            report_dir.mkdir(parents=True, exist_ok=True)
+            (report_dir / ".write-test").write_text("")
+            (report_dir / ".write-test").unlink()
+        if junit is not None:
+            if junit.is_dir():
+                raise IsADirectoryError(f"{junit} is a directory")
+            if not junit.parent.is_dir():
+                raise FileNotFoundError(f"the folder {junit.parent} does not exist")
+    except OSError as exc:
+        raise CliError(f"cannot write the report there: {exc}") from None
+
+
 def impl_is_dead(message: str) -> bool:
     return "cannot start" in message or "could not download" in message or "not found" in message
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from flinkspec.check import evaluate
+    from flinkspec.check import SuiteError, evaluate
     from flinkspec.impls import answer_one
 
     if args.request:
@@ -118,6 +151,16 @@ def cmd_replay(args: argparse.Namespace) -> int:
         impl = open_impl(impl_spec, timeout=args.timeout)
     except UsageError as exc:
         raise CliError(str(exc)) from None
+    if not cases:
+        print("nothing to replay: the report holds no counterexample")
+        return EXIT_OK
+    from properties.areas import AREAS
+
+    for i, case in enumerate(cases, 1):
+        r = case.get("request") if isinstance(case, dict) else None
+        if not isinstance(r, dict) or not isinstance(r.get("input"), dict) or r.get("area") not in AREAS:
+            raise CliError(f"case {i}: a request must be an object with an area ({', '.join(AREAS)}) "
+                           "and an input object")
     still = 0
     try:
         for i, case in enumerate(cases, 1):
@@ -127,8 +170,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
             except UnknownVersion as exc:
                 raise CliError(f"case {i}: {exc}") from None
             actual = answer_one(impl, req)
-            broken = evaluate(req, actual, version, conformance=args.conformance,
-                              strict_messages=args.strict_messages)
+            try:
+                broken = evaluate(req, actual, version, conformance=args.conformance,
+                                  strict_messages=args.strict_messages)
+            except SuiteError as exc:
+                raise CliError(f"case {i} is not a valid request: {exc}") from None
             print(f"case {i} ({req['area']} at Flink {req.get('flink')}): "
                   + ("still fails" if broken else "passes"))
             print(f"  answer: {json.dumps(actual)}")
@@ -183,6 +229,9 @@ def cmd_rules(args: argparse.Namespace) -> int:
     from properties.rules import RULES
 
     rules = [r for r in RULES.values() if args.area is None or r.area == args.area]
+    if not rules:
+        areas = ", ".join(sorted({r.area for r in RULES.values()}))
+        raise CliError(f"--area: no rules for {args.area!r}; areas: {areas}")
     if args.json:
         print(json.dumps([{"id": r.id, "area": r.area, "text": r.text, "source": r.source,
                            "documented": r.documented, "status": r.status} for r in rules], indent=2))
@@ -220,7 +269,7 @@ def cmd_exhaustive(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="flinkspec", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="flinkspec", description=__doc__.splitlines()[0], allow_abbrev=False)
     sub = p.add_subparsers(dest="command", required=True)
 
     def impl_opts(sp: argparse.ArgumentParser, required: bool = True) -> None:
@@ -228,7 +277,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "python:MODULE:CALLABLE | mutant:NAME")
         sp.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help="seconds per request")
 
-    c = sub.add_parser("check", help="check an implementation against the rules and the oracle")
+    c = sub.add_parser("check", allow_abbrev=False, help="check an implementation against the rules and the oracle")
     impl_opts(c)
     c.add_argument("--area", help="comma-separated areas (default: all)")
     c.add_argument("--flink", help="comma-separated versions, or all (default: the impl's own, else all)")
@@ -241,7 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("-v", "--verbose", action="store_true")
     c.set_defaults(fn=cmd_check)
 
-    r = sub.add_parser("replay", help="re-run the counterexamples of a report, or one request")
+    r = sub.add_parser("replay", allow_abbrev=False, help="re-run the counterexamples of a report, or one request")
     r.add_argument("report", nargs="?")
     impl_opts(r, required=False)
     r.add_argument("--request", help="one request as JSON")
@@ -249,11 +298,13 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--strict-messages", action="store_true")
     r.set_defaults(fn=cmd_replay)
 
-    s = sub.add_parser("serve", help="run an implementation as a JSON-lines process on stdin/stdout")
+    s = sub.add_parser("serve", allow_abbrev=False,
+                       help="run an implementation as a JSON-lines process on stdin/stdout")
     impl_opts(s)
     s.set_defaults(fn=cmd_serve)
 
-    e = sub.add_parser("exhaustive", help="every short watermark sequence, oracle against an implementation")
+    e = sub.add_parser("exhaustive", allow_abbrev=False,
+                       help="every short watermark sequence, oracle against an implementation")
     impl_opts(e)
     e.add_argument("--area", default="watermark.valve")
     e.add_argument("--flink", help="comma-separated versions, or all (default: the impl's own, else all)")
@@ -261,10 +312,10 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--timestamps", default="MIN,0,1,2,MAX")
     e.set_defaults(fn=cmd_exhaustive)
 
-    m = sub.add_parser("mutants", help="list the built-in faulty implementations")
+    m = sub.add_parser("mutants", allow_abbrev=False, help="list the built-in faulty implementations")
     m.set_defaults(fn=cmd_mutants)
 
-    ru = sub.add_parser("rules", help="list the rules the suite checks")
+    ru = sub.add_parser("rules", allow_abbrev=False, help="list the rules the suite checks")
     ru.add_argument("--area")
     ru.add_argument("--json", action="store_true")
     ru.set_defaults(fn=cmd_rules)
@@ -281,6 +332,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if getattr(args, "examples", 1) < 1:
             raise CliError("--examples must be at least 1")
+        if getattr(args, "timeout", 1) <= 0:
+            raise CliError("--timeout must be a positive number of seconds")
         return int(args.fn(args))
     except CliError as exc:
         print(f"flinkspec {args.command}: {exc}", file=sys.stderr)

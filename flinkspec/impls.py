@@ -1,4 +1,4 @@
-"""Implementations under test, all speaking shared/PROTOCOL.md.
+"""Implementations under test, all speaking docs/PROTOCOL.md.
 
 ``--impl`` takes:
 
@@ -263,6 +263,33 @@ def _python(spec: str, name: str) -> Implementation:
     if not callable(fn):
         raise UsageError(f"--impl {name}: {module}:{attr} is not callable")
     return InProcess(name, fn)
+
+
+def check_spec(spec: str) -> None:
+    """Reject an ``--impl`` value that cannot name an implementation, without starting anything."""
+    kind, _, rest = spec.partition(":")
+    if spec == "oracle" or (kind == "flink" and not rest) or (kind == "cmd" and rest.strip()):
+        return
+    if kind == "flink":
+        from oracle.versions import UnknownVersion, parse_version
+
+        try:
+            parse_version(rest)
+        except UnknownVersion as exc:
+            raise UsageError(f"--impl {spec}: {exc}") from None
+        return
+    if kind == "mutant":
+        from flinkspec.mutants import MUTANTS
+
+        if rest not in MUTANTS:
+            raise UsageError(f"--impl {spec}: unknown mutant; known: {', '.join(sorted(MUTANTS))}")
+        return
+    if kind == "python" and rest.count(":") == 1:
+        return
+    raise UsageError(
+        f"--impl {spec!r} names no implementation; use oracle, flink, flink:X.Y[.Z], cmd:COMMAND, "
+        "python:MODULE:CALLABLE or mutant:NAME"
+    )
 
 
 def open_impl(spec: str, timeout: float = DEFAULT_TIMEOUT_S) -> Implementation:

@@ -124,7 +124,8 @@ def _known_keys(jobmanager: bool) -> set[str]:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("memory", help="the memory Flink derives from a configuration, as its log shows it",
+    p = sub.add_parser("memory", allow_abbrev=False,
+                       help="the memory Flink derives from a configuration, as its log shows it",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--jobmanager", action="store_true", help="the JobManager (default: the TaskManager)")
     p.add_argument("--flink", help="Flink version X.Y (default: the newest supported)")

@@ -37,6 +37,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--strict-messages", action="store_true", help="compare exception names and messages too")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Bad --impl / --flink values stop the run before any test, as usage errors."""
+    from flinkspec.impls import UsageError, check_spec
+
+    try:
+        check_spec(config.getoption("--impl"))
+    except UsageError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    selected_versions(config)
+
+
 def selected_versions(config: pytest.Config) -> list[FlinkVersion]:
     text = config.getoption("--flink")
     impl = config.getoption("--impl")

@@ -67,8 +67,8 @@ def invariant(rule_id: str, area: str, text: str, source: str, *, documented: bo
 def flink_violates(rule_id: str, versions: tuple[str, ...], witness: str) -> None:
     """Record that real Flink of ``versions`` breaks documented rule ``rule_id`` (see README)."""
     rule = RULES[rule_id]
-    RULES[rule_id] = attrs.evolve(rule, flink_violates=versions, status=f"checked; Flink {', '.join(versions)} "
-                                  f"violates it: {witness}")
+    RULES[rule_id] = attrs.evolve(rule, flink_violates=versions, status=f"checked (real Flink {', '.join(versions)} "
+                                  f"breaks it: {witness}.)")
 
 
 def differential_rule(area: str, prefix: str) -> Rule:

@@ -64,6 +64,10 @@ def _reemit_on_active(req: Request, resp: Response) -> Response:
     return _map_lists(resp, "emitted", add)
 
 
+def _article(noun: str) -> str:
+    return "an" if noun[0] in "aeiou" else "a"
+
+
 def _valve_mutants(area: str, noun: str) -> None:
     prefix = "valve" if area == VALVE else "combined"
     mutant(Mutant(f"{prefix}-ignores-idleness", area,
@@ -75,7 +79,7 @@ def _valve_mutants(area: str, noun: str) -> None:
     mutant(Mutant(f"{prefix}-idle-before-flush", area,
                   "emits IDLE before the flush watermark instead of after it", after=_idle_first))
     mutant(Mutant(f"{prefix}-reemit-on-active", area,
-                  f"re-emits the current watermark when a {noun} wakes up the output",
+                  f"re-emits the current watermark when {_article(noun)} {noun} wakes up the output",
                   after=_reemit_on_active))
 
 
