@@ -14,10 +14,25 @@ from pathlib import Path
 from typing import Any
 
 from flinkspec.errors import CliError
-from flinkspec.impls import DEFAULT_TIMEOUT_S, ImplementationBroken, UsageError, open_impl, pinned_version
+from flinkspec.impls import (
+    DEFAULT_TIMEOUT_S,
+    Implementation,
+    ImplementationBroken,
+    UsageError,
+    open_impl,
+    pinned_version,
+)
 from oracle.versions import SUPPORTED, FlinkVersion, UnknownVersion, parse_version
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+def _open(spec: str, timeout: float) -> Implementation:
+    """The implementation ``--impl`` names; an unusable value is a usage error (exit 2)."""
+    try:
+        return open_impl(spec, timeout=timeout)
+    except UsageError as exc:
+        raise CliError(str(exc)) from None
 
 
 def _versions(text: str | None, pinned: str | None) -> list[FlinkVersion]:
@@ -58,10 +73,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from flinkspec.check import check_area, versions_for
 
     areas = _areas(args.area)
-    try:
-        impl = open_impl(args.impl, timeout=args.timeout)
-    except UsageError as exc:
-        raise CliError(str(exc)) from None
+    impl = _open(args.impl, args.timeout)
     versions = _versions(args.flink, pinned_version(impl))
     runs = []
     report_dir = Path(args.report) if args.report else None
@@ -147,10 +159,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         raise CliError("replay needs a report.json or --request JSON")
     if not impl_spec:
         raise CliError("replay --request needs --impl")
-    try:
-        impl = open_impl(impl_spec, timeout=args.timeout)
-    except UsageError as exc:
-        raise CliError(str(exc)) from None
+    impl = _open(impl_spec, args.timeout)
     if not cases:
         print("nothing to replay: the report holds no counterexample")
         return EXIT_OK
@@ -189,10 +198,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    try:
-        impl = open_impl(args.impl, timeout=args.timeout)
-    except UsageError as exc:
-        raise CliError(str(exc)) from None
+    impl = _open(args.impl, args.timeout)
     from flinkspec.impls import answer_one
 
     out = sys.stdout
@@ -251,10 +257,7 @@ def cmd_exhaustive(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     if args.area not in ("watermark.valve", "watermark.combined"):
         raise CliError("--area must be watermark.valve or watermark.combined")
-    try:
-        impl = open_impl(args.impl, timeout=args.timeout)
-    except UsageError as exc:
-        raise CliError(str(exc)) from None
+    impl = _open(args.impl, args.timeout)
     versions = _versions(args.flink, pinned_version(impl))
     differing = 0
     try:

@@ -310,10 +310,6 @@ def _rejection_kind(rule: str, resp: Response) -> list[Violation]:
 JM_JVM = {"Xmx", "Xms", "MaxMetaspaceSize", "MaxDirectMemorySize"}
 
 
-def _direct_limit(cfg: dict[str, str]) -> bool:
-    return cfg.get(JM + "enable-jvm-direct-memory-limit", "false").strip().lower() == "true"
-
-
 @invariant("JM-1", "memory.jobmanager", "An accepted configuration yields every component as a "
            "non-negative byte count and the JVM arguments; -XX:MaxDirectMemorySize appears exactly when "
            "jobmanager.memory.enable-jvm-direct-memory-limit is true.", "PROTOCOL.md; JobManagerProcessUtils")
@@ -324,8 +320,8 @@ def jm_output_shape(req: Request, resp: Response, version: FlinkVersion) -> list
     problems = _shape(out, JM_KEYS, JM_JVM, {"MaxDirectMemorySize"})
     jvm = out.get("jvm_args")
     cfg_text = _config(req).get(JM + "enable-jvm-direct-memory-limit", "false").strip().lower()
-    direct = isinstance(jvm, dict) and "MaxDirectMemorySize" in jvm
-    if isinstance(jvm, dict) and cfg_text in ("true", "false") and direct != _direct_limit(_config(req)):
+    limited = cfg_text == "true"
+    if isinstance(jvm, dict) and cfg_text in ("true", "false") and ("MaxDirectMemorySize" in jvm) != limited:
         problems.append("MaxDirectMemorySize present/absent contrary to enable-jvm-direct-memory-limit")
     return [Violation("JM-1", p) for p in problems][:1]
 

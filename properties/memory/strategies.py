@@ -200,14 +200,23 @@ def _value_for(key: str) -> st.SearchStrategy[str]:
     return int_text
 
 
+def _mode_and_extras(draw: st.DrawFn, prefix: str, modes: dict[str, tuple[str, ...]],
+                     mode_strategy: st.SearchStrategy[str], extras: st.SearchStrategy[list[str]],
+                     random_limit: int) -> dict[str, str]:
+    """The keys of a drawn derivation mode, then (always for mode "random", else a third of the
+    time) up to a few more size keys of any kind."""
+    mode = draw(mode_strategy)
+    config = {prefix + k: draw(_text_for(k)) for k in modes[mode]}
+    limit = random_limit if mode == "random" else 3
+    for k in draw(extras)[:limit] if mode == "random" or draw(_extras_wanted) else ():
+        config.setdefault(k, draw(size_text))
+    return config
+
+
 @st.composite
 def taskmanager_configs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, str]:
     """A TaskManager memory configuration: a mode first, then everything else optional."""
-    mode = draw(_tm_mode)
-    config = {TM + k: draw(_text_for(k)) for k in TM_MODES[mode]}
-    limit = 8 if mode == "random" else 3
-    for k in draw(_tm_extra)[:limit] if mode == "random" or draw(_extras_wanted) else ():
-        config.setdefault(k, draw(size_text))
+    config = _mode_and_extras(draw, TM, TM_MODES, _tm_mode, _tm_extra, 8)
     for k in draw(_tm_fractions) if draw(_extras_wanted) else ():
         config[k] = draw(fraction_text)
     if draw(_rarely):
@@ -228,11 +237,7 @@ def taskmanager_configs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, str
 @st.composite
 def jobmanager_configs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, str]:
     """A JobManager memory configuration: a mode first, then everything else optional."""
-    mode = draw(_jm_mode)
-    config = {JM + k: draw(_text_for(k)) for k in JM_MODES[mode]}
-    limit = 7 if mode == "random" else 3
-    for k in draw(_jm_extra)[:limit] if mode == "random" or draw(_extras_wanted) else ():
-        config.setdefault(k, draw(size_text))
+    config = _mode_and_extras(draw, JM, JM_MODES, _jm_mode, _jm_extra, 7)
     if draw(_rarely):
         config[JM + "jvm-overhead.fraction"] = draw(fraction_text)
     if draw(_rarely):
