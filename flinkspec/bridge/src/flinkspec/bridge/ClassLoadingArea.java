@@ -1,0 +1,387 @@
+package flinkspec.bridge;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.lang.reflect.Field;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+
+/**
+ * {@code classloading.resolve}: a user-code class loader built by Flink's own
+ * {@code FlinkUserCodeClassLoaders.create}, over a real user jar and a real parent jar written
+ * for the request.
+ *
+ * <p>The configuration is read in the order the TaskManager reads it
+ * ({@code TaskManagerServicesConfiguration.fromConfiguration}, then
+ * {@code TaskManagerServices.fromConfiguration}): the parent-first patterns
+ * ({@code CoreOptions.getParentFirstLoaderPatterns}), then {@code ResolveOrder.fromString} of
+ * {@code classloader.resolve-order}, then {@code classloader.check-leaked-classloader}.
+ *
+ * <p>{@code FlinkUserCodeClassLoaders} lives in {@code org.apache.flink.runtime.execution.librarycache}
+ * in 1.13-1.15 and in {@code org.apache.flink.util} from 1.16 on; it and its {@code ResolveOrder}
+ * are reached by reflection so that one source compiles against every flink-dist jar.
+ * {@code getParentFirstLoaderPatterns} takes a {@code Configuration} in 1.13-1.15 and a
+ * {@code ReadableConfig} from 1.16 on; both accept the {@code Configuration} passed here.
+ *
+ * <p>The parent is a {@code URLClassLoader} over the parent jar whose parent is the platform
+ * class loader, so the JDK (and nothing of Flink's own class path) is visible above it. A class
+ * counts as "parent" when its loader is the boot, platform or parent loader, or the application
+ * loader for a class of a named (JDK) module: the platform loader delegates to the application
+ * loader for the packages of JDK modules defined to it (jdk.compiler, jdk.jshell, ...).
+ *
+ * <p>Every resource entry holds the bytes of an empty but valid manifest, so that names the jar
+ * code treats specially ({@code META-INF/MANIFEST.MF} in any case, signature files) stay inert:
+ * with other bytes, a {@code META-INF/MANIFEST.MF} entry makes every class of a named package in
+ * that jar unloadable ({@code URLClassLoader.defineClass} reads the manifest).
+ */
+public final class ClassLoadingArea implements Area {
+    private static final int MAX_NAME = 1024;
+    private static final byte[] RESOURCE_BYTES = "Manifest-Version: 1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final String[] LOADERS_CLASS = {
+        "org.apache.flink.util.FlinkUserCodeClassLoaders", // 1.16+
+        "org.apache.flink.runtime.execution.librarycache.FlinkUserCodeClassLoaders", // 1.13-1.15
+    };
+
+    @Override
+    public Object answer(String area, Map<String, Object> input) throws Exception {
+        if (!"classloading.resolve".equals(area)) {
+            throw new BadRequest("ClassLoadingArea does not answer " + area);
+        }
+        List<String> userClasses = names(input, "user_classes", false);
+        List<String> parentClasses = names(input, "parent_classes", false);
+        List<String> lookups = names(input, "lookups", false);
+        List<String> userResources = names(input, "user_resources", true);
+        List<String> parentResources = names(input, "parent_resources", true);
+        List<String> resourceLookups = names(input, "resource_lookups", true);
+        Map<String, String> userEntries = entries("user", userClasses, userResources);
+        Map<String, String> parentEntries = entries("parent", parentClasses, parentResources);
+        Map<String, String> configMap = stringMap(input);
+
+        Class<?> loaders = loadersClass();
+        Class<?> orderClass = Class.forName(loaders.getName() + "$ResolveOrder");
+        String[] patterns;
+        Object order;
+        boolean checkLeak;
+        try {
+            Configuration config = Configuration.fromMap(configMap);
+            patterns = CoreOptions.getParentFirstLoaderPatterns(config);
+            order = invoke(orderClass.getMethod("fromString", String.class), null,
+                    config.get(CoreOptions.CLASSLOADER_RESOLVE_ORDER));
+            checkLeak = config.get(CoreOptions.CHECK_LEAKED_CLASSLOADER);
+        } catch (RuntimeException e) {
+            throw new Rejected(e);
+        }
+        Method create = loaders.getMethod("create", orderClass, URL[].class, ClassLoader.class, String[].class,
+                Consumer.class, boolean.class);
+
+        Path dir = Files.createTempDirectory("flinkspec-classloading");
+        try {
+            Path userJar = writeJar(dir.resolve("user.jar"), userEntries);
+            Path parentJar = writeJar(dir.resolve("parent.jar"), parentEntries);
+            URL userUrl = userJar.toUri().toURL();
+            URL parentUrl = parentJar.toUri().toURL();
+            Consumer<Throwable> noop = t -> { };
+            try (URLClassLoader parent = new URLClassLoader(new URL[] {parentUrl},
+                    ClassLoader.getPlatformClassLoader());
+                    URLClassLoader loader = (URLClassLoader) invoke(create, null,
+                            order, new URL[] {userUrl}, parent, patterns, noop, checkLeak)) {
+                ClassLoader inner = innerOf(loader);
+                Map<String, Object> out = new LinkedHashMap<>();
+                List<Object> patternList = new ArrayList<>();
+                Collections.addAll(patternList, (Object[]) patterns);
+                out.put("patterns", patternList);
+                List<Object> resolved = new ArrayList<>();
+                for (String name : lookups) {
+                    resolved.add(resolve(loader, inner, parent, name));
+                }
+                out.put("resolved", resolved);
+                String userPrefix = "jar:" + userUrl + "!/";
+                String parentPrefix = "jar:" + parentUrl + "!/";
+                List<Object> resources = new ArrayList<>();
+                for (String name : resourceLookups) {
+                    resources.add(resources(loader, name, userPrefix, parentPrefix));
+                }
+                out.put("resources", resources);
+                return out;
+            }
+        } finally {
+            deleteTree(dir);
+        }
+    }
+
+    private static String resolve(ClassLoader loader, ClassLoader inner, ClassLoader parent, String name) {
+        Class<?> c;
+        try {
+            c = loader.loadClass(name);
+        } catch (ClassNotFoundException e) {
+            return "not_found";
+        } catch (Throwable t) {
+            return "error:" + t.getClass().getSimpleName();
+        }
+        ClassLoader cl = c.getClassLoader();
+        if (cl == null || cl == ClassLoader.getPlatformClassLoader() || cl == parent) {
+            return "parent";
+        }
+        if (cl == ClassLoader.getSystemClassLoader() && c.getModule().isNamed()) {
+            // a JDK module defined to the application loader (jdk.compiler, ...): the platform
+            // loader delegates to it for those packages
+            return "parent";
+        }
+        if (cl == loader || cl == inner) {
+            return "user";
+        }
+        throw new IllegalStateException(name + " was defined by an unexpected class loader " + cl);
+    }
+
+    private static List<Object> resources(ClassLoader loader, String name, String userPrefix, String parentPrefix)
+            throws IOException {
+        List<Object> where = new ArrayList<>();
+        String first = null;
+        Enumeration<URL> urls = loader.getResources(name);
+        while (urls.hasMoreElements()) {
+            String url = urls.nextElement().toString();
+            if (first == null) {
+                first = url;
+            }
+            if (url.startsWith(userPrefix)) {
+                where.add("user");
+            } else if (url.startsWith(parentPrefix) || url.startsWith("jrt:/")) {
+                where.add("parent");
+            } else {
+                throw new IllegalStateException("resource " + name + " found at an unexpected place " + url);
+            }
+        }
+        URL single = loader.getResource(name);
+        String got = single == null ? null : single.toString();
+        if (first == null ? got != null : !first.equals(got)) {
+            throw new IllegalStateException("getResource(" + name + ") = " + got
+                    + " is not the first element of getResources, " + first);
+        }
+        return where;
+    }
+
+    /** The loader a SafetyNetWrapperClassLoader delegates to, or {@code loader} itself. */
+    private static ClassLoader innerOf(ClassLoader loader) throws ReflectiveOperationException {
+        if (!loader.getClass().getSimpleName().equals("SafetyNetWrapperClassLoader")) {
+            return loader;
+        }
+        Field f = loader.getClass().getDeclaredField("inner");
+        f.setAccessible(true);
+        return (ClassLoader) f.get(loader);
+    }
+
+    private static Class<?> loadersClass() throws ClassNotFoundException {
+        for (String name : LOADERS_CLASS) {
+            try {
+                return Class.forName(name);
+            } catch (ClassNotFoundException e) {
+                // try the next place
+            }
+        }
+        throw new ClassNotFoundException("FlinkUserCodeClassLoaders in none of " + String.join(", ", LOADERS_CLASS));
+    }
+
+    // ---------------------------------------------------------------- the jars
+
+    private static Path writeJar(Path jar, Map<String, String> entries) throws IOException {
+        try (OutputStream file = Files.newOutputStream(jar); JarOutputStream out = new JarOutputStream(file)) {
+            for (Map.Entry<String, String> e : entries.entrySet()) {
+                out.putNextEntry(new JarEntry(e.getKey()));
+                out.write(e.getValue() == null ? RESOURCE_BYTES : classFile(e.getValue().replace('.', '/')));
+                out.closeEntry();
+            }
+        }
+        return jar;
+    }
+
+    /** A public class {@code internalName} extending Object, version 52.0, with no members. */
+    static byte[] classFile(String internalName) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        DataOutputStream out = new DataOutputStream(bytes);
+        out.writeInt(0xCAFEBABE);
+        out.writeShort(0); // minor
+        out.writeShort(52); // major: Java 8
+        out.writeShort(5); // constant pool count (entries 1..4)
+        out.writeByte(7); // #1 Class #2
+        out.writeShort(2);
+        out.writeByte(1); // #2 Utf8 this class
+        out.writeUTF(internalName);
+        out.writeByte(7); // #3 Class #4
+        out.writeShort(4);
+        out.writeByte(1); // #4 Utf8 super class
+        out.writeUTF("java/lang/Object");
+        out.writeShort(0x0021); // ACC_PUBLIC | ACC_SUPER
+        out.writeShort(1); // this_class
+        out.writeShort(3); // super_class
+        out.writeShort(0); // interfaces
+        out.writeShort(0); // fields
+        out.writeShort(0); // methods
+        out.writeShort(0); // attributes
+        out.flush();
+        return bytes.toByteArray();
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        List<Path> paths = new ArrayList<>();
+        try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
+            walk.forEach(paths::add);
+        }
+        Collections.reverse(paths);
+        for (Path p : paths) {
+            Files.deleteIfExists(p);
+        }
+    }
+
+    // ---------------------------------------------------------------- validation
+
+    /**
+     * The jar entries of one side, entry name to class name (null for a resource): class files,
+     * then resources. A resource equal to a class file would be a duplicate entry and is refused.
+     */
+    private static Map<String, String> entries(String side, List<String> classes, List<String> resources)
+            throws BadRequest {
+        Map<String, String> entries = new LinkedHashMap<>();
+        for (String c : classes) {
+            entries.put(c.replace('.', '/') + ".class", c);
+        }
+        for (int i = 0; i < resources.size(); i++) {
+            String r = resources.get(i);
+            String cls = entries.get(r);
+            if (cls != null) {
+                throw new BadRequest(side + "_resources[" + i + "] = " + Json.write(r) + " is the class file of "
+                        + Json.write(cls) + " in " + side + "_classes (it would be a duplicate jar entry)");
+            }
+            entries.put(r, null);
+        }
+        return entries;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<String> names(Map<String, Object> input, String field, boolean resource) throws BadRequest {
+        List<String> out = new ArrayList<>();
+        if (!input.containsKey(field)) {
+            return out;
+        }
+        Object raw = input.get(field);
+        if (!(raw instanceof List)) {
+            throw new BadRequest("input." + field + " must be an array of strings");
+        }
+        List<Object> list = (List<Object>) raw;
+        for (int i = 0; i < list.size(); i++) {
+            Object v = list.get(i);
+            if (!(v instanceof String)) {
+                throw new BadRequest("input." + field + "[" + i + "] must be a string");
+            }
+            String name = (String) v;
+            String why = resource ? resourceNameProblem(name) : binaryNameProblem(name);
+            if (why != null) {
+                throw new BadRequest(field + "[" + i + "] = " + Json.write(name) + " is not a valid "
+                        + (resource ? "resource" : "binary") + " name: " + why);
+            }
+            out.add(name);
+        }
+        return out;
+    }
+
+    /** Why {@code name} is not a binary name the bridge can put in a jar, or null. */
+    static String binaryNameProblem(String name) {
+        String common = commonProblem(name, "/;[");
+        if (common != null) {
+            return common;
+        }
+        for (String seg : name.split("\\.", -1)) {
+            if (seg.isEmpty()) {
+                return "empty segment";
+            }
+        }
+        return null;
+    }
+
+    /** Why {@code name} is not a resource name the bridge can put in a jar, or null. */
+    static String resourceNameProblem(String name) {
+        String common = commonProblem(name, "\\");
+        if (common != null) {
+            return common;
+        }
+        for (String seg : name.split("/", -1)) {
+            if (seg.isEmpty()) {
+                return "empty segment";
+            }
+            if (seg.equals(".") || seg.equals("..")) {
+                return "segment '" + seg + "'";
+            }
+        }
+        return null;
+    }
+
+    private static String commonProblem(String name, String forbidden) {
+        if (name.isEmpty() || name.length() > MAX_NAME) {
+            return "length " + name.length() + " is not in 1.." + MAX_NAME;
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c < 0x20) {
+                return String.format("control character U+%04X", (int) c);
+            }
+            if (forbidden.indexOf(c) >= 0) {
+                return "character '" + c + "'";
+            }
+            if (Character.isHighSurrogate(c) && i + 1 < name.length() && Character.isLowSurrogate(name.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return String.format("unpaired surrogate U+%04X", (int) c);
+            }
+        }
+        return null;
+    }
+
+    private static Map<String, String> stringMap(Map<String, Object> input) throws BadRequest {
+        Map<String, String> config = new LinkedHashMap<>();
+        if (!input.containsKey("config")) {
+            return config;
+        }
+        Object raw = input.get("config");
+        if (!(raw instanceof Map)) {
+            throw new BadRequest("input.config must be an object");
+        }
+        for (Map.Entry<?, ?> e : ((Map<?, ?>) raw).entrySet()) {
+            if (!(e.getValue() instanceof String)) {
+                throw new BadRequest("input.config['" + e.getKey() + "'] must be a string");
+            }
+            config.put((String) e.getKey(), (String) e.getValue());
+        }
+        return config;
+    }
+
+    /** {@code m.invoke(target, args)}, rethrowing what the method threw (Flink's own exception) unwrapped. */
+    private static Object invoke(Method m, Object target, Object... args) throws Exception {
+        try {
+            return m.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof Exception) {
+                throw (Exception) cause;
+            }
+            throw e;
+        }
+    }
+}

@@ -1,0 +1,62 @@
+"""Regenerate ``oracle/jdk17-classes.txt.gz`` and ``oracle/jdk17-resources.txt.gz`` from the local JDK 17.
+
+    python -m flinkspec.jdklist
+
+Compiles and runs ``flinkspec/bridge/tools/JdkList.java`` in a JVM started like the bridge (a plain
+class-path application, see ``flinkjars.bridge_command``): the binary names the platform class
+loader loads and the other resource names it finds, over the files of the boot layer's modules.
+One name a line, sorted, gzip -9 with mtime 0, so that a rerun on the same JDK gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+TOOL = Path(__file__).parent / "bridge" / "tools" / "JdkList.java"
+ORACLE = Path(__file__).parent.parent / "oracle"
+JVM_FLAGS = ["-Xss4m", "-XX:+UseSerialGC", "-XX:+TieredCompilation"]  # as flinkjars.bridge_command
+FEATURE = 17
+
+
+def _tool(name: str) -> str:
+    path = shutil.which(name)
+    if path is None:
+        raise SystemExit(f"flinkspec.jdklist: {name} not found: needs a JDK {FEATURE} on PATH")
+    return path
+
+
+def _check_version(java: str) -> None:
+    out = subprocess.run([java, "-version"], capture_output=True, text=True, check=True).stderr
+    found = re.search(r'version "(\d+)', out)
+    if found is None or int(found.group(1)) != FEATURE:
+        raise SystemExit(f"flinkspec.jdklist: needs java {FEATURE}, found: {out.splitlines()[0]}")
+
+
+def _gzip(src: Path, dst: Path) -> int:
+    data = src.read_bytes()
+    with open(dst, "wb") as raw, gzip.GzipFile(filename="", mode="wb", compresslevel=9, fileobj=raw, mtime=0) as gz:
+        gz.write(data)
+    return data.count(b"\n")
+
+
+def main() -> int:
+    java, javac = _tool("java"), _tool("javac")
+    _check_version(java)
+    with tempfile.TemporaryDirectory(prefix="flinkspec-jdklist") as tmp:
+        work = Path(tmp)
+        subprocess.run([javac, "-nowarn", "-encoding", "UTF-8", "-d", str(work), str(TOOL)], check=True)
+        classes, resources = work / "classes.txt", work / "resources.txt"
+        subprocess.run([java, *JVM_FLAGS, "-cp", str(work), "JdkList", str(classes), str(resources)], check=True)
+        for src, name in ((classes, "jdk17-classes.txt.gz"), (resources, "jdk17-resources.txt.gz")):
+            print(f"{ORACLE / name}: {_gzip(src, ORACLE / name)} names")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
