@@ -323,9 +323,11 @@ def build_parser() -> argparse.ArgumentParser:
     ru.add_argument("--json", action="store_true")
     ru.set_defaults(fn=cmd_rules)
 
+    from flinkspec.classpath_cli import add_parser as add_classpath
     from flinkspec.memory_cli import add_parser as add_memory
 
     add_memory(sub)
+    add_classpath(sub)
     return p
 
 

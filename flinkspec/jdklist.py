@@ -1,10 +1,11 @@
-"""Regenerate ``oracle/jdk17-classes.txt.gz`` and ``oracle/jdk17-resources.txt.gz`` from the local JDK 17.
+"""Regenerate ``oracle/jdk17-{classes,resources,hidden-class-files}.txt.gz`` from the local JDK 17.
 
     python -m flinkspec.jdklist
 
 Compiles and runs ``flinkspec/bridge/tools/JdkList.java`` in a JVM started like the bridge (a plain
 class-path application, see ``flinkjars.bridge_command``): the binary names the platform class
-loader loads and the other resource names it finds, over the files of the boot layer's modules.
+loader loads, the other resource names it finds, and the classes whose class file it does not find,
+over the files of the boot layer's modules.
 One name a line, sorted, gzip -9 with mtime 0, so that a rerun on the same JDK gives the same bytes.
 """
 
@@ -51,9 +52,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="flinkspec-jdklist") as tmp:
         work = Path(tmp)
         subprocess.run([javac, "-nowarn", "-encoding", "UTF-8", "-d", str(work), str(TOOL)], check=True)
-        classes, resources = work / "classes.txt", work / "resources.txt"
-        subprocess.run([java, *JVM_FLAGS, "-cp", str(work), "JdkList", str(classes), str(resources)], check=True)
-        for src, name in ((classes, "jdk17-classes.txt.gz"), (resources, "jdk17-resources.txt.gz")):
+        classes, resources, hidden = work / "classes.txt", work / "resources.txt", work / "hidden.txt"
+        subprocess.run([java, *JVM_FLAGS, "-cp", str(work), "JdkList", str(classes), str(resources), str(hidden)],
+                       check=True)
+        for src, name in ((classes, "jdk17-classes.txt.gz"), (resources, "jdk17-resources.txt.gz"),
+                          (hidden, "jdk17-hidden-class-files.txt.gz")):
             print(f"{ORACLE / name}: {_gzip(src, ORACLE / name)} names")
     return 0
 

@@ -1,7 +1,8 @@
 """Delta debugging for counterexamples Hypothesis cannot shrink well (long seeded sequences).
 
 ``reduce(request, still_fails)`` removes chunks of ``input.events`` (halves, quarters ... single
-events), then keys of ``input.config``, then lowers ``channels``/``inputs`` to what the events use,
+events), then the names of class-loading requests, then keys of ``input.config``, then lowers
+``channels``/``inputs`` to what the events use,
 keeping every change after which ``still_fails(request)`` holds. The result is 1-minimal: removing
 any single event or key makes the failure go away.
 """
@@ -13,6 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 Request = dict[str, Any]
+# classloading.resolve: the names a counterexample can do without
+NAME_LISTS = ("lookups", "resource_lookups", "user_classes", "parent_classes", "user_resources", "parent_resources")
 
 
 def _with(request: Request, name: str, value: Any) -> Request:
@@ -90,6 +93,9 @@ def reduce(request: Request, still_fails: Callable[[Request], bool], max_calls: 
         current = _ddmin_list(current, "events", still_fails, budget)
         current = _drop_channels(current, still_fails, budget)
         current = _ddmin_list(current, "events", still_fails, budget)
+    for name in NAME_LISTS:
+        if isinstance(current["input"].get(name), list):
+            current = _ddmin_list(current, name, still_fails, budget)
     if isinstance(current["input"].get("config"), dict):
         current = _ddmin_dict(current, "config", still_fails, budget)
     return _fewer_channels(current, still_fails)

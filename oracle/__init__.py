@@ -53,6 +53,7 @@ def answer(request: Mapping[str, Any]) -> dict[str, Any]:
 
 
 # Area modules register themselves on import.
+from oracle import classloading as _classloading  # noqa: E402,F401
 from oracle import memory as _memory  # noqa: E402,F401
 from oracle import watermark as _watermark  # noqa: E402,F401
 

@@ -51,6 +51,7 @@ _PARSERS: dict[str, Callable[[str], Any]] = {
     "double": parse_double,
     "int": parse_int,
     "boolean": parse_boolean_option,
+    "string": str,
 }
 
 
@@ -164,8 +165,9 @@ class Configuration:
         """The stored value of the key, else of the first fallback key present."""
         return next((self.data[k] for k in option.keys if k in self.data), None)
 
-    def get(self, option: ConfigOption) -> Any:
-        """``Configuration.get``: the parsed value or the default; a parse error is
+    def get(self, option: ConfigOption, parse: Callable[[str], Any] | None = None) -> Any:
+        """``Configuration.get``: the parsed value (by ``parse`` if given, else by the option's kind) or
+        the default; a parse error is
         ``IllegalArgumentException("Could not parse value '<raw>' for key '<option key>'.")``."""
         raw = self.raw(option)
         if raw is None:
@@ -173,7 +175,7 @@ class Configuration:
         if not isinstance(raw, str):
             return raw
         try:
-            return _PARSERS[option.kind](raw)
+            return (parse or _PARSERS[option.kind])(raw)
         except JavaException as exc:
             message = f"Could not parse value '{raw}' for key '{option.key}'."
             raise IllegalArgumentException(message, exc) from exc

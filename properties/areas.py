@@ -8,6 +8,8 @@ import attrs
 from hypothesis import strategies as st
 
 from oracle.versions import SUPPORTED, FlinkVersion
+from properties.classloading import invariants as _classloading_invariants  # noqa: F401
+from properties.classloading import strategies as classloading_strategies
 from properties.memory import invariants as _memory_invariants  # noqa: F401  (registers the rules)
 from properties.memory import strategies as memory_strategies
 from properties.watermark import invariants as watermark_invariants
@@ -46,5 +48,9 @@ AREAS: dict[str, AreaSpec] = {
     "watermark.timers": AreaSpec(
         "watermark.timers", "TIMER", lambda ver: watermark_strategies.requests("watermark.timers", ver),
         size=watermark_strategies.event_count, normalize=watermark_invariants.timers_normalize,
+    ),
+    "classloading.resolve": AreaSpec(
+        "classloading.resolve", "CLR", classloading_strategies.requests,
+        size=classloading_strategies.name_count, corpus_key=classloading_strategies.corpus_key,
     ),
 }

@@ -21,10 +21,12 @@ import java.util.stream.Stream;
  * Run as a plain class-path application, like the bridge; {@code flinkspec/jdklist.py} compiles
  * and runs it.
  *
- * <p>{@code java JdkList CLASSES RESOURCES} walks {@code jrt:/modules/<m>} for every module
+ * <p>{@code java JdkList CLASSES RESOURCES HIDDEN} walks {@code jrt:/modules/<m>} for every module
  * {@code m} of the boot layer and writes, one name a line, sorted: the binary names that
  * {@code ClassLoader.getPlatformClassLoader().loadClass} loads (module-info and package-info
- * excluded), and the names of the other files that its {@code getResource} finds. A few
+ * excluded), the names of the other files that its {@code getResource} finds, and the binary names of
+ * the classes whose class file {@code getResource} does not find (those of modules defined to the
+ * application class loader, to which the platform loader delegates their packages' classes only). A few
  * statistics go to stderr.
  */
 public final class JdkList {
@@ -33,6 +35,7 @@ public final class JdkList {
         FileSystem jrt = FileSystems.getFileSystem(URI.create("jrt:/"));
         Set<String> classes = new TreeSet<>();
         Set<String> resources = new TreeSet<>();
+        Set<String> hiddenClassFiles = new TreeSet<>();
         int files = 0;
         int notLoadable = 0;
         int classWithoutResource = 0;
@@ -59,6 +62,7 @@ public final class JdkList {
                         if (c.getName().equals(binary)) {
                             classes.add(binary);
                             if (platform.getResource(name) == null) {
+                                hiddenClassFiles.add(binary);
                                 classWithoutResource++;
                             }
                         } else {
@@ -77,6 +81,7 @@ public final class JdkList {
         }
         write(Paths.get(args[0]), classes);
         write(Paths.get(args[1]), resources);
+        write(Paths.get(args[2]), hiddenClassFiles);
         System.err.printf("%d boot-layer modules, %d files: %d classes (%d class files not loadable, %d loadable"
                 + " classes whose .class file getResource does not find), %d other resources (%d found more than"
                 + " once by getResources)%n", modules.size(), files, classes.size(), notLoadable,

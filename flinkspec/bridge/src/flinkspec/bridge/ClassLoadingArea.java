@@ -75,6 +75,8 @@ public final class ClassLoadingArea implements Area {
         Map<String, String> userEntries = entries("user", userClasses, userResources);
         Map<String, String> parentEntries = entries("parent", parentClasses, parentResources);
         Map<String, String> configMap = stringMap(input);
+        List<URL> userJars = realJars(input, "user_jars");
+        List<URL> parentJars = realJars(input, "parent_jars");
 
         Class<?> loaders = loadersClass();
         Class<?> orderClass = Class.forName(loaders.getName() + "$ResolveOrder");
@@ -97,13 +99,17 @@ public final class ClassLoadingArea implements Area {
         try {
             Path userJar = writeJar(dir.resolve("user.jar"), userEntries);
             Path parentJar = writeJar(dir.resolve("parent.jar"), parentEntries);
-            URL userUrl = userJar.toUri().toURL();
-            URL parentUrl = parentJar.toUri().toURL();
+            List<URL> userUrls = new ArrayList<>();
+            userUrls.add(userJar.toUri().toURL());
+            userUrls.addAll(userJars);
+            List<URL> parentUrls = new ArrayList<>();
+            parentUrls.add(parentJar.toUri().toURL());
+            parentUrls.addAll(parentJars);
             Consumer<Throwable> noop = t -> { };
-            try (URLClassLoader parent = new URLClassLoader(new URL[] {parentUrl},
+            try (URLClassLoader parent = new URLClassLoader(parentUrls.toArray(new URL[0]),
                     ClassLoader.getPlatformClassLoader());
                     URLClassLoader loader = (URLClassLoader) invoke(create, null,
-                            order, new URL[] {userUrl}, parent, patterns, noop, checkLeak)) {
+                            order, userUrls.toArray(new URL[0]), parent, patterns, noop, checkLeak)) {
                 ClassLoader inner = innerOf(loader);
                 Map<String, Object> out = new LinkedHashMap<>();
                 List<Object> patternList = new ArrayList<>();
@@ -114,11 +120,9 @@ public final class ClassLoadingArea implements Area {
                     resolved.add(resolve(loader, inner, parent, name));
                 }
                 out.put("resolved", resolved);
-                String userPrefix = "jar:" + userUrl + "!/";
-                String parentPrefix = "jar:" + parentUrl + "!/";
                 List<Object> resources = new ArrayList<>();
                 for (String name : resourceLookups) {
-                    resources.add(resources(loader, name, userPrefix, parentPrefix));
+                    resources.add(resources(loader, name, prefixes(userUrls), prefixes(parentUrls)));
                 }
                 out.put("resources", resources);
                 return out;
@@ -152,8 +156,54 @@ public final class ClassLoadingArea implements Area {
         throw new IllegalStateException(name + " was defined by an unexpected class loader " + cl);
     }
 
-    private static List<Object> resources(ClassLoader loader, String name, String userPrefix, String parentPrefix)
-            throws IOException {
+    private static List<String> prefixes(List<URL> jars) {
+        List<String> out = new ArrayList<>();
+        for (URL jar : jars) {
+            out.add("jar:" + jar + "!/");
+        }
+        return out;
+    }
+
+    private static boolean startsWithAny(String url, List<String> prefixes) {
+        for (String p : prefixes) {
+            if (url.startsWith(p)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Extension {@code user_jars} / {@code parent_jars}: absolute paths of existing jars put on that
+     * side's class path after the generated jar ({@code flinkspec classpath --impl flink:X.Y}).
+     */
+    @SuppressWarnings("unchecked")
+    private static List<URL> realJars(Map<String, Object> input, String key) throws Exception {
+        List<URL> out = new ArrayList<>();
+        if (!input.containsKey(key)) {
+            return out;
+        }
+        Object raw = input.get(key);
+        if (!(raw instanceof List)) {
+            throw new BadRequest("input." + key + " must be an array of jar paths");
+        }
+        List<Object> items = (List<Object>) raw;
+        for (int i = 0; i < items.size(); i++) {
+            Object item = items.get(i);
+            if (!(item instanceof String) || !java.nio.file.Paths.get((String) item).isAbsolute()) {
+                throw new BadRequest("input." + key + "[" + i + "] must be an absolute path");
+            }
+            Path jar = java.nio.file.Paths.get((String) item);
+            if (!Files.isRegularFile(jar)) {
+                throw new BadRequest("input." + key + "[" + i + "] = " + item + ": no such jar");
+            }
+            out.add(jar.toUri().toURL());
+        }
+        return out;
+    }
+
+    private static List<Object> resources(ClassLoader loader, String name, List<String> userPrefixes,
+            List<String> parentPrefixes) throws IOException {
         List<Object> where = new ArrayList<>();
         String first = null;
         Enumeration<URL> urls = loader.getResources(name);
@@ -162,9 +212,9 @@ public final class ClassLoadingArea implements Area {
             if (first == null) {
                 first = url;
             }
-            if (url.startsWith(userPrefix)) {
+            if (startsWithAny(url, userPrefixes)) {
                 where.add("user");
-            } else if (url.startsWith(parentPrefix) || url.startsWith("jrt:/")) {
+            } else if (startsWithAny(url, parentPrefixes) || url.startsWith("jrt:/")) {
                 where.add("parent");
             } else {
                 throw new IllegalStateException("resource " + name + " found at an unexpected place " + url);

@@ -1,0 +1,231 @@
+"""Protocol area ``classloading.resolve``: which loader serves each class and resource (CL-7 ... CL-14).
+
+A user-code class loader built as a TaskManager builds it: ``FlinkUserCodeClassLoaders.create(order,
+[user jar], parent, patterns, handler, checkLeak)`` whose parent loader holds the parent jar above the
+JDK (the platform class loader). The settings come from :mod:`oracle.classloading_config`.
+
+- CL-7  Child-first (``ChildFirstClassLoader.loadClassWithoutExceptionHandling``, the same 1.13-2.3): a
+        class this loader already defined is returned; a name starting with any pattern (plain
+        ``startsWith``, no dot boundary) takes standard parent delegation (parent, then the user jar);
+        any other name is looked up in the user jar first, then by standard delegation.
+- CL-8  Parent-first (``ParentFirstClassLoader``, a plain ``URLClassLoader``): parent, then the user jar,
+        for every name; patterns play no part.
+- CL-9  The parent side is the JDK (boot and platform loaders) first, then the parent jar.
+- CL-10 ``ClassLoader.preDefineClass``: no loader but the platform loader may define a class whose name
+        starts with ``java.``: ``SecurityException`` (``Prohibited package name``), on either side. A jar
+        entry ``a/b/C.class`` that is no class file (a resource named so) is a ``ClassFormatError``.
+- CL-11 Defining a user class resolves its superclass ``java.lang.Object`` through the user-code loader
+        itself (CL-7 applies to it): with no pattern covering ``java.lang.Object`` and a user jar that holds
+        it, every user class fails with that ``SecurityException``.
+- CL-12 Only ``ClassNotFoundException`` moves the search on; any other error ends the lookup.
+- CL-13 ``getResources`` (``ChildFirstClassLoader``): every user-jar match, then everything the parent
+        finds (JDK, then parent jar); parent-first lists the parent's first. Patterns do not apply to
+        resources. A class's ``.class`` file is a resource of its jar.
+- CL-14 ``getResource`` is the first element of ``getResources``, in both orders.
+
+The JDK is the one of Java 17: the classes and the non-class resources the platform class loader
+finds, and the classes whose class file it does not find as a resource, as listed by
+``python -m flinkspec.jdklist`` (``oracle/jdk17-*.txt.gz``).
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+from collections.abc import Callable, Mapping, Sequence
+from importlib import resources
+from typing import Any
+
+import attrs
+
+from oracle import area
+from oracle.classloading_config import JavaException, LoaderSettings, UnmodelledValue, settings
+from oracle.protocol import BadRequest, Rejected, field, string_map
+from oracle.versions import FlinkVersion
+
+USER, PARENT, NOT_FOUND = "user", "parent", "not_found"
+PROHIBITED = "error:SecurityException"
+OBJECT = "java.lang.Object"
+MAX_NAME = 1024  # UTF-16 chars
+MAX_NAMES = 100_000
+
+
+@functools.cache
+def _jdk(kind: str) -> frozenset[str]:
+    data = resources.files("oracle").joinpath(f"jdk17-{kind}.txt.gz").read_bytes()
+    return frozenset(gzip.decompress(data).decode("utf-8").split("\n")) - {""}
+
+
+def jdk_classes() -> frozenset[str]:
+    """Binary names of the JDK 17 classes the platform class loader finds."""
+    return _jdk("classes")
+
+
+def jdk_resources() -> frozenset[str]:
+    """Names of the JDK 17 non-class resources the platform class loader finds."""
+    return _jdk("resources")
+
+
+def jdk_hidden_class_files() -> frozenset[str]:
+    """JDK 17 classes whose class file the platform loader does not find as a resource (their modules are
+    defined to the application class loader; the platform loader delegates only their classes)."""
+    return _jdk("hidden-class-files")
+
+
+def class_file(name: str) -> str:
+    """The resource name of a class's class file: ``a.b.C$D`` -> ``a/b/C$D.class``."""
+    return name.replace(".", "/") + ".class"
+
+
+@attrs.frozen
+class Loaders:
+    """A user-code loader over a user jar, its parent loader over a parent jar, and the JDK."""
+
+    settings: LoaderSettings
+    user_classes: frozenset[str]
+    parent_classes: frozenset[str]
+    user_resources: frozenset[str]
+    parent_resources: frozenset[str]
+
+    def load(self, name: str) -> str:
+        """``loader.loadClass(name)``: where the class comes from, ``not_found`` or ``error:<Exception>``."""
+        if self.settings.child_first and not self.parent_first(name):
+            found = self._find_in_user_jar(name)  # CL-7
+            return found if found != NOT_FOUND else self._delegate(name)
+        return self._delegate(name)  # CL-7 pattern match, CL-8
+
+    def parent_first(self, name: str) -> bool:
+        """CL-7: some pattern is a prefix of the name (``String.startsWith``, no dot boundary)."""
+        return any(name.startswith(p) for p in self.settings.patterns)
+
+    def _delegate(self, name: str) -> str:
+        """``ClassLoader.loadClass``'s standard delegation: the parent loader, then the user jar."""
+        found = self._parent_load(name)
+        return found if found != NOT_FOUND else self._find_in_user_jar(name)
+
+    def _parent_load(self, name: str) -> str:
+        """CL-9: the parent ``URLClassLoader``: the JDK first, then the parent jar (CL-10)."""
+        if name in jdk_classes():
+            return PARENT
+        return _define(name, self.parent_classes, self.parent_resources) or PARENT
+
+    def _find_in_user_jar(self, name: str) -> str:
+        """``URLClassLoader.findClass`` on the user jar: define the class (CL-10, CL-11)."""
+        failed = _define(name, self.user_classes, self.user_resources)
+        if failed:
+            return failed
+        if self.settings.child_first:  # the superclass, resolved through this loader (CL-11)
+            superclass = self.load(OBJECT)
+            if superclass != PARENT:
+                return superclass
+        return USER
+
+    def resources(self, name: str) -> list[str]:
+        """CL-13: where ``getResources(name)`` finds ``name``, in order."""
+        user = [USER] if name in self.user_resources else []
+        parent = ([PARENT] if self._in_jdk(name) else []) + ([PARENT] if name in self.parent_resources else [])
+        return user + parent if self.settings.child_first else parent + user
+
+    @staticmethod
+    def _in_jdk(name: str) -> bool:
+        if name.endswith(".class"):
+            binary = name[: -len(".class")].replace("/", ".")
+            return binary in jdk_classes() and binary not in jdk_hidden_class_files()
+        return name in jdk_resources()
+
+
+def _define(name: str, classes: frozenset[str], entries: frozenset[str]) -> str | None:
+    """``findClass`` + ``defineClass`` on one jar: None when the class is defined, else what happens:
+    no entry ``a/b/C.class`` is not found; a ``java.*`` name is prohibited (CL-10) before the bytes are
+    read; an entry that is a plain resource, not a class file, is a ``ClassFormatError``."""
+    if class_file(name) not in entries:
+        return NOT_FOUND
+    if name.startswith("java."):
+        return PROHIBITED
+    return None if name in classes else "error:ClassFormatError"
+
+
+# --------------------------------------------------------------------------------------------
+# requests
+
+
+def _utf16_len(text: str) -> int:
+    return len(text) + sum(1 for c in text if ord(c) > 0xFFFF)
+
+
+def _name_problem(text: str, sep: str) -> str | None:
+    """Why ``text`` is not a valid name with segments separated by ``sep``, or None."""
+    if not 1 <= _utf16_len(text) <= MAX_NAME:
+        return f"its length must be 1 to {MAX_NAME}"
+    for ch in text:
+        if ord(ch) < 0x20:
+            return f"control character U+{ord(ch):04X}"
+        if 0xD800 <= ord(ch) <= 0xDFFF:
+            return f"unpaired surrogate U+{ord(ch):04X}"
+        if ch in ("/;[" if sep == "." else "\\"):
+            return f"{ch!r} is not allowed"
+    for seg in text.split(sep):
+        if not seg:
+            return "empty segment"
+        if sep == "/" and seg in (".", ".."):
+            return f"segment {seg!r}"
+    return None
+
+
+def _names(inp: Mapping[str, Any], key: str, sep: str) -> list[str]:
+    if key not in inp:
+        return []
+    values = field(inp, key, list, "input")
+    if len(values) > MAX_NAMES:
+        raise BadRequest(f"input.{key} has {len(values)} names; at most {MAX_NAMES}")
+    kind = "binary name" if sep == "." else "resource name"
+    for i, value in enumerate(values):
+        if not isinstance(value, str):
+            raise BadRequest(f"input.{key}[{i}] must be a string, got {type(value).__name__}")
+        problem = _name_problem(value, sep)
+        if problem:
+            raise BadRequest(f"input.{key}[{i}] = {value!r} is not a valid {kind}: {problem}")
+    return values
+
+
+def _jar_resources(inp: Mapping[str, Any], side: str, classes: Sequence[str]) -> frozenset[str]:
+    """The entries of one jar: its resources and its classes' class files, each at most once."""
+    own = _names(inp, f"{side}_resources", "/")
+    files = {class_file(c) for c in classes}
+    for i, res in enumerate(own):
+        if res in files:
+            raise BadRequest(f"input.{side}_resources[{i}] = {res!r} is the class file of a name in "
+                             f"input.{side}_classes; a jar holds each entry once")
+    return frozenset(own) | files
+
+
+@area("classloading.resolve")
+def resolve(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] | Rejected:
+    """The patterns in force, where each lookup's class comes from, where each resource is found."""
+    return resolve_with(inp, version)
+
+
+def resolve_with(inp: Mapping[str, Any], version: FlinkVersion, loaders: type[Loaders] = Loaders,
+                 read_settings: Callable[[Mapping[str, str], FlinkVersion], LoaderSettings] = settings,
+                 ) -> dict[str, Any] | Rejected:
+    """:func:`resolve` with the loader model and the settings reader given (the mutants plant bugs here)."""
+    user_classes = _names(inp, "user_classes", ".")
+    parent_classes = _names(inp, "parent_classes", ".")
+    lookups = _names(inp, "lookups", ".")
+    user_resources = _jar_resources(inp, "user", user_classes)
+    parent_resources = _jar_resources(inp, "parent", parent_classes)
+    resource_lookups = _names(inp, "resource_lookups", "/")
+    config = string_map(inp, "config", "input")
+    try:
+        loader_settings = read_settings(config, version)
+    except JavaException as exc:
+        return Rejected(exc.simple_name, exc.message)
+    except UnmodelledValue as exc:
+        raise BadRequest(f"input.config: the oracle does not model {exc} as a YAML list value") from None
+    model = loaders(loader_settings, frozenset(user_classes), frozenset(parent_classes),
+                      user_resources, parent_resources)
+    return {
+        "patterns": list(loader_settings.patterns),
+        "resolved": [model.load(name) for name in lookups],
+        "resources": [model.resources(name) for name in resource_lookups],
+    }

@@ -1,0 +1,295 @@
+"""How Flink turns a configuration into the user-code class loader's settings (CL-1 ... CL-6).
+
+Mirrors ``CoreOptions.getParentFirstLoaderPatterns(config)``, ``FlinkUserCodeClassLoaders
+.ResolveOrder.fromString(config.get(CLASSLOADER_RESOLVE_ORDER))`` and
+``config.get(CHECK_LEAKED_CLASSLOADER)``, read in that order (``TaskManagerServicesConfiguration``
+computes the patterns when it reads the configuration; the resolve order is parsed later, when
+``TaskManagerServices`` builds the library cache).
+
+- CL-1  The patterns in force are the entries of ``classloader.parent-first-patterns.default``
+        (deprecated key ``classloader.parent-first-patterns``; default per version below), then those
+        of ``classloader.parent-first-patterns.additional`` (default empty). No trimming beyond the
+        splitter's, no de-duplication, no sorting.
+- CL-2  1.13-1.14 (String options): Guava ``Splitter.on(';').omitEmptyStrings()``; no trim, no quoting.
+- CL-3  1.15-1.18 (``List<String>`` options): ``StructuredOptionsSplitter.splitEscaped(value, ';')``:
+        unquoted tokens are Java-trimmed, ``'..'``/``".."`` quote (a doubled quote escapes), an empty
+        piece between two delimiters is kept as ``""`` (a pattern matching every class), a leading one is
+        dropped; a quoted token followed by anything but ``;`` and an unclosed quote are errors.
+- CL-4  1.19+: a list value is first parsed as YAML (``YamlParserUtils.convertToObject(value, List.class)``,
+        SnakeYAML engine, core schema; 1.19-1.20 only while ``GlobalConfiguration.isStandardYaml()``, true
+        unless a legacy ``flink-conf.yaml`` was loaded). A YAML sequence gives its items (non-strings as the
+        YAML dumper prints them); anything else, a null item or a YAML error falls back to CL-3.
+- CL-5  ``ResolveOrder.fromString`` compares with ``equalsIgnoreCase`` and does not trim: anything but
+        ``child-first``/``parent-first`` is ``IllegalArgumentException("Unknown resolve order: <value>")``.
+- CL-6  A value that does not parse is ``IllegalArgumentException("Could not parse value '<raw>' for key
+        '<key>'.")``, naming the option's own key even when the value came from a deprecated key.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+
+import attrs
+
+from oracle.javanum import IllegalArgumentException, JavaException, java_trim
+from oracle.memory_options import ConfigOption, Configuration, FallbackKey
+from oracle.versions import FlinkVersion, pick, v
+
+LOGGING = ("org.slf4j", "org.apache.log4j", "org.apache.logging", "org.apache.commons.logging", "ch.qos.logback")
+
+# classloader.parent-first-patterns.default, by first version (exact order as in CoreOptions)
+DEFAULT_PATTERNS: Mapping[FlinkVersion, tuple[str, ...]] = {
+    v("1.13"): ("java.", "scala.", "org.apache.flink.", "com.esotericsoftware.kryo", "org.apache.hadoop.",
+                "javax.annotation.", *LOGGING, "org.xml", "javax.xml", "org.apache.xerces", "org.w3c"),
+    v("1.14"): ("java.", "scala.", "org.apache.flink.", "com.esotericsoftware.kryo", "org.apache.hadoop.",
+                "javax.annotation.", "org.xml", "javax.xml", "org.apache.xerces", "org.w3c", "org.rocksdb.",
+                *LOGGING),
+}
+
+DEFAULT_KEY = "classloader.parent-first-patterns.default"
+ADDITIONAL_KEY = "classloader.parent-first-patterns.additional"
+RESOLVE_ORDER = ConfigOption("classloader.resolve-order", "string", "child-first", "child-first")
+CHECK_LEAKED = ConfigOption("classloader.check-leaked-classloader", "boolean", True, "true")
+
+
+class UnmodelledValue(ValueError):
+    """A value the oracle does not model exactly (a YAML sequence outside the modelled subset)."""
+
+
+@attrs.frozen
+class LoaderSettings:
+    """What ``FlinkUserCodeClassLoaders.create`` is called with."""
+
+    child_first: bool
+    patterns: tuple[str, ...]
+    check_leaked: bool
+
+
+def settings(config: Mapping[str, str], version: FlinkVersion) -> LoaderSettings:
+    """CL-1 ... CL-6; raises :class:`JavaException` where Flink throws, :class:`UnmodelledValue`."""
+    conf = Configuration(config)
+    split = pick(SPLITTERS, version)
+    defaults = pick(DEFAULT_PATTERNS, version)
+    default_opt = ConfigOption(DEFAULT_KEY, "string", defaults, "", (FallbackKey("classloader.parent-first-patterns",
+                                                                                  True),))
+    additional_opt = ConfigOption(ADDITIONAL_KEY, "string", (), "")
+    patterns = (*conf.get(default_opt, split), *conf.get(additional_opt, split))
+    order = conf.get(RESOLVE_ORDER)
+    if java_equals_ignore_case(order, "child-first"):
+        child_first = True
+    elif java_equals_ignore_case(order, "parent-first"):
+        child_first = False
+    else:
+        raise IllegalArgumentException(f"Unknown resolve order: {order}")
+    return LoaderSettings(child_first, tuple(patterns), conf.get(CHECK_LEAKED))
+
+
+# --------------------------------------------------------------------------------------------
+# CL-2 / CL-3: the two splitters
+
+
+def guava_split(value: str) -> tuple[str, ...]:
+    """CL-2: ``Splitter.on(';').omitEmptyStrings().split(value)``."""
+    return tuple(piece for piece in value.split(";") if piece)
+
+
+def _java_whitespace(ch: str) -> bool:
+    """``Character.isWhitespace``: Unicode space separators except no-break spaces, and 9-13, 28-31."""
+    code = ord(ch)
+    if code in (0x00A0, 0x2007, 0x202F):
+        return False
+    return 9 <= code <= 13 or 28 <= code <= 31 or code in _SPACE_SEPARATORS
+
+
+# Unicode Zs, Zl and Zp in the JDK 17 character database
+_SPACE_SEPARATORS = frozenset({0x20, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029, 0x205F, 0x3000})
+
+
+def _split_error(message: str) -> IllegalArgumentException:
+    return IllegalArgumentException(f"Could not split string. {message}")
+
+
+def escaped_split(value: str) -> tuple[str, ...]:
+    """CL-3: ``StructuredOptionsSplitter.splitEscaped(value, ';')`` (tokenize, then processTokens)."""
+    tokens: list[tuple[str, str, int]] = []  # (kind, text, position); kind in Q (quoted), U, D
+    i, n = 0, len(value)
+    while i < n:
+        ch = value[i]
+        if ch in "'\"":
+            text, end = _in_quotes(value, ch, i)
+            tokens.append(("Q", text, i))
+            i = end
+        elif ch == ";":
+            tokens.append(("D", ";", i))
+            i += 1
+        elif _java_whitespace(ch):
+            i += 1
+        else:
+            end = value.find(";", i)
+            end = n if end < 0 else end
+            tokens.append(("U", java_trim(value[i:end]), i))
+            i = end
+    out: list[str] = []
+    for k, (kind, text, _pos) in enumerate(tokens):
+        nxt = tokens[k + 1] if k + 1 < len(tokens) else None
+        if kind == "Q":
+            if nxt is not None and nxt[0] != "D":
+                raise _split_error(f"Illegal quoting at position: {nxt[2] - 1}")
+            out.append(text)
+        elif kind == "U":
+            out.append(text)
+        elif nxt is not None and nxt[0] == "D":
+            out.append("")
+    return tuple(out)
+
+
+def _in_quotes(value: str, quote: str, start: int) -> tuple[str, int]:
+    """``consumeInQuotes``: the quoted text (a doubled quote is one quote) and the index after it."""
+    buf: list[str] = []
+    i = start + 1
+    while i < len(value):
+        ch = value[i]
+        if ch == quote:
+            if i + 1 >= len(value) or value[i + 1] != quote:
+                return "".join(buf), i + 1
+            buf.append(ch)
+            i += 2
+            continue
+        buf.append(ch)
+        i += 1
+    raise _split_error("Quoting was not closed properly.")
+
+
+# --------------------------------------------------------------------------------------------
+# CL-4: YAML list values (1.19+)
+
+_NULL = re.compile(r"~|null|Null|NULL")
+_BOOL = re.compile(r"true|True|TRUE|false|False|FALSE")
+_INT = re.compile(r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+")
+_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)")
+_PLAIN_START = re.compile(r"[A-Za-z0-9_$.;/=^<+()~]")
+_PLAIN_REST = re.compile(r"[A-Za-z0-9_$.;/=^<+()~ '\"!&*%?|>@-]")
+
+
+def yaml_then_split(value: str) -> tuple[str, ...]:
+    """CL-4: the YAML sequence's items if ``value`` is one, else :func:`escaped_split`."""
+    items = _yaml_sequence(value)
+    if items is None or any(item is None for item in items):  # not a list, or a null item: NPE, fallback
+        return escaped_split(value)
+    return tuple(items)
+
+
+def _yaml_sequence(value: str) -> list[str | None] | None:
+    """The items of a single-line YAML flow sequence of scalars, None for what is no YAML list."""
+    if "\n" in value or "\r" in value:
+        raise UnmodelledValue("a multi-line value")
+    body = value.lstrip(" ")
+    if not body.startswith("["):
+        if body[:1] in ("-", "&", "!", "\t", "\ufeff"):  # maybe a block sequence, anchor, tag
+            raise UnmodelledValue(f"a value starting with {body[:1]!r}")
+        return None  # a scalar, a mapping, a comment or an error: never a list
+    items: list[str | None] = []
+    i = 1
+    while True:
+        i = _skip_spaces(body, i)
+        if i >= len(body):
+            return None  # unclosed: a YAML error
+        if body[i] == "]":
+            break
+        item, i = _flow_item(body, i)
+        items.append(item)
+        i = _skip_spaces(body, i)
+        if i < len(body) and body[i] == ",":
+            i += 1
+        elif i < len(body) and body[i] != "]":
+            raise UnmodelledValue(f"{body[i]!r} after an item of a flow sequence")
+    rest = body[i + 1:].strip(" ")
+    if rest and not rest.startswith("#"):
+        raise UnmodelledValue("text after a flow sequence")
+    return items
+
+
+def _skip_spaces(text: str, i: int) -> int:
+    while i < len(text) and text[i] == " ":
+        i += 1
+    return i
+
+
+def _flow_item(body: str, i: int) -> tuple[str | None, int]:
+    ch = body[i]
+    if ch == "'":
+        end = i + 1
+        buf: list[str] = []
+        while end < len(body):
+            if body[end] == "'":
+                if body[end + 1:end + 2] != "'":
+                    return "".join(buf), end + 1
+                end += 1
+            buf.append(body[end])
+            end += 1
+        raise UnmodelledValue("an unclosed single-quoted item")
+    if ch == '"':
+        end = body.find('"', i + 1)
+        if end < 0 or "\\" in body[i:end]:
+            raise UnmodelledValue("a double-quoted item with escapes or unclosed")
+        return body[i + 1:end], end + 1
+    end = i
+    while end < len(body) and body[end] not in ",]":
+        end += 1
+    text = body[i:end].rstrip(" ")
+    if not _plain_ok(text):
+        raise UnmodelledValue(f"the flow item {text!r}")
+    return _resolve_plain(text), end
+
+
+def _plain_ok(text: str) -> bool:
+    if not text or not (_PLAIN_START.fullmatch(text[0]) or _unicode_ok(text[0])):
+        return False
+    return all(_PLAIN_REST.fullmatch(c) or _unicode_ok(c) for c in text[1:])
+
+
+def _unicode_ok(ch: str) -> bool:
+    return ord(ch) > 0x7F and ch.isprintable() and not 0xD800 <= ord(ch) <= 0xDFFF and ch != "\ufeff"
+
+
+def _resolve_plain(text: str) -> str | None:
+    """The core schema's reading of a plain scalar, printed back as ``YamlParserUtils.toYAMLString``."""
+    if _NULL.fullmatch(text):
+        return None
+    if _BOOL.fullmatch(text):
+        return text.lower()
+    if _INT.fullmatch(text):
+        if text.startswith("0o"):
+            return str(int(text[2:], 8))
+        if text.startswith("0x"):
+            return str(int(text[2:], 16))
+        return str(int(text, 10))
+    if _FLOAT.fullmatch(text):
+        raise UnmodelledValue(f"the float item {text!r}")
+    return text
+
+
+SPLITTERS: Mapping[FlinkVersion, Callable[[str], tuple[str, ...]]] = {
+    v("1.13"): guava_split,
+    v("1.15"): escaped_split,
+    v("1.19"): yaml_then_split,
+}
+
+# --------------------------------------------------------------------------------------------
+# CL-5: String.equalsIgnoreCase against an ASCII word
+
+# chars outside ASCII whose simple case mapping (as String.regionMatches(true, ...) applies it) meets an
+# ASCII letter: dotless i, dotted capital I, long s, Kelvin sign
+_FOLDS = {"\u0131": "i", "\u0130": "i", "\u017f": "s", "\u212a": "k"}
+
+
+def java_equals_ignore_case(text: str, word: str) -> bool:
+    """``text.equalsIgnoreCase(word)`` for an ASCII ``word``."""
+    if len(text) != len(word):
+        return False
+    return all(a == b or _FOLDS.get(a, a if ord(a) > 0x7F else a.lower()) == b.lower()
+               for a, b in zip(text, word, strict=True))
+
+
+__all__ = ["JavaException", "LoaderSettings", "UnmodelledValue", "settings"]

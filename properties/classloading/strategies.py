@@ -1,0 +1,200 @@
+"""Requests for ``classloading.resolve``: class-name sets on and around every parent-first pattern.
+
+A request draws a handful of "seed" names first (valid binary names: nested ``$`` classes, unicode
+identifiers, deep packages, JDK classes and near-JDK fakes), then the patterns in force: the version's
+defaults or an override, plus additional patterns cut from the seed names (exactly a package, a prefix
+with and without the trailing dot, a prefix that cuts a segment, the empty pattern). Lookups are the
+seeds plus names exactly on, just inside and just outside each pattern, each placed in the user jar,
+the parent jar, both or neither. Pattern strings come with the spellings each version's splitter
+treats differently (whitespace, empty and duplicate entries, quotes, YAML lists from 1.19).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from oracle import classloading_config as clc
+from oracle.classloading import class_file, jdk_resources
+from oracle.versions import FlinkVersion, pick, v
+
+AREA = "classloading.resolve"
+
+JDK_NAMES = (
+    "java.lang.String", "java.lang.Object", "java.util.List", "java.util.concurrent.ConcurrentHashMap",
+    "java.util.Map$Entry", "java.sql.Connection", "javax.xml.parsers.DocumentBuilder", "javax.annotation.processing"
+    ".Processor", "org.w3c.dom.Node", "org.xml.sax.Parser", "sun.misc.Unsafe", "jdk.internal.misc.Unsafe",
+    "javax.net.ssl.SSLContext", "java.lang.invoke.MethodHandle", "javax.management.MBeanServer",
+)
+NEAR_JDK = ("java.lang.Fake", "java.Fake", "javax.Fake", "java.lang.String$Fake", "javax.xml.Fake", "jdk.Fake")
+FRAMEWORK = ("org.apache.flink.api.common.JobID", "org.apache.flink.Fake", "scala.Option", "org.slf4j.Logger",
+             "org.apache.log4j.Logger", "org.apache.hadoop.conf.Configuration", "com.esotericsoftware.kryo.Kryo",
+             "org.rocksdb.RocksDB", "org.xmlpull.v1.XmlPullParser", "org.apache.xerces.Parser",
+             "ch.qos.logback.Logger", "org.apache.commons.logging.Log", "org.apache.loggingx.Fake")
+
+_ascii_ident = st.from_regex(r"[a-z][a-z0-9_]{0,6}", fullmatch=True)
+_class_ident = st.from_regex(r"[A-Z][A-Za-z0-9_]{0,6}", fullmatch=True)
+_unicode_ident = st.sampled_from(["ünï", "日本", "Ωmega", "ça", "_", "$", "a$", "x1", "1x", "𝔘nicode", "İd"])
+_segment = st.one_of(_ascii_ident, _ascii_ident, _unicode_ident)
+
+
+@st.composite
+def binary_names(draw: st.DrawFn) -> str:
+    """A valid binary name: a package of 0-12 segments and a class, maybe nested."""
+    package = draw(st.lists(_segment, max_size=draw(st.sampled_from([2, 3, 12]))))
+    cls = draw(st.one_of(_class_ident, _unicode_ident))
+    nested = draw(st.lists(st.one_of(_class_ident, st.sampled_from(["1", "Inner", "$"])), max_size=2))
+    return ".".join([*package, "$".join([cls, *nested])])
+
+
+def _seed_names() -> st.SearchStrategy[str]:
+    return st.one_of(binary_names(), binary_names(), st.sampled_from(JDK_NAMES), st.sampled_from(NEAR_JDK),
+                     st.sampled_from(FRAMEWORK), st.sampled_from(["com.acme.Job", "com.acme.Job$Inner",
+                                                                  "com.acmex.Job", "com.acme.util.Helper"]))
+
+
+def _cuts(name: str) -> list[str]:
+    """Patterns cut from a name: each package with and without its dot, a cut segment, the name."""
+    parts = name.split(".")
+    out = []
+    for i in range(1, len(parts)):
+        pkg = ".".join(parts[:i])
+        out += [pkg + ".", pkg]
+    if len(name) > 1:
+        out.append(name[:-1])
+    out.append(name)
+    return out
+
+
+def _around(pattern: str) -> list[str]:
+    """Names exactly on, just inside and just outside a pattern (no dot boundary in Flink)."""
+    base = pattern.rstrip(".")
+    if not base or base.startswith(".") or ".." in base:
+        return []
+    out = [base, base + ".Inside", base + "x.Outside", base + "$Nested"]
+    if pattern.endswith("."):
+        out.append(base + "X")  # shares the prefix without the dot: outside
+    if len(base) > 1 and not base.endswith(".") and not base[:-1].endswith("."):
+        out.append(base[:-1] + ".Cut")  # cuts the last char: outside
+    out.append(base[:1].swapcase() + base[1:] + ".Case")  # prefix tests are case-sensitive
+    return out
+
+
+def _spell(pieces: list[str], version: FlinkVersion, draw: st.DrawFn) -> str:
+    """One string for a pattern list, in a spelling the version's splitter reads back (or not)."""
+    styles = ["plain", "spaced", "empties", "trailing"]
+    if version >= v("1.15"):
+        styles += ["quoted", "bad-quote"]
+    if version >= v("1.19"):
+        styles += ["yaml", "yaml", "yaml-null"]
+    style = draw(st.sampled_from(styles))
+    if style == "spaced":
+        return " ; ".join(f" {p} " for p in pieces)
+    if style == "empties":
+        return ";".join(p for piece in pieces for p in (piece, "")) + draw(st.sampled_from(["", ";", ";;"]))
+    if style == "trailing":
+        return ";" + ";".join(pieces) + ";"
+    if style == "quoted":
+        return ";".join(f"'{p}'" if i % 2 else f'"{p}"' for i, p in enumerate(pieces))
+    if style == "bad-quote":
+        return draw(st.sampled_from(["'a'b", "'unclosed", "\"x\"y;z", "a'b;c"]))
+    if style == "yaml":
+        items = [p if draw(st.booleans()) else f"'{p}'" for p in pieces if _yaml_plain(p)]
+        items += draw(st.sampled_from([[], [], ["1"], ["true"], ["0x1F"], ["''"]]))
+        return draw(st.sampled_from(["[{}]", "[ {} ]", "[{},]"])).format(", ".join(items))
+    if style == "yaml-null":
+        return "[" + ", ".join([*pieces[:1], "~"]) + "]"
+    return ";".join(pieces)
+
+
+def _yaml_plain(piece: str) -> bool:
+    try:
+        return clc._plain_ok(piece) and clc._resolve_plain(piece) == piece
+    except clc.UnmodelledValue:
+        return False
+
+
+@st.composite
+def configs(draw: st.DrawFn, version: FlinkVersion, seeds: list[str]) -> dict[str, str]:
+    config: dict[str, str] = {}
+    order = draw(st.sampled_from([None, None, "child-first", "parent-first", "parent-first", "Parent-First",
+                                  "CHILD-FIRST", " child-first", "parent-first ", "child_first", "parent-firſt",
+                                  "chİld-first", "", "bogus"]))
+    if order is not None:
+        config["classloader.resolve-order"] = order
+    cuts = [c for s in seeds for c in _cuts(s)]
+    pieces = st.lists(st.sampled_from(cuts), min_size=1, max_size=3)
+    if draw(st.integers(0, 5)) == 0:  # override the defaults (maybe dropping java.)
+        keys = ["classloader.parent-first-patterns.default", "classloader.parent-first-patterns"]
+        defaults = list(pick(clc.DEFAULT_PATTERNS, version))
+        base = draw(st.sampled_from([[], defaults[1:], ["javax.", "org.apache.flink."], draw(pieces)]))
+        for key in draw(st.sampled_from([keys[:1], keys[1:], keys])):
+            config[key] = _spell(base or ["scala."], version, draw)
+    if draw(st.integers(0, 3)) > 0:
+        config["classloader.parent-first-patterns.additional"] = _spell(draw(pieces), version, draw)
+    leak = draw(st.sampled_from([None, None, None, "true", "false", "FALSE", "nope"]))
+    if leak is not None:
+        config["classloader.check-leaked-classloader"] = leak
+    if draw(st.integers(0, 9)) == 0:
+        config["classloader.parent-first-patterns.unknown"] = "com."
+    return config
+
+
+def _patterns_for(config: dict[str, str], version: FlinkVersion) -> tuple[str, ...]:
+    try:
+        return clc.settings(config, version).patterns
+    except (clc.JavaException, clc.UnmodelledValue):
+        return ()
+
+
+_RESOURCES = ("META-INF/x.txt", "META-INF/services/com.acme.Plugin", "com/acme/app.properties", "log4j2.xml",
+              "a/b/c/d.bin", "java/lang/Object.class", "java/lang/Fake.class", "com/acme/Job.class")
+
+
+@st.composite
+def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
+    seeds = draw(st.lists(_seed_names(), min_size=1, max_size=4, unique=True))
+    config = draw(configs(version, seeds))
+    patterns = _patterns_for(config, version)
+    near = [n for p in patterns if p and any(s.startswith(p[:3]) for s in seeds) for n in _around(p)]
+    names = list(dict.fromkeys(seeds + draw(st.lists(st.sampled_from(near), max_size=4)) if near else seeds))
+    if draw(st.integers(0, 7)) == 0:
+        names.append("java.lang.Object")  # with java. not parent-first, every user class fails
+    user: list[str] = []
+    parent: list[str] = []
+    for name in names:
+        side = draw(st.sampled_from(["user", "parent", "both", "neither"]))
+        if side in ("user", "both"):
+            user.append(name)
+        if side in ("parent", "both"):
+            parent.append(name)
+    lookups = draw(st.permutations(names))
+    if draw(st.integers(0, 4)) == 0:
+        lookups = [*lookups, *lookups[:2]]  # a class asked for twice
+    res_pool = [*_RESOURCES, *(class_file(n) for n in names), *sorted(jdk_resources())[:3]]
+    res_names = draw(st.lists(st.sampled_from(res_pool), max_size=4, unique=True))
+    user_files = {class_file(n) for n in user}
+    parent_files = {class_file(n) for n in parent}
+    user_res = [r for r in res_names if r not in user_files and draw(st.booleans())]
+    parent_res = [r for r in res_names if r not in parent_files and draw(st.booleans())]
+    out: dict[str, Any] = {"config": config, "user_classes": user, "parent_classes": parent, "lookups": lookups}
+    if res_names:
+        out |= {"user_resources": user_res, "parent_resources": parent_res, "resource_lookups": res_names}
+    return out
+
+
+def requests(version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
+    """Protocol requests for ``classloading.resolve`` and ``version``."""
+    return inputs(version).map(lambda i: {"area": AREA, "flink": str(version), "input": i})
+
+
+def name_count(request: dict[str, Any]) -> int:
+    """How many distinct class names a request mentions (the size of a counterexample)."""
+    inp = request["input"]
+    return len({*inp.get("user_classes", []), *inp.get("parent_classes", []), *inp.get("lookups", [])})
+
+
+def corpus_key(version: FlinkVersion) -> object:
+    """Versions whose splitters and defaults agree draw the same requests."""
+    return (pick(clc.SPLITTERS, version).__name__, pick(clc.DEFAULT_PATTERNS, version))

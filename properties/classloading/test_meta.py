@@ -1,0 +1,122 @@
+"""Meta-tests: the class-loading strategies reach the corners where implementations go wrong."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, find, given, settings
+
+import oracle
+from oracle.classloading import jdk_classes
+from oracle.versions import SUPPORTED, FlinkVersion, v
+from properties.classloading.strategies import requests
+
+REACH = settings(max_examples=4000, database=None, deadline=None, phases=[Phase.generate], derandomize=True,
+                 suppress_health_check=list(HealthCheck))
+
+
+def _out(r: dict[str, Any]) -> dict[str, Any] | None:
+    return oracle.answer({"id": 0, **r}).get("output")
+
+
+def _lookups_with(pred: Callable[[str, list[str], dict[str, Any]], bool]) -> Callable[[dict[str, Any]], bool]:
+    """Some lookup ``name`` satisfies ``pred(name, patterns in force, input)``."""
+    def check(r: dict[str, Any]) -> bool:
+        out = _out(r)
+        return out is not None and any(pred(n, out["patterns"], r["input"]) for n in r["input"]["lookups"])
+    return check
+
+
+def _resolved(result: str) -> Callable[[dict[str, Any]], bool]:
+    def check(r: dict[str, Any]) -> bool:
+        out = _out(r)
+        return out is not None and result in out["resolved"]
+    return check
+
+
+def _side(name: str, inp: dict[str, Any]) -> str:
+    user, parent = name in inp["user_classes"], name in inp["parent_classes"]
+    return {(True, True): "both", (True, False): "user", (False, True): "parent"}.get((user, parent), "neither")
+
+
+CORNERS: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "a lookup equal to a pattern": _lookups_with(lambda n, pats, _i: n in pats),
+    "inside a pattern without a dot boundary": _lookups_with(
+        lambda n, pats, _i: any(p and not p.endswith(".") and n.startswith(p) and n[len(p)] != "." and n != p
+                                for p in pats)),
+    "just outside a dotted pattern": _lookups_with(
+        lambda n, pats, _i: any(p.endswith(".") and n.startswith(p[:-1]) and not n.startswith(p) for p in pats)),
+    "user jar only": _lookups_with(lambda n, _p, i: _side(n, i) == "user"),
+    "parent jar only": _lookups_with(lambda n, _p, i: _side(n, i) == "parent"),
+    "both jars, no pattern": _lookups_with(
+        lambda n, pats, i: _side(n, i) == "both" and not any(n.startswith(p) for p in pats)),
+    "both jars, matching a pattern": _lookups_with(
+        lambda n, pats, i: _side(n, i) == "both" and any(n.startswith(p) for p in pats)),
+    "neither jar, not JDK": _lookups_with(lambda n, _p, i: _side(n, i) == "neither" and n not in jdk_classes()),
+    "a JDK class": _lookups_with(lambda n, _p, _i: n in jdk_classes()),
+    "a nested class": _lookups_with(lambda n, _p, _i: "$" in n),
+    "a unicode identifier": _lookups_with(lambda n, _p, _i: any(ord(c) > 127 for c in n)),
+    "a package 8 deep": _lookups_with(lambda n, _p, _i: n.count(".") >= 8),
+    "the empty pattern in force": lambda r: (o := _out(r)) is not None and "" in o["patterns"],
+    "a duplicate pattern": lambda r: (o := _out(r)) is not None and len(set(o["patterns"])) < len(o["patterns"]),
+    "defaults without java.": lambda r: (o := _out(r)) is not None and "java." not in o["patterns"],
+    "java.* class from a jar: SecurityException": _resolved("error:SecurityException"),
+    "user java.lang.Object breaks user classes": lambda r: (
+        (o := _out(r)) is not None and "java.lang.Object" in r["input"]["user_classes"]
+        and any(x == "error:SecurityException" and n != "java.lang.Object"
+                for n, x in zip(r["input"]["lookups"], o["resolved"], strict=True))),
+    "parent-first resolve order": lambda r: (
+        _out(r) is not None and r["input"]["config"].get("classloader.resolve-order", "").lower() == "parent-first"),
+    "a case variant of the resolve order": lambda r: (
+        _out(r) is not None and r["input"]["config"].get("classloader.resolve-order") in ("Parent-First",
+                                                                                        "CHILD-FIRST")),
+    "an unknown resolve order": lambda r: "Unknown resolve order" in str(
+        oracle.answer({"id": 0, **r}).get("error", {}).get("message")),
+    "the deprecated default key": lambda r: "classloader.parent-first-patterns" in r["input"]["config"],
+    "a resource in both jars": lambda r: (o := _out(r)) is not None and ["user", "parent"] in o["resources"],
+    "a class file as a resource": lambda r: any(x.endswith(".class") for x in r["input"].get("resource_lookups", [])),
+    "a class asked for twice": lambda r: len(set(r["input"]["lookups"])) < len(r["input"]["lookups"]),
+}
+
+BY_VERSION: dict[str, tuple[FlinkVersion, Callable[[dict[str, Any]], bool]]] = {
+    "1.15+: a quoting error": (v("1.15"), lambda r: "Could not parse value" in str(
+        oracle.answer({"id": 0, **r}).get("error", {}).get("message"))),
+    "1.19+: a YAML list of patterns": (v("1.19"), lambda r: (o := _out(r)) is not None and any(
+        val.lstrip().startswith("[") and "~" not in val for val in r["input"]["config"].values())
+        and not any(p.startswith("[") for p in o["patterns"])),
+    "1.19+: a YAML list with a null item falls back": (v("1.19"), lambda r: (o := _out(r)) is not None and any(
+        p.startswith("[") for p in o["patterns"])),
+    "1.13: spaces kept around patterns": (v("1.13"), lambda r: (o := _out(r)) is not None and any(
+        p != p.strip() for p in o["patterns"])),
+}
+
+
+@pytest.mark.parametrize("corner", list(CORNERS))
+def test_strategy_reaches(corner: str) -> None:
+    find(requests(SUPPORTED[-1]), CORNERS[corner], settings=REACH)
+
+
+@pytest.mark.parametrize("corner", list(BY_VERSION))
+def test_strategy_reaches_version_corner(corner: str) -> None:
+    version, pred = BY_VERSION[corner]
+    find(requests(version), pred, settings=REACH)
+
+
+@settings(max_examples=300, database=None, deadline=None, derandomize=True)
+@given(requests(SUPPORTED[-1]))
+def test_most_requests_are_accepted(request: dict[str, Any]) -> None:
+    """Every generated request is well-formed: the oracle answers, never with a BadRequest."""
+    resp = oracle.answer({"id": 0, **request})
+    assert resp.get("error", {}).get("type") != "BadRequest", resp
+
+
+def test_a_majority_is_accepted() -> None:
+    """Most requests get an output (not a rejected configuration), so resolution is exercised."""
+    from hypothesis import strategies as st
+
+    from flinkspec.corpus import draw
+    drawn = draw(st.one_of(*(requests(ver) for ver in SUPPORTED)), 600, 7)
+    accepted = sum("output" in oracle.answer({"id": 0, **r}) for r in drawn)
+    assert accepted >= 0.6 * len(drawn), f"{accepted} of {len(drawn)} accepted"
