@@ -7,8 +7,10 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
+from hypothesis import strategies as st
 
 import oracle
+from flinkspec.corpus import draw
 from oracle.classloading import jdk_classes
 from oracle.versions import SUPPORTED, FlinkVersion, v
 from properties.classloading.strategies import requests
@@ -63,6 +65,7 @@ CORNERS: dict[str, Callable[[dict[str, Any]], bool]] = {
     "a duplicate pattern": lambda r: (o := _out(r)) is not None and len(set(o["patterns"])) < len(o["patterns"]),
     "defaults without java.": lambda r: (o := _out(r)) is not None and "java." not in o["patterns"],
     "java.* class from a jar: SecurityException": _resolved("error:SecurityException"),
+    "a resource named like a class file: ClassFormatError": _resolved("error:ClassFormatError"),
     "user java.lang.Object breaks user classes": lambda r: (
         (o := _out(r)) is not None and "java.lang.Object" in r["input"]["user_classes"]
         and any(x == "error:SecurityException" and n != "java.lang.Object"
@@ -114,9 +117,6 @@ def test_most_requests_are_accepted(request: dict[str, Any]) -> None:
 
 def test_a_majority_is_accepted() -> None:
     """Most requests get an output (not a rejected configuration), so resolution is exercised."""
-    from hypothesis import strategies as st
-
-    from flinkspec.corpus import draw
     drawn = draw(st.one_of(*(requests(ver) for ver in SUPPORTED)), 600, 7)
     accepted = sum("output" in oracle.answer({"id": 0, **r}) for r in drawn)
     assert accepted >= 0.6 * len(drawn), f"{accepted} of {len(drawn)} accepted"

@@ -1,0 +1,50 @@
+"""Bad class-loading input gets a clear BadRequest naming the field, never a crash: checked on the
+implementation under test (``--impl flink`` runs it against the bridge)."""
+
+from __future__ import annotations
+
+import pytest
+
+from flinkspec.impls import Implementation, answer_one
+from oracle.versions import FlinkVersion
+
+BAD = [
+    ({"lookups": ["a..b"]}, "lookups[0]"),
+    ({"lookups": ["com/acme/Job"]}, "lookups[0]"),
+    ({"lookups": [""]}, "lookups[0]"),
+    ({"lookups": [".a"]}, "lookups[0]"),
+    ({"lookups": ["[Ljava.lang.String;"]}, "lookups[0]"),
+    ({"lookups": ["a\u0000b"]}, "lookups[0]"),
+    ({"lookups": ["x" * 1025]}, "lookups[0]"),
+    ({"lookups": ["ok.Name", 5]}, "lookups[1]"),
+    ({"user_classes": ["a.b."]}, "user_classes[0]"),
+    ({"parent_classes": ["a;b"]}, "parent_classes[0]"),
+    ({"user_resources": ["/abs/path"]}, "user_resources[0]"),
+    ({"resource_lookups": ["a/../b"]}, "resource_lookups[0]"),
+    ({"parent_resources": ["a\\b"]}, "parent_resources[0]"),
+    ({"user_classes": ["a.B"], "user_resources": ["a/B.class"]}, "user_resources[0]"),
+    ({"lookups": "a.B"}, "lookups"),
+    ({"config": {"classloader.resolve-order": 1}}, "config"),
+    ({"config": None}, "config"),
+]
+
+
+@pytest.mark.parametrize(("payload", "says"), BAD, ids=[f"{s}-{i}" for i, (_, s) in enumerate(BAD)])
+def test_invalid_classloading_input_is_a_bad_request(impl: Implementation, flink_version: FlinkVersion,
+                                                     payload: dict, says: str) -> None:
+    """The implementation answers a BadRequest naming the field, and stays usable."""
+    answer = answer_one(impl, {"id": 1, "area": "classloading.resolve", "flink": str(flink_version),
+                               "input": payload})
+    assert answer.get("error", {}).get("type") == "BadRequest", answer
+    assert says in answer["error"]["message"], answer
+    ok = answer_one(impl, {"id": 2, "area": "classloading.resolve", "flink": str(flink_version),
+                           "input": {"lookups": ["java.lang.String"]}})
+    assert ok.get("output", {}).get("resolved") == ["parent"], ok
+
+
+def test_unknown_resolve_order_is_rejected_by_flink(impl: Implementation, flink_version: FlinkVersion) -> None:
+    """An unknown resolve order is Flink's verdict (InvalidConfiguration), not a malformed request."""
+    answer = answer_one(impl, {"id": 1, "area": "classloading.resolve", "flink": str(flink_version),
+                               "input": {"config": {"classloader.resolve-order": "child_first"}}})
+    assert answer.get("error") == {"type": "InvalidConfiguration", "exception": "IllegalArgumentException",
+                                   "message": "Unknown resolve order: child_first"}, answer
