@@ -1,0 +1,287 @@
+"""Protocol area ``checkpoint.alignment``: one task's checkpoint barrier handling (AL-*, ALO-*).
+
+One operator instance reads one input gate of ``channels`` channels. The request's events arrive
+at the gate in order; the task consumes them through Flink's barrier handler, which may block
+channels (exactly-once) and triggers or aborts checkpoints. The output is the task's trace:
+``{"process": [channel, record]}``, ``{"snapshot": id}`` followed by ``{"emit_barrier": id}``,
+``{"abort": [id, reason]}``. The input model, the trace and the extension
+``checkpoints_after_finish`` are specified in ``docs/protocol-checkpoint-alignment.md``.
+
+Input model (IN-*; the harness's, the same in the real-Flink bridge):
+
+- IN-1  Each event is appended to its channel's queue when it arrives.
+- IN-2  A channel is blocked from the handler's ``blockConsumption`` until its
+        ``resumeConsumption`` (Flink's network stack blocks the channel itself right after an
+        aligned barrier; the handler blocks exactly those channels, so both coincide).
+- IN-3  After each arrival the task consumes, one at a time, the earliest-arrived queued event of
+        any unblocked channel until none is left. Events a resumed channel queued while blocked
+        are therefore consumed in their arrival order before any later arrival; whatever stays
+        queued on a channel that is never resumed is never consumed (and not in the trace).
+- IN-4  A consumed record is ``process``ed; a barrier, cancel marker or end of partition goes to
+        the handler (``CheckpointedInputGate.handleEvent``).
+- IN-5  A trigger is recorded as ``snapshot`` then ``emit_barrier`` (the task does both in one
+        mailbox action: ``SubtaskCheckpointCoordinatorImpl.checkpointState`` broadcasts the
+        barrier before snapshotting; the pair is one step of the trace either way); an abort
+        (``abortCheckpointOnBarrier``, which forwards a ``CancelCheckpointMarker``) as ``abort``.
+- IN-6  An exception thrown by the handler fails the task: ``{"fail": "<exception>"}`` ends the
+        trace and nothing more is consumed.
+
+Exactly-once: ``SingleCheckpointBarrierHandler.aligned`` (all versions; in 1.13 it counts
+barriers where 1.14+ keeps a channel set), states ``WaitingForFirstBarrier`` / ``CollectingBarriers``
+via ``AbstractAlignedBarrierHandlerState``:
+
+- AL-1  The handler starts with current = last completed-or-cancelled = -1; a checkpoint is
+        pending while current != last and current >= 0 (``isCheckpointPending``).
+- AL-2  A barrier with id < current, or = current while nothing is pending, is obsolete: its
+        channel is resumed, nothing else happens (``processBarrier``).
+- AL-3  A barrier with id > current first aborts a pending checkpoint with
+        CHECKPOINT_DECLINED_SUBSUMED (AL-6), then starts checkpoint id whose target is the number
+        of open channels (``checkNewCheckpoint``, ``cancelSubsumedCheckpoint``).
+- AL-4  The barrier's channel joins the aligned set and is blocked; once the set reaches the
+        target the checkpoint is triggered, then every blocked channel is resumed, and it counts
+        as completed (``markCheckpointAlignedAndTransformState``, ``barrierReceived``,
+        ``triggerGlobalCheckpoint``).
+- AL-5  A cancel marker with id > current, or = current while some channel is aligned, aborts id
+        with CHECKPOINT_DECLINED_ON_CANCELLATION_BARRIER (AL-6); any other is ignored
+        (``processCancellationBarrier``). A pending older checkpoint is then dropped without an
+        abort of its own.
+- AL-6  Abort: current = max(current, id), last = max(last, id), aligned set cleared, every
+        blocked channel resumed, then the abort is notified (``abortInternal``).
+- AL-7  End of partition with checkpoints-after-finish off: one channel fewer is open; a pending
+        checkpoint is aborted with CHECKPOINT_DECLINED_INPUT_END_OF_STREAM (``processEndOfPartition``).
+- AL-8  End of partition with it on: one channel fewer is open; a pending checkpoint counts the
+        channel as aligned and may be triggered by it (AL-4) (``endOfPartitionReceived``).
+- AL-9  1.13 has no checkpoints after finish: AL-7 always. Its barrier counter (instead of a set,
+        against the live open count) decides the same, since a channel is blocked after its
+        barrier until the checkpoint is over and an end of partition aborts it.
+
+At-least-once: ``CheckpointBarrierTracker``; ``pendingCheckpoints`` is a deque, oldest first:
+
+- ALO-1  No channel is ever blocked: everything is consumed in arrival order.
+- ALO-2  A barrier with id > latest pending id while one channel is open triggers at once and
+         is not tracked (1.13: whenever the task has one channel, whatever the id).
+- ALO-3  A barrier of a tracked checkpoint counts its channel; when the count reaches the
+         entry's target (open channels at its start) the entry and every older one are removed,
+         the older ones silently, and the checkpoint is triggered unless it was aborted.
+- ALO-4  A barrier with a new id > latest pending id starts an entry; beyond 50 entries the
+         oldest is dropped silently (``MAX_CHECKPOINTS_TO_TRACK``).
+- ALO-5  Any other barrier (older, untracked) is ignored.
+- ALO-6  A cancel marker with id > latest pending id while one channel is open aborts id at once
+         and changes nothing (1.13: whenever the task has one channel).
+- ALO-7  Otherwise every entry older than the marker is removed, each not-yet-aborted one
+         notified as aborted (oldest first); an entry of the marker's id is aborted (once) and
+         counts the channel, removed when complete; a marker with id > latest pending id is
+         notified as aborted and tracked as an aborted entry (``processCancellationBarrier``).
+- ALO-8  End of partition with checkpoints-after-finish off: one channel fewer is open; every
+         entry is removed, each not-yet-aborted one aborted with CHECKPOINT_DECLINED_INPUT_END_OF_STREAM.
+- ALO-9  With it on: one channel fewer is open; the channel counts in each entry from the
+         newest back to the first one it completes, which is removed with every older one and
+         triggered unless aborted (``checkAlignmentOnEndOfPartitionIfEnabled``).
+- ALO-10 1.13: entries count barriers (a channel's repeated barrier counts again) against the
+         task's fixed channel count; end of partition never lowers it and always does ALO-8.
+- ALO-11 The task fails (``IllegalStateException`` "Alignment time is less than zero") when the
+         latest pending checkpoint completes (ALO-3, ALO-9) while no alignment is in progress:
+         alignment starts with a new entry (ALO-4) and ends with a trigger; ALO-2, ALO-6 and
+         ALO-8 end it too (``markAlignmentStartAndEnd``, ``resetAlignment``). For example with two
+         channels and checkpoints after finish: barrier 1 on channel 0, end of channel 0, barrier 2
+         on channel 1 (ALO-2: it does not become the latest pending id), barrier 1 on channel 1.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from oracle import area
+from oracle.alignment_handlers import Abort, AlignedHandler, Block, Effect, Fail, Resume, Tracker, Trigger
+from oracle.protocol import JAVA_LONG_MAX, BadRequest
+from oracle.versions import FlinkVersion, pick, v
+
+MAX_CHANNELS = 64
+MAX_EVENTS = 100_000
+
+# execution.checkpointing.checkpoints-after-tasks-finish(.enabled): the option's default, by first
+# version (ExecutionCheckpointingOptions 1.14-1.20, CheckpointingOptions 1.20+); None: no option,
+# the handlers have no such mode (1.13). Verified in each flink-dist jar.
+AFTER_FINISH_DEFAULT: Mapping[FlinkVersion, bool | None] = {v("1.13"): None, v("1.14"): False, v("1.15"): True}
+
+# CheckpointBarrierTracker's rules: 1.13's barrier counter (ALO-10) or 1.14+'s channel sets.
+LEGACY_TRACKER: Mapping[FlinkVersion, bool] = {v("1.13"): True, v("1.14"): False}
+
+MODES = ("exactly_once", "at_least_once")
+_KINDS = ("record", "barrier", "cancel", "end")
+_INPUT_KEYS = frozenset({"mode", "channels", "events", "checkpoints_after_finish"})
+
+
+@attrs.frozen
+class Event:
+    """One arrival at the input gate: ``kind`` is record / barrier / cancel / end."""
+
+    channel: int
+    kind: str
+    value: str | int | None = None
+
+
+Handler = AlignedHandler | Tracker
+
+
+@area("checkpoint.alignment")
+def alignment_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any]:
+    """The trace of one task reading ``events`` through Flink's barrier handler of ``mode``."""
+    _check_keys(payload)
+    mode = payload.get("mode")
+    if mode not in MODES:
+        raise BadRequest(f'input.mode = {mode!r} must be "exactly_once" or "at_least_once"')
+    channels = payload.get("channels")
+    if type(channels) is not int or not 1 <= channels <= MAX_CHANNELS:
+        raise BadRequest(f"input.channels = {channels!r} must be an integer between 1 and {MAX_CHANNELS}")
+    after_finish = _after_finish(payload, version)
+    events = _events(payload, channels)
+    handler: Handler
+    if mode == "exactly_once":
+        handler = AlignedHandler(channels, after_finish=after_finish)
+    else:
+        handler = Tracker(channels, after_finish=after_finish, legacy=pick(LEGACY_TRACKER, version))
+    return {"trace": Gate(channels, handler).run(events)}
+
+
+class Gate:
+    """The input model IN-1 ... IN-6 around one handler."""
+
+    def __init__(self, channels: int, handler: Handler) -> None:
+        self.handler = handler
+        self.queues: list[deque[tuple[int, Event]]] = [deque() for _ in range(channels)]
+        self.blocked = [False] * channels
+        self.queued: set[int] = set()  # channels with a non-empty queue
+        self.trace: list[dict[str, Any]] = []
+        self.failed = False
+
+    def run(self, events: list[Event]) -> list[dict[str, Any]]:
+        for seq, event in enumerate(events):
+            if self.failed:
+                break
+            if not self.queued and not self.blocked[event.channel]:
+                self._consume(event)  # IN-3 fast path: nothing waits before it
+            else:
+                self.queues[event.channel].append((seq, event))  # IN-1
+                self.queued.add(event.channel)
+            self._drain()
+        return self.trace
+
+    def _drain(self) -> None:
+        """IN-3: consume the earliest queued event of an unblocked channel while there is one."""
+        while not self.failed:
+            ready = [c for c in self.queued if not self.blocked[c]]
+            if not ready:
+                return
+            channel = min(ready, key=lambda c: self.queues[c][0][0])
+            queue = self.queues[channel]
+            _, event = queue.popleft()
+            if not queue:
+                self.queued.discard(channel)
+            self._consume(event)
+
+    def _consume(self, event: Event) -> None:
+        """IN-4 ... IN-6."""
+        if event.kind == "record":
+            self.trace.append({"process": [event.channel, event.value]})
+            return
+        effects: tuple[Effect, ...]
+        if event.kind == "end":
+            effects = self.handler.end(event.channel)
+        elif event.kind == "barrier" and isinstance(event.value, int):
+            effects = self.handler.barrier(event.channel, event.value)
+        elif event.kind == "cancel" and isinstance(event.value, int):
+            effects = self.handler.cancel(event.channel, event.value)
+        else:
+            raise AssertionError(f"unvalidated event {event!r}")
+        for effect in effects:
+            if isinstance(effect, Block):
+                self.blocked[effect.channel] = True
+            elif isinstance(effect, Resume):
+                self.blocked[effect.channel] = False
+            elif isinstance(effect, Trigger):
+                self.trace.append({"snapshot": effect.checkpoint})
+                self.trace.append({"emit_barrier": effect.checkpoint})
+            elif isinstance(effect, Abort):
+                self.trace.append({"abort": [effect.checkpoint, effect.reason]})
+            elif isinstance(effect, Fail):
+                self.trace.append({"fail": effect.exception})
+                self.failed = True
+
+
+# ---------------------------------------------------------------------------------------------
+# request validation
+# ---------------------------------------------------------------------------------------------
+
+
+def _check_keys(payload: Mapping[str, Any]) -> None:
+    for key in payload:
+        if key not in _INPUT_KEYS:
+            known = ", ".join(sorted(_INPUT_KEYS))
+            raise BadRequest(f"input.{key} is not a field of checkpoint.alignment (known: {known})")
+    for key in ("mode", "channels", "events"):
+        if key not in payload:
+            raise BadRequest(f"input.{key} is missing")
+
+
+def _after_finish(payload: Mapping[str, Any], version: FlinkVersion) -> bool:
+    default = pick(AFTER_FINISH_DEFAULT, version)
+    if "checkpoints_after_finish" not in payload:
+        return bool(default)
+    value = payload["checkpoints_after_finish"]
+    if type(value) is not bool:
+        raise BadRequest(f"input.checkpoints_after_finish must be a boolean, got {type(value).__name__}")
+    if default is None and value:
+        raise BadRequest(
+            f"input.checkpoints_after_finish: Flink {version} has no checkpoints after tasks finish "
+            "(the option exists from 1.14); only false is defined"
+        )
+    return value
+
+
+def _events(payload: Mapping[str, Any], channels: int) -> list[Event]:
+    raw = payload["events"]
+    if not isinstance(raw, list):
+        raise BadRequest(f"input.events must be an array, got {type(raw).__name__}")
+    if len(raw) > MAX_EVENTS:
+        raise BadRequest(f"input.events has {len(raw)} events, more than {MAX_EVENTS}")
+    ended: set[int] = set()
+    out: list[Event] = []
+    for i, event in enumerate(raw):
+        where = f"input.events[{i}]"
+        if not isinstance(event, dict):
+            raise BadRequest(f"{where} must be an object, got {type(event).__name__}")
+        channel = event.get("channel")
+        if type(channel) is not int or not 0 <= channel < channels:
+            raise BadRequest(f"{where}.channel = {channel!r} must be an integer in [0, {channels})")
+        kinds = [k for k in _KINDS if k in event]
+        if len(kinds) != 1:
+            raise BadRequest(f"{where} must have exactly one of {', '.join(_KINDS)}")
+        kind = kinds[0]
+        for key in event:
+            if key not in ("channel", kind):
+                raise BadRequest(f"{where}.{key} is not a field of a {kind} event")
+        if channel in ended:
+            raise BadRequest(f"{where} arrives on channel {channel} after its end of partition")
+        out.append(Event(channel, kind, _value(event[kind], kind, where)))
+        if kind == "end":
+            ended.add(channel)
+    return out
+
+
+def _value(value: Any, kind: str, where: str) -> str | int | None:
+    if kind == "record":
+        if not isinstance(value, str):
+            raise BadRequest(f"{where}.record must be a string, got {type(value).__name__}")
+        return value
+    if kind == "end":
+        if value is not True:
+            raise BadRequest(f"{where}.end must be true")
+        return None
+    if type(value) is not int or not 1 <= value <= JAVA_LONG_MAX:
+        raise BadRequest(f"{where}.{kind} = {value!r} must be a checkpoint id: an integer in [1, 2^63-1]")
+    return value
