@@ -1,0 +1,259 @@
+"""Protocol area ``checkpoint.coordinator``: the JobManager's checkpoint coordinator (CC-1 ... CC-19).
+
+Semantics in docs/protocol-checkpoint-coordinator.md. The machine is
+:mod:`oracle.coordinator_machine`; version tables, ``CheckpointFailureManager`` and the store are
+in :mod:`oracle.coordinator_rules`. All classes below are in ``org.apache.flink.runtime.checkpoint``
+unless named otherwise.
+
+Rules:
+
+- CC-1  A trigger becomes a ``CheckpointTriggerRequest`` queued in ``CheckpointRequestDecider``
+        (at most 1000): at a full queue whose last request is not periodic the new request fails
+        TOO_MANY_CHECKPOINT_REQUESTS; otherwise it is queued and, above 1000, the last one is
+        dropped with that reason (``chooseRequestToExecute``).
+- CC-2  The queue is ordered savepoints first, then forced, then non-periodic, then oldest.
+        Checkpoints are never forced; savepoints (also synchronous ones) are forced unless
+        unaligned checkpoints are enabled (``CheckpointProperties.forSavepoint``). Nothing starts
+        while another trigger is in progress; with ``max_concurrent`` pending checkpoints only a
+        forced head starts, the others wait in the queue (no failure).
+- CC-3  A periodic, non-forced head less than ``min_pause_ms`` (capped at 365 days) after the
+        last completion fails MINIMUM_TIME_BETWEEN_CHECKPOINTS and the periodic trigger is
+        rescheduled to fire when the pause is over; manual checkpoints and savepoints ignore the
+        pause. Each run of ``executeQueuedRequest`` rejects at most one such head.
+- CC-4  The plan (``DefaultCheckpointPlanCalculator``) needs its tasks RUNNING: 1.13 checks the
+        tasks to trigger (``sources``), 1.14+ every task to wait for. Otherwise the request fails
+        NOT_ALL_REQUIRED_TASKS_RUNNING and takes no id.
+- CC-5  Ids come from ``StandaloneCheckpointIDCounter`` (1, 2, ...) only once the plan exists; the
+        pending checkpoint's ``CheckpointCanceller`` is due ``timeout_ms`` later.
+- CC-6  ``PendingCheckpoint.acknowledgeTask``: SUCCESS for an expected attempt, DUPLICATE for one
+        that already acknowledged, UNKNOWN for another attempt (DISCARDED cannot be observed: a
+        disposed checkpoint is no longer pending). The last acknowledgement completes it.
+- CC-7  On completion, checkpoints and synchronous savepoints (1.13-1.14: every completion) abort
+        all older pending non-savepoints with CHECKPOINT_SUBSUMED (``dropSubsumedCheckpoints``).
+        The min pause counts from the completion.
+- CC-8  A decline aborts the pending checkpoint with the task's reason (a task-level failure). A
+        savepoint declined with CHECKPOINT_SUBSUMED is still aborted, but ``PendingCheckpoint.abort``
+        throws before the failure manager hears of it.
+- CC-9  Time passes before each event: due timers fire in due-time order (ties in scheduling
+        order): an expired pending checkpoint is aborted with CHECKPOINT_EXPIRED (job-level); a
+        rescheduled periodic trigger requests a periodic checkpoint.
+- CC-10 Every dispose (abort or completion), every ``scheduleTriggerRequest`` and (1.16+) every
+        subsumed stored checkpoint queue one run of ``executeQueuedRequest`` on the main thread.
+- CC-11 ``restart`` is ``SchedulerBase.restoreState`` of a region failover: every pending
+        checkpoint is aborted with JOB_FAILOVER_REGION (job-level); the task gets a new attempt.
+- CC-12 Decline reasons are the version's ``CheckpointFailureReason`` values (1.13 EXCEPTION; 1.14
+        IO_EXCEPTION; 1.17 drops four and adds CHANNEL_STATE_SHARED_STREAM_EXCEPTION; 1.20 adds
+        BLOCKING_OUTPUT_EXIST).
+- CC-13 ``CheckpointFailureManager`` counts each checkpoint id once, only for ids above the last
+        success, only CHECKPOINT_ASYNC_EXCEPTION, CHECKPOINT_DECLINED, CHECKPOINT_EXPIRED (+
+        IO_EXCEPTION 1.14+, + FINALIZE_CHECKPOINT_FAILURE 1.15+); a success above the last one
+        resets the count; ``tolerable_failures`` = 2147483647 disables counting.
+- CC-14 1.14+: a pre-flight reason or a failure without a task is job-level and ignored for
+        savepoints; a task-level failure of a synchronous savepoint fails the job with the
+        reason's message. 1.13: every failure of a synchronous savepoint that is not pre-flight
+        fails the job; savepoint failures count like checkpoint failures.
+- CC-15 The job fails when the count exceeds ``tolerable_failures`` ("Exceeded checkpoint
+        tolerable failure threshold."; 1.17+ adds the latest reason's message); the count resets.
+- CC-16 ``StandaloneCompletedCheckpointStore`` keeps ``retained`` checkpoints
+        (``CheckpointSubsumeHelper``); 1.15+ stores no savepoints.
+- CC-17 1.13-1.14 store savepoints too: an older entry is dropped iff it is not the latest and is
+        a savepoint, or the latest is a synchronous savepoint, or a newer checkpoint exists.
+- CC-18 An ack for a checkpoint no longer pending returns true iff its id is among the last 16
+        ids removed from pending for any reason (up to 1.18) or that expired (1.19+).
+- CC-19 Configuration: ``CheckpointCoordinatorConfiguration`` rejects timeout < 10, min pause < 0,
+        max concurrent < 1, tolerable < 0 (IllegalArgumentException without message) and
+        unaligned with max concurrent > 1; the store rejects retained < 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from oracle import area
+from oracle.coordinator_machine import Config, Coordinator, Step
+from oracle.coordinator_rules import JAVA_INT_MAX, Rules, rules_for
+from oracle.protocol import BadRequest, Rejected, field, java_long
+from oracle.versions import FlinkVersion
+
+MAX_AT = 2**40  # logical times are 0 ... 2**40 ms
+TRIGGERS = ("periodic", "checkpoint", "savepoint", "sync_savepoint")
+KINDS = ("trigger", "ack", "decline", "fail", "restart", "tick")
+CONFIG_DEFAULTS = attrs.asdict(Config())
+
+
+@attrs.frozen
+class Event:
+    """One input event, validated."""
+
+    at: int
+    kind: str
+    task: str = ""
+    trigger: str = ""
+    checkpoint: int = 0
+    reason: str = ""
+
+
+@area("checkpoint.coordinator")
+def coordinator_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] | Rejected:
+    """Run the request's events through one coordinator; one step object per event."""
+    rules = rules_for(version)
+    for key in payload:
+        if key not in ("config", "tasks", "sources", "events"):
+            raise BadRequest(f"input.{key} is not a known field")
+    config = _config(payload)
+    tasks = _names(payload, "tasks", None)
+    sources = set(_names(payload, "sources", tasks)) if "sources" in payload else set(tasks)
+    events = _events(payload, tasks, rules)
+    rejected = _rejection(config)
+    if rejected is not None:
+        return rejected
+    machine = Coordinator(config, tasks, sources, rules)
+    return {"steps": [_step(machine, e) for e in events]}
+
+
+def _step(machine: Coordinator, event: Event) -> dict[str, Any]:
+    before = machine.store.ids()
+    machine.advance(event.at)
+    if event.kind == "trigger":
+        machine.trigger(event.trigger)
+    elif event.kind == "ack":
+        machine.acknowledge(event.task, event.checkpoint)
+    elif event.kind == "decline":
+        machine.decline(event.task, event.checkpoint, event.reason)
+    elif event.kind == "fail":
+        machine.fail(event.task)
+    elif event.kind == "restart":
+        machine.restart(event.task)
+    machine.drain()
+    step, out = machine.step, {}
+    if step.triggered:
+        out["triggered"] = step.triggered
+    if machine.queue:
+        out["queued"] = len(machine.queue)
+    if step.rejected:
+        out["rejected"] = step.rejected
+    if step.ack is not None:
+        out["ack"] = step.ack
+    if step.completed:
+        out["completed"] = step.completed
+    if step.aborted:
+        out["aborted"] = step.aborted
+    after = machine.store.ids()
+    if after != before:
+        out["retained"] = after
+    if step.job_failed is not None:
+        out["job_failed"] = step.job_failed
+    if step.was_pending:
+        out["was_pending"] = True
+    machine.step = Step()
+    return out
+
+
+def _rejection(config: Config) -> Rejected | None:
+    """CC-19: what ``CheckpointCoordinatorConfiguration`` and the store's constructor throw."""
+    if (config.timeout_ms < 10 or config.min_pause_ms < 0 or config.max_concurrent < 1
+            or config.tolerable_failures < 0):
+        return Rejected("IllegalArgumentException", "")
+    if config.unaligned and config.max_concurrent > 1:
+        return Rejected("IllegalArgumentException",
+                        "maxConcurrentCheckpoints can't be > 1 if UnalignedCheckpoints enabled")
+    if config.retained < 1:
+        return Rejected("IllegalArgumentException", "Must retain at least one checkpoint.")
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# request validation
+# ---------------------------------------------------------------------------------------------
+
+
+def _config(payload: Mapping[str, Any]) -> Config:
+    if "config" not in payload:
+        return Config()
+    raw = field(payload, "config", dict, "input")
+    values: dict[str, Any] = {}
+    for key in raw:
+        if key not in CONFIG_DEFAULTS:
+            raise BadRequest(f"input.config.{key} is not a known setting; known: {', '.join(CONFIG_DEFAULTS)}")
+    for key in ("max_concurrent", "retained", "tolerable_failures"):
+        if key in raw:
+            value = field(raw, key, int, "input.config")
+            if not -JAVA_INT_MAX - 1 <= value <= JAVA_INT_MAX:
+                raise BadRequest(f"input.config.{key} = {value} does not fit a Java int")
+            values[key] = value
+    for key in ("min_pause_ms", "timeout_ms"):
+        if key in raw:
+            values[key] = java_long(raw, key, "input.config")
+    if "unaligned" in raw:
+        values["unaligned"] = field(raw, "unaligned", bool, "input.config")
+    return Config(**values)
+
+
+def _names(payload: Mapping[str, Any], name: str, within: list[str] | None) -> list[str]:
+    raw = field(payload, name, list, "input")
+    if not raw:
+        raise BadRequest(f"input.{name} must name at least one task")
+    out: list[str] = []
+    for i, item in enumerate(raw):
+        if not isinstance(item, str) or not item:
+            raise BadRequest(f"input.{name}[{i}] must be a non-empty string")
+        if item in out:
+            raise BadRequest(f"input.{name}[{i}] = {item!r} appears twice")
+        if within is not None and item not in within:
+            raise BadRequest(f"input.{name}[{i}] = {item!r} is not one of input.tasks")
+        out.append(item)
+    return out
+
+
+def _events(payload: Mapping[str, Any], tasks: list[str], rules: Rules) -> list[Event]:
+    raw = field(payload, "events", list, "input")
+    out: list[Event] = []
+    last = 0
+    for i, event in enumerate(raw):
+        where = f"input.events[{i}]"
+        if not isinstance(event, Mapping):
+            raise BadRequest(f"{where} must be an object, got {type(event).__name__}")
+        at = field(event, "at", int, where)
+        if not 0 <= at <= MAX_AT:
+            raise BadRequest(f"{where}.at = {at} must be between 0 and {MAX_AT}")
+        if at < last:
+            raise BadRequest(f"{where}.at = {at} goes back in time (the previous event is at {last})")
+        last = at
+        present = [k for k in KINDS if k in event]
+        if len(present) != 1:
+            raise BadRequest(f"{where} must have exactly one of {', '.join(KINDS)}")
+        out.append(_event(event, present[0], at, where, tasks, rules))
+    return out
+
+
+def _event(event: Mapping[str, Any], kind: str, at: int, where: str, tasks: list[str], rules: Rules) -> Event:
+    allowed = {"at", kind}
+    if kind in ("ack", "decline"):
+        allowed |= {"checkpoint", "reason"} if kind == "decline" else {"checkpoint"}
+    for key in event:
+        if key not in allowed:
+            raise BadRequest(f"{where}.{key} is not a field of a {kind} event")
+    if kind == "trigger":
+        trigger = field(event, "trigger", str, where)
+        if trigger not in TRIGGERS:
+            raise BadRequest(f"{where}.trigger = {trigger!r} must be one of {', '.join(TRIGGERS)}")
+        return Event(at, kind, trigger=trigger)
+    if kind == "tick":
+        if event["tick"] is not True:
+            raise BadRequest(f"{where}.tick must be true")
+        return Event(at, kind)
+    task = field(event, kind, str, where)
+    if task not in tasks:
+        raise BadRequest(f"{where}.{kind} = {task!r} is not one of input.tasks")
+    if kind in ("fail", "restart"):
+        return Event(at, kind, task=task)
+    checkpoint = java_long(event, "checkpoint", where)
+    if kind == "ack":
+        return Event(at, kind, task=task, checkpoint=checkpoint)
+    reason = field(event, "reason", str, where)
+    if reason not in rules.reasons:
+        raise BadRequest(f"{where}.reason = {reason!r} is not a CheckpointFailureReason of this Flink version")
+    return Event(at, kind, task=task, checkpoint=checkpoint, reason=reason)

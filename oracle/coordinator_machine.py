@@ -1,0 +1,281 @@
+"""The ``CheckpointCoordinator`` as a deterministic machine over logical time (CC-1 ... CC-11).
+
+A discrete mirror of the real coordinator's control flow, including its two executors: the
+JobManager main thread (``timer``), where ``execute`` runs tasks first-in first-out after the
+current one, and the timer's delayed tasks (checkpoint cancellers, the periodic trigger). Runs of
+``executeQueuedRequest`` are queued exactly as often as Flink queues them, because each run may
+reject one queued periodic request (CC-3). Rule IDs are documented in :mod:`oracle.coordinator`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+from collections import deque
+
+import attrs
+
+from oracle.coordinator_rules import Completed, CompletedStore, FailureManager, Props, Rules
+
+MAX_QUEUED = 1000  # CheckpointRequestDecider.DEFAULT_MAX_QUEUED_REQUESTS
+RECENT_IDS = 16  # CheckpointCoordinator.NUM_GHOST_CHECKPOINT_IDS
+OFFSET_MS = 2**40  # the coordinator's relative clock at logical time 0 (long after "boot")
+MIN_PAUSE_CAP = 31_536_000_000  # 365 days
+
+
+@attrs.frozen
+class Config:
+    """The checkpointing configuration as ``CheckpointCoordinatorConfiguration`` holds it."""
+
+    max_concurrent: int = 1
+    min_pause_ms: int = 0
+    timeout_ms: int = 600_000
+    retained: int = 1
+    tolerable_failures: int = 0
+    unaligned: bool = False
+
+
+@attrs.define(eq=False)
+class Request:
+    """A ``CheckpointTriggerRequest``; ``seq`` stands for its creation timestamp."""
+
+    seq: int
+    props: Props
+
+    def order(self) -> tuple[bool, bool, bool, int]:
+        """The decider's queue order: savepoints, forced, non-periodic first, then oldest (CC-2)."""
+        return (not self.props.savepoint, not self.props.forced, self.props.periodic, self.seq)
+
+
+@attrs.define(eq=False)
+class Pending:
+    """A ``PendingCheckpoint``: the (task, attempt) pairs it waits for and has heard from."""
+
+    checkpoint_id: int
+    props: Props
+    waiting: set[tuple[str, int]]
+    acknowledged: set[tuple[str, int]] = attrs.field(factory=set)
+
+
+@attrs.define
+class Step:
+    """What happened while one event was handled (the protocol's step object)."""
+
+    triggered: list[int] = attrs.field(factory=list)
+    rejected: list[str] = attrs.field(factory=list)
+    ack: str | None = None
+    completed: list[int] = attrs.field(factory=list)
+    aborted: dict[str, str] = attrs.field(factory=dict)
+    job_failed: str | None = None
+    was_pending: bool = False
+
+
+_QUEUED = "queued"  # a queued run of executeQueuedRequest
+
+
+class Coordinator:
+    """One coordinator of a job whose tasks are ``tasks``; all of them are waited for."""
+
+    def __init__(self, config: Config, tasks: list[str], sources: set[str], rules: Rules) -> None:
+        self.config = config
+        self.rules = rules
+        self.min_pause = min(config.min_pause_ms, MIN_PAUSE_CAP)
+        self.tasks = tasks
+        self.required = sources if rules.checks_sources_only else set(tasks)
+        self.attempt = dict.fromkeys(tasks, 0)
+        self.running = dict.fromkeys(tasks, True)
+        self.failures = FailureManager(config.tolerable_failures, rules)
+        self.store = CompletedStore(config.retained)
+        self.now = 0
+        self.next_id = 1  # StandaloneCheckpointIDCounter starts at INITIAL_CHECKPOINT_ID
+        self.last_completion = 0  # relative time; 0 lies far before OFFSET_MS
+        self.pending: dict[int, Pending] = {}
+        self.queue: list[Request] = []
+        self.triggering = False
+        self.recent: deque[int] = deque()
+        self.fifo: deque[object] = deque()
+        self.timers: list[tuple[int, int, str, int]] = []
+        self.timer_seq = 0
+        self.request_seq = 0
+        self.periodic_token = 0
+        self.step = Step()
+
+    # --- time ---------------------------------------------------------------------------------
+
+    def advance(self, at: int) -> None:
+        """Time passes up to ``at``: due timers fire in (due, scheduling) order (CC-9)."""
+        while self.timers and self.timers[0][0] <= at:
+            due, _, kind, ref = heapq.heappop(self.timers)
+            if kind == "cancel" and ref in self.pending:
+                self.now = due
+                self._abort(self.pending[ref], "CHECKPOINT_EXPIRED", task_level=False)
+            elif kind == "periodic" and ref == self.periodic_token:
+                self.now = due
+                self.submit(self._props("periodic"))
+            self.drain()
+        self.now = at
+
+    def _schedule(self, delay: int, kind: str, ref: int) -> None:
+        heapq.heappush(self.timers, (self.now + delay, self.timer_seq, kind, ref))
+        self.timer_seq += 1
+
+    def drain(self) -> None:
+        """Run the main-thread tasks queued so far, and those they queue, in order."""
+        while self.fifo:
+            task = self.fifo.popleft()
+            if task == _QUEUED:
+                self._execute_queued()
+            else:
+                assert isinstance(task, Request)
+                self._run_trigger(task)
+
+    # --- triggering (CheckpointCoordinator.triggerCheckpoint, CheckpointRequestDecider) ---------
+
+    def _props(self, kind: str) -> Props:
+        if kind in ("periodic", "checkpoint"):
+            return Props(savepoint=False, synchronous=False, forced=False, periodic=kind == "periodic")
+        # CheckpointProperties.forSavepoint / forSyncSavepoint(!unalignedCheckpointsEnabled, ...)
+        return Props(savepoint=True, synchronous=kind == "sync_savepoint", forced=not self.config.unaligned,
+                     periodic=False)
+
+    def trigger(self, kind: str) -> None:
+        self.submit(self._props(kind))
+
+    def submit(self, props: Props) -> None:
+        """``chooseRequestToExecute(newRequest, ...)``: queue it (CC-1), then maybe start one."""
+        request = Request(self.request_seq, props)
+        self.request_seq += 1
+        if len(self.queue) >= MAX_QUEUED and not self.queue[-1].props.periodic:
+            self.step.rejected.append("TOO_MANY_CHECKPOINT_REQUESTS")
+            return
+        bisect.insort(self.queue, request, key=Request.order)
+        if len(self.queue) > MAX_QUEUED:
+            self.queue.pop()
+            self.step.rejected.append("TOO_MANY_CHECKPOINT_REQUESTS")
+        self._start(self._choose())
+
+    def _execute_queued(self) -> None:
+        self._start(self._choose())
+
+    def _choose(self) -> Request | None:
+        """``CheckpointRequestDecider.chooseRequestToExecute`` (CC-2, CC-3)."""
+        if self.triggering or not self.queue:
+            return None
+        head = self.queue[0]
+        if len(self.pending) >= self.config.max_concurrent:
+            return self.queue.pop(0) if head.props.forced else None
+        if not head.props.forced and head.props.periodic:
+            delay = self.last_completion - (OFFSET_MS + self.now) + self.min_pause
+            if delay > 0:
+                self.queue.pop(0)
+                self.step.rejected.append("MINIMUM_TIME_BETWEEN_CHECKPOINTS")
+                self.periodic_token += 1  # rescheduleTrigger: cancel the periodic trigger, schedule anew
+                self._schedule(delay, "periodic", self.periodic_token)
+                return None
+        return self.queue.pop(0)
+
+    def _start(self, request: Request | None) -> None:
+        """``startTriggeringCheckpoint``: the rest happens on the main thread, after what is queued."""
+        if request is not None:
+            self.triggering = True
+            self.fifo.append(request)
+
+    def _run_trigger(self, request: Request) -> None:
+        """The plan, the id, the pending checkpoint and its canceller (CC-4, CC-5)."""
+        if not all(self.running[t] for t in self.required):
+            reason = "NOT_ALL_REQUIRED_TASKS_RUNNING"
+            self.step.rejected.append(reason)
+            self._fail_job(self.failures.failed(None, request.props, reason, task_level=False))
+        else:
+            checkpoint_id = self.next_id
+            self.next_id += 1
+            waiting = {(t, self.attempt[t]) for t in self.tasks}
+            self.pending[checkpoint_id] = Pending(checkpoint_id, request.props, waiting)
+            self._schedule(self.config.timeout_ms, "cancel", checkpoint_id)
+            self.step.triggered.append(checkpoint_id)
+        self.triggering = False
+        self._execute_queued()
+
+    # --- messages from tasks ------------------------------------------------------------------
+
+    def acknowledge(self, task: str, checkpoint_id: int) -> None:
+        """``receiveAcknowledgeMessage`` / ``PendingCheckpoint.acknowledgeTask`` (CC-6)."""
+        pending = self.pending.get(checkpoint_id)
+        if pending is None:
+            self.step.was_pending = checkpoint_id in self.recent  # CC-18
+            return
+        who = (task, self.attempt[task])
+        if who in pending.waiting:
+            pending.waiting.remove(who)
+            pending.acknowledged.add(who)
+            self.step.ack = "SUCCESS"
+            if not pending.waiting:
+                self._complete(pending)
+        else:
+            self.step.ack = "DUPLICATE" if who in pending.acknowledged else "UNKNOWN"
+
+    def decline(self, task: str, checkpoint_id: int, reason: str) -> None:
+        """``receiveDeclineMessage``: the task's exception aborts the checkpoint (CC-8)."""
+        pending = self.pending.get(checkpoint_id)
+        if pending is not None:
+            self._abort(pending, reason, task_level=True)
+
+    def fail(self, task: str) -> None:
+        """The task's attempt is no longer RUNNING; the coordinator is not told (CC-4)."""
+        self.running[task] = False
+
+    def restart(self, task: str) -> None:
+        """``SchedulerBase.restoreState``: a new attempt, and every pending checkpoint is aborted."""
+        self.attempt[task] += 1
+        self.running[task] = True
+        for pending in list(self.pending.values()):
+            self._abort(pending, "JOB_FAILOVER_REGION", task_level=False)
+
+    # --- completion and abortion --------------------------------------------------------------
+
+    def _complete(self, pending: Pending) -> None:
+        """``completePendingCheckpoint`` and ``cleanupAfterCompletedCheckpoint`` (CC-7, CC-10)."""
+        cid, props = pending.checkpoint_id, pending.props
+        completed = Completed(cid, props.savepoint, props.synchronous)
+        self.fifo.append(_QUEUED)  # finalizeCheckpoint disposes: CheckpointsCleaner post-clean-up
+        if self.rules.stores_savepoints:
+            self.failures.succeeded(cid)
+            self.store.add(completed)
+        else:
+            if not props.savepoint:
+                subsumed = self.store.add(completed)
+                if self.rules.store_cleanup_schedules:
+                    self.fifo.extend([_QUEUED] * len(subsumed))
+            self.failures.succeeded(cid)
+        self.step.completed.append(cid)
+        del self.pending[cid]
+        self.fifo.append(_QUEUED)  # scheduleTriggerRequest
+        if self.rules.remembers_all_removed:
+            self._remember(cid)
+        self.last_completion = OFFSET_MS + self.now
+        if self.rules.stores_savepoints or not props.savepoint or props.synchronous:
+            for other in list(self.pending.values()):  # dropSubsumedCheckpoints
+                if other.checkpoint_id < cid and not other.props.savepoint:
+                    self._abort(other, "CHECKPOINT_SUBSUMED", task_level=False)
+
+    def _abort(self, pending: Pending, reason: str, task_level: bool) -> None:
+        """``abortPendingCheckpoint`` (CC-8, CC-9, CC-11)."""
+        cid = pending.checkpoint_id
+        self.step.aborted[str(cid)] = reason
+        self.fifo.append(_QUEUED)  # PendingCheckpoint.dispose: CheckpointsCleaner post-clean-up
+        if not (pending.props.savepoint and reason == "CHECKPOINT_SUBSUMED"):
+            # else PendingCheckpoint.abort throws "Bug: savepoints must never be subsumed" first
+            self._fail_job(self.failures.failed(cid, pending.props, reason, task_level))
+        del self.pending[cid]
+        if self.rules.remembers_all_removed or reason == "CHECKPOINT_EXPIRED":
+            self._remember(cid)
+        self.fifo.append(_QUEUED)  # scheduleTriggerRequest
+
+    def _remember(self, cid: int) -> None:
+        if len(self.recent) >= RECENT_IDS:
+            self.recent.popleft()
+        self.recent.append(cid)
+
+    def _fail_job(self, message: str | None) -> None:
+        if message is not None and self.step.job_failed is None:
+            self.step.job_failed = message
