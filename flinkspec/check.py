@@ -102,8 +102,12 @@ def replay_command(impl_spec: str, request: dict[str, Any], strict: bool = False
 
 def evaluate(request: dict[str, Any], actual: dict[str, Any], version: FlinkVersion, *,
              conformance: Conformance = "flink", strict_messages: bool = False,
+             unsupported: frozenset[str] = frozenset(),
              ) -> list[tuple[str, str, dict[str, Any] | None]]:
-    """Every broken rule for one answer: ``(rule id, what was seen, oracle's answer or None)``."""
+    """Every broken rule for one answer: ``(rule id, what was seen, oracle's answer or None)``.
+
+    Rules in ``unsupported`` (declared so by the implementation, :mod:`flinkspec.capabilities`)
+    are left out, and so is the differential rule on an answer that breaks one of them."""
     area = request["area"]
     found: list[tuple[str, str, dict[str, Any] | None]] = [
         (v.rule, v.message, None)
@@ -118,12 +122,15 @@ def evaluate(request: dict[str, Any], actual: dict[str, Any], version: FlinkVers
         found = [(r, m, expected) for r, m, _ in found]
         if diff:
             found.append((f"{AREAS[area].prefix}-EQ", diff, expected))
+    if unsupported and any(r in unsupported for r, _, _ in found):
+        found = [b for b in found if b[0] not in unsupported and not b[0].endswith("-EQ")]
     return found
 
 
 def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVersion, *,
                examples: int, seed_value: int, conformance: Conformance = "flink",
-               strict_messages: bool = False, progress: Callable[[AreaRun], None] | None = None) -> AreaRun:
+               strict_messages: bool = False, progress: Callable[[AreaRun], None] | None = None,
+               unsupported: frozenset[str] = frozenset()) -> AreaRun:
     """Check one area at one version with ``examples`` generated requests.
 
     Up to :data:`SEARCH_EXAMPLES` of them are drawn and judged one at a time by Hypothesis, which
@@ -163,7 +170,8 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
                 actual = answer_one(impl, req)
             except ImplementationBroken as exc:
                 raise _Abort(str(exc)) from exc
-            broken = evaluate(req, actual, version, conformance=conformance, strict_messages=strict_messages)
+            broken = evaluate(req, actual, version, conformance=conformance, strict_messages=strict_messages,
+                              unsupported=unsupported)
             for rule, message, expected in broken:
                 record(req, actual, rule, message, expected)
             if progress is not None and counter[0] % 500 == 0:
@@ -190,7 +198,8 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
         try:
             _batched(impl, area, version, corpus.inputs(area, version, examples - search, seed_value), counter,
                      lambda req, actual: [record(req, actual, *b) for b in evaluate(
-                         req, actual, version, conformance=conformance, strict_messages=strict_messages)],
+                         req, actual, version, conformance=conformance, strict_messages=strict_messages,
+                         unsupported=unsupported)],
                      lambda: progress(attrs.evolve(run, cases=counter[0])) if progress else None)
             # Hypothesis shrinks the rule it is told about; a rule only seen beside another one gets
             # a focused pass of its own so that each broken rule ends with its own minimal request.
@@ -204,7 +213,7 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
             run.infra_error = str(exc)
     if run.infra_error is None:
         for rule, found in list(best.items()):
-            best[rule] = _reduced(found, impl, version, counter, conformance, strict_messages)
+            best[rule] = _reduced(found, impl, version, counter, conformance, strict_messages, unsupported)
     run.cases = counter[0]
     run.seconds = time.monotonic() - started
     run.counterexamples = sorted(best.values(), key=lambda c: (c.rule.endswith("-EQ"), c.rule))
@@ -230,7 +239,8 @@ def _batched(impl: Implementation, area: str, version: FlinkVersion, inputs: lis
 
 
 def _reduced(found: Counterexample, impl: Implementation, version: FlinkVersion, counter: list[int],
-             conformance: Conformance, strict_messages: bool) -> Counterexample:
+             conformance: Conformance, strict_messages: bool,
+             unsupported: frozenset[str] = frozenset()) -> Counterexample:
     """Delta-debug a counterexample further (Hypothesis cannot shrink seeded long sequences)."""
     last: dict[str, Any] = {}
 
@@ -239,7 +249,7 @@ def _reduced(found: Counterexample, impl: Implementation, version: FlinkVersion,
         req = {"id": counter[0], **candidate}
         actual = answer_one(impl, req)
         for rule, message, expected in evaluate(req, actual, version, conformance=conformance,
-                                                strict_messages=strict_messages):
+                                                strict_messages=strict_messages, unsupported=unsupported):
             if rule == found.rule:
                 last.update(actual=actual, message=message, expected=expected)
                 return True
