@@ -1,12 +1,14 @@
-"""Reports of a check: ``report.json`` (machines), ``report.md`` (people), JUnit XML (CI).
+"""Reports of a check: ``report.json`` (machines), ``report.md`` and ``report.html`` (people), JUnit XML (CI).
 
-``report.json`` schema (stable; new keys may be added, none removed)::
+``report.json`` schema 1 (stable; new keys may be added, none removed; docs/report-schema.md)::
 
     {"schema": 1, "impl": str, "conformance": "flink"|"documented", "seed": int,
      "verdict": "valid"|"invalid"|"unknown", "cases": int,
      "runs": [{"area", "flink", "cases", "seconds", "verdict", "infra_error"}],
      "counterexamples": [{"area", "flink", "rule", "rule_text", "request", "expected", "actual",
-                          "difference", "replay"}]}
+                          "difference", "replay"}],
+     "unsupported": [{"area", "flink", "rule", "why", "source"}],
+     "rules": [{"id", "area", "text", "documented", "flink_violates"}]}
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
+from flinkspec.capabilities import Capabilities
 from flinkspec.check import AreaRun
 
 
@@ -26,7 +29,9 @@ def overall_verdict(runs: Sequence[AreaRun]) -> str:
     return "unknown" if any(r.infra_error for r in runs) else "valid"
 
 
-def to_json(runs: Sequence[AreaRun], impl: str, conformance: str, seed: int) -> dict[str, Any]:
+def to_json(runs: Sequence[AreaRun], impl: str, conformance: str, seed: int,
+            capabilities: Capabilities | None = None, skipped: Sequence[tuple[str, str, str]] = ()) -> dict[str, Any]:
+    """The report; ``skipped`` lists the (area, version, why) the implementation does not support."""
     return {
         "schema": 1,
         "impl": impl,
@@ -40,7 +45,23 @@ def to_json(runs: Sequence[AreaRun], impl: str, conformance: str, seed: int) -> 
             for r in runs
         ],
         "counterexamples": [c.to_json() for r in runs for c in r.counterexamples],
+        **_support(runs, capabilities, skipped),
     }
+
+
+def _support(runs: Sequence[AreaRun], caps: Capabilities | None,
+             skipped: Sequence[tuple[str, str, str]]) -> dict[str, Any]:
+    from properties.rules import RULES
+
+    unsupported = [{"area": a, "flink": f, "rule": None, "why": why, "source": "capabilities"} for a, f, why in skipped]
+    for r in runs:
+        for rule in sorted(caps.rules_unsupported(r.area, r.flink) if caps else ()):
+            why = (caps.why(r.area, r.flink, rule) if caps else None) or ""
+            unsupported.append({"area": r.area, "flink": r.flink, "rule": rule, "why": why, "source": "capabilities"})
+    areas = {r.area for r in runs} | {a for a, _, _ in skipped}
+    rules = [{"id": r.id, "area": r.area, "text": r.text, "documented": r.documented,
+              "flink_violates": list(r.flink_violates)} for r in RULES.values() if r.area in areas]
+    return {"unsupported": unsupported, "rules": rules}
 
 
 def to_markdown(report: dict[str, Any]) -> str:
@@ -56,6 +77,9 @@ def to_markdown(report: dict[str, Any]) -> str:
     for r in report["runs"]:
         verdict = r["verdict"] + (f" ({r['infra_error']})" if r["infra_error"] else "")
         lines.append(f"| {r['area']} | {r['flink']} | {r['cases']} | {r['seconds']} | {verdict} |")
+    for u in report.get("unsupported", []):
+        what = f"rule {u['rule']}" if u["rule"] else "everything"
+        lines.append(f"| {u['area']} | {u['flink']} | 0 | 0 | not supported: {what} ({u['why']}) |")
     for i, c in enumerate(report["counterexamples"], 1):
         lines += [
             "",
@@ -101,7 +125,13 @@ def to_junit(report: dict[str, Any]) -> str:
         if r["infra_error"]:
             errors += 1
             ET.SubElement(case, "error", message=r["infra_error"])
-    suite.set("tests", str(len(report["runs"])))
+    skipped = [u for u in report.get("unsupported", []) if u["rule"] is None]
+    for u in skipped:
+        case = ET.SubElement(suite, "testcase", classname=f"flinkspec.{u['area']}", name=f"flink-{u['flink']}",
+                             time="0")
+        ET.SubElement(case, "skipped", message=f"not supported: {u['why']}")
+    suite.set("tests", str(len(report["runs"]) + len(skipped)))
+    suite.set("skipped", str(len(skipped)))
     suite.set("failures", str(failures))
     suite.set("errors", str(errors))
     return ET.tostring(suite, encoding="unicode")
@@ -115,6 +145,9 @@ def write(report: dict[str, Any], directory: Path | None, junit: Path | None) ->
         tmp.write_text(json.dumps(report, indent=2) + "\n")
         tmp.replace(directory / "report.json")
         (directory / "report.md").write_text(to_markdown(report))
+        from flinkspec.html_report import render
+
+        (directory / "report.html").write_text(render([report]))
     if junit is not None:
         junit.parent.mkdir(parents=True, exist_ok=True)
         junit.write_text(to_junit(report))
