@@ -1,0 +1,252 @@
+"""The driver of a fan-out run: start Spark, run the partitions, keep every result, shrink, assemble.
+
+Spark retries a task whose worker or executor died (``spark.task.maxFailures``, or ``local[N,F]``).
+If a job fails anyway, the partitions that finished are read back from the results accumulator,
+and every missing partition is run once more as a job of its own, so that one partition that
+keeps failing cannot take the others with it; what is still missing then is reported as an
+infrastructure error naming the partition, its cases and Spark's cause. Counterexamples are never
+dropped: a run that ends early (an interrupt, a lost partition) reports what it found, unshrunk
+if there was no time to shrink.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from flinkspec.check import AreaRun, Counterexample
+from flinkspec.impls import Implementation
+from spark_harness.plan import Chunk, partition
+from spark_harness.shrink import candidates, shrink_rule, size
+from spark_harness.tasks import InfraError, JobSpec, PartitionResult, run_partition
+
+DEFAULT_MASTER = "local[*]"
+TASK_RETRIES = 4
+LOG4J = Path(__file__).with_name("log4j2.properties")
+
+
+@attrs.frozen
+class Lost:
+    """A partition no Spark attempt finished."""
+
+    partition: int
+    cases: int
+    cause: str
+
+
+@attrs.define
+class Outcome:
+    """Everything a fan-out run found, ready for the report."""
+
+    runs: list[AreaRun]
+    results: dict[int, PartitionResult]
+    lost: list[Lost]
+    master: str
+    partitions: int
+    wall_seconds: float
+    checked_cases: int
+    shrink_cases: int
+    interrupted: bool = False
+
+    @property
+    def infra(self) -> list[InfraError]:
+        return [e for pid in sorted(self.results) for e in self.results[pid].infra]
+
+    @property
+    def retried(self) -> list[int]:
+        """Partitions whose result came from a second (or later) attempt."""
+        return sorted(pid for pid, r in self.results.items() if r.attempt > 0)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "master": self.master,
+            "partitions": self.partitions,
+            "wall_seconds": round(self.wall_seconds, 3),
+            "checked_cases": self.checked_cases,
+            "shrink_cases": self.shrink_cases,
+            "cases_per_second": round(self.checked_cases / self.wall_seconds, 1) if self.wall_seconds else None,
+            "generate_seconds": round(sum(r.generate_seconds for r in self.results.values()), 3),
+            "task_seconds": round(sum(r.seconds for r in self.results.values()), 3),
+            "executors": sorted({r.executor for r in self.results.values()}),
+            "retried_partitions": self.retried,
+            "lost_partitions": [attrs.asdict(lost) for lost in self.lost],
+            "infra_errors": [e.to_json() for e in self.infra],
+            "interrupted": self.interrupted,
+        }
+
+
+def with_task_retries(master: str) -> str:
+    """``local[N]`` retries no failed task; ``local[N,F]`` retries it F-1 times like a cluster."""
+    m = re.fullmatch(r"local(?:\[([^,\]]+)\])?", master.strip())
+    if m is None:
+        return master
+    return f"local[{m.group(1) or '1'},{TASK_RETRIES}]"
+
+
+def spark_context(master: str | None, app: str = "flinkspec fanout", conf: Sequence[tuple[str, str]] = ()) -> Any:
+    """A SparkContext for ``master`` (default ``local[*]``; under spark-submit, spark-submit's)."""
+    from pyspark import SparkConf, SparkContext
+
+    submitted = "PYSPARK_GATEWAY_PORT" in os.environ  # started by spark-submit: its --master rules
+    sc_conf = SparkConf().setAppName(app)
+    if master or not submitted:
+        sc_conf.setMaster(with_task_retries(master or DEFAULT_MASTER))
+    sc_conf.set("spark.ui.showConsoleProgress", "false")
+    sc_conf.setIfMissing("spark.ui.enabled", "false")
+    sc_conf.setIfMissing("spark.task.maxFailures", str(TASK_RETRIES))
+    if not submitted:
+        quiet = f"-Dlog4j2.configurationFile=file:{LOG4J}"
+        sc_conf.setIfMissing("spark.driver.extraJavaOptions", quiet)
+        sc_conf.setIfMissing("spark.executor.extraJavaOptions", quiet)
+    if "PYSPARK_PYTHON" not in os.environ:
+        # the executors run this interpreter: right on one machine; a cluster sets PYSPARK_PYTHON
+        sc_conf.setIfMissing("spark.pyspark.python", sys.executable)
+    for key, value in conf:
+        sc_conf.set(key, value)
+    sc = SparkContext.getOrCreate(sc_conf)
+    sc.setLogLevel("ERROR")
+    return sc
+
+
+def _spark_cause(exc: BaseException) -> str:
+    """The useful line of a Spark job failure (Py4J wraps the Java trace around it)."""
+    text = str(exc)
+    for pattern in (r"(Job aborted due to stage failure: .*?)(?:\n|$)", r"(Python worker exited unexpectedly.*?)\n",
+                    r"(\w+(?:Exception|Error): .*?)(?:\n|$)"):
+        m = re.search(pattern, text)
+        if m:
+            return m.group(1)[:600]
+    return text.strip().splitlines()[0][:600] if text.strip() else type(exc).__name__
+
+
+def execute(sc: Any, parts: Sequence[tuple[Chunk, ...]], job: JobSpec, *, total_cases: int,
+            progress_interval: float = 5.0, log: Callable[[str], None] | None = None,
+            ) -> tuple[dict[int, PartitionResult], list[Lost], bool]:
+    """Run every partition; returns the results, the partitions lost, and whether interrupted."""
+    from spark_harness.progress import Progress, ResultsParam
+
+    say = log or (lambda text: print(text, file=sys.stderr, flush=True))
+    acc = sc.accumulator({}, ResultsParam())
+
+    def task(item: tuple[int, tuple[Chunk, ...]]) -> PartitionResult:
+        res = run_partition(item[0], item[1], job)
+        acc.add({item[0]: res})
+        return res
+
+    def results() -> dict[int, PartitionResult]:
+        return dict(acc.value)
+
+    lost: dict[int, str] = {}
+    interrupted = False
+    with Progress(results, total_cases, len(parts), progress_interval):
+        try:
+            try:
+                sc.parallelize(list(enumerate(parts)), max(1, len(parts))).map(task).collect()
+            except Exception as exc:  # a Spark job failure: keep what finished, retry the rest
+                missing = [p for p in range(len(parts)) if p not in acc.value]
+                say(f"  a Spark job failed ({_spark_cause(exc)}); running the {len(missing)} unfinished "
+                    "partition(s) again, one job each")
+                lost = _rerun(sc, parts, missing, task, results)
+        except KeyboardInterrupt:
+            interrupted = True
+            sc.cancelAllJobs()
+            say("  interrupted: reporting what was found so far")
+    done = results()
+    losses = [Lost(p, sum(c.cases for c in parts[p]), lost.get(p, "interrupted" if interrupted else "not run"))
+              for p in range(len(parts)) if p not in done]
+    return done, losses, interrupted
+
+
+def _rerun(sc: Any, parts: Sequence[tuple[Chunk, ...]], missing: list[int], task: Callable[..., PartitionResult],
+           results: Callable[[], dict[int, PartitionResult]]) -> dict[int, str]:
+    causes: dict[int, str] = {}
+
+    def one(pid: int) -> None:
+        try:
+            sc.parallelize([(pid, parts[pid])], 1).map(task).collect()
+        except Exception as exc:  # this partition failed every attempt: report it with Spark's cause
+            causes[pid] = _spark_cause(exc)
+
+    with ThreadPoolExecutor(max_workers=max(1, sc.defaultParallelism)) as pool:
+        list(pool.map(one, missing))
+    return {p: c for p, c in causes.items() if p not in results()}
+
+
+def assemble(pairs: Sequence[tuple[str, str]], parts: Sequence[tuple[Chunk, ...]], results: dict[int, PartitionResult],
+             lost: Sequence[Lost], job: JobSpec, shrink_with: Implementation | None,
+             log: Callable[[str], None] | None = None) -> tuple[list[AreaRun], int]:
+    """Per (area, version): cases, seconds, shrunk counterexamples (one per rule and shape) and
+    infrastructure errors. Returns the runs and the number of requests shrinking sent."""
+    say = log or (lambda text: print(text, file=sys.stderr, flush=True))
+    runs = {(a, v): AreaRun(a, v) for a, v in pairs}
+    for pid in sorted(results):
+        for t in results[pid].tallies:
+            run = runs[(t.area, t.flink)]
+            run.cases += t.cases
+            run.seconds += t.seconds
+    found = candidates(f for pid in sorted(results) for f in results[pid].failures)
+    shrink_cases = 0
+    if found:
+        say(f"  shrinking {sum(len(v) for v in found.values())} candidate(s) of {len(found)} broken rule(s)"
+            + ("" if shrink_with is not None else " (skipped)") + " ...")
+    for (area, ver, _rule), cands in sorted(found.items()):
+        shrunk, sent = shrink_rule(cands, shrink_with, job.impl, conformance=job.conformance,
+                                   strict_messages=job.strict_messages, unsupported=job.unsupported_rules(area, ver))
+        runs[(area, ver)].counterexamples.extend(shrunk)
+        runs[(area, ver)].cases += sent
+        shrink_cases += sent
+    errors: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    for pid in sorted(results):
+        for e in results[pid].infra:
+            errors.setdefault((e.area, e.flink), []).append((e.unchecked, f"partition {pid}: {e.cause}"))
+    for gone in lost:
+        for chunk in parts[gone.partition]:
+            for ver in chunk.versions:
+                errors.setdefault((chunk.area, ver), []).append(
+                    (chunk.n, f"partition {gone.partition} lost ({gone.cause})"))
+    for key, errs in errors.items():
+        unchecked = sum(n for n, _ in errs)
+        more = f" (and {len(errs) - 1} more)" if len(errs) > 1 else ""
+        runs[key].infra_error = f"{unchecked} case(s) unchecked: {errs[0][1]}{more}"
+    for run in runs.values():
+        run.counterexamples.sort(key=_order)
+        run.seconds = round(run.seconds, 3)
+    return list(runs.values()), shrink_cases
+
+
+def _order(c: Counterexample) -> tuple[bool, str, tuple[int, int]]:
+    return c.rule.endswith("-EQ"), c.rule, size(c.request)
+
+
+def fan_out(job: JobSpec, pairs: Sequence[tuple[str, str]], chunks: Sequence[Chunk], *, master: str | None = None,
+            partitions: int | None = None, progress_interval: float = 5.0, sc: Any = None,
+            shrink_with: Implementation | None = None, log: Callable[[str], None] | None = None,
+            conf: Sequence[tuple[str, str]] = ()) -> Outcome:
+    """Run ``chunks`` on Spark (``sc``, or a new context on ``master``) and assemble the outcome."""
+    say = log or (lambda text: print(text, file=sys.stderr, flush=True))
+    started = time.monotonic()
+    own = sc is None
+    if own:
+        sc = spark_context(master, conf=conf)
+    try:
+        parts = partition(chunks, partitions)
+        total = sum(c.cases for c in chunks)
+        say(f"fanout: {total:,} cases in {len(chunks)} chunk(s), {len(parts)} partition(s) on {sc.master} "
+            f"({sc.defaultParallelism} task slot(s)) against {job.impl}")
+        results, lost, interrupted = execute(sc, parts, job, total_cases=total,
+                                             progress_interval=progress_interval, log=say)
+    finally:
+        if own:
+            sc.stop()
+    checking = time.monotonic() - started
+    runs, shrink_cases = assemble(pairs, parts, results, lost, job, None if interrupted else shrink_with, say)
+    return Outcome(runs, results, list(lost), str(master or DEFAULT_MASTER) if own else sc.master, len(parts),
+                   checking, sum(r.cases for r in results.values()), shrink_cases, interrupted)

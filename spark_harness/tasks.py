@@ -1,0 +1,241 @@
+"""What a Spark task runs: the chunks of one partition against its own connection to the implementation.
+
+Imported on the executors. The implementation is opened once per Python worker process and
+reused by every task that worker runs (PySpark reuses workers), never per case. Requests go in
+pipelined batches; each answer is judged by :func:`flinkspec.check.evaluate` (the same invariants
+and differential check as ``flinkspec check`` and pytest).
+
+Faults: when the implementation crashes, hangs or answers garbage, what was judged so far is kept;
+the batch is retried one request at a time on a restarted implementation, so that a request that
+breaks it again is named (with the request itself) and skipped; after :data:`MAX_RESTARTS` restarts
+the rest of the partition is reported as unchecked, with the cause. A task that dies itself (its
+worker killed, its executor lost) is retried by Spark and recomputes the same result.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import socket
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from flinkspec import corpus
+from flinkspec.check import Conformance, evaluate
+from flinkspec.impls import DEFAULT_TIMEOUT_S, Implementation, ImplementationBroken, answer_one, open_impl
+from oracle.versions import FlinkVersion, parse_version
+from properties.areas import AREAS
+from spark_harness.plan import Chunk
+from spark_harness.shrink import Failure, keep, shape, size
+
+BATCH = 256
+MAX_RESTARTS = 3  # per partition attempt
+
+
+@attrs.frozen
+class JobSpec:
+    """Everything a task needs besides its chunks (pickled once per task)."""
+
+    impl: str
+    conformance: Conformance = "flink"
+    strict_messages: bool = False
+    timeout: float = DEFAULT_TIMEOUT_S
+    unsupported: tuple[tuple[str, str, tuple[str, ...]], ...] = ()  # (area, version, rules)
+    fault: str | None = None  # test hook: "exit:P" kills partition P's worker halfway, on its first attempt
+
+    def unsupported_rules(self, area: str, version: str) -> frozenset[str]:
+        return frozenset(r for a, v, rules in self.unsupported if (a, v) == (area, version) for r in rules)
+
+
+@attrs.frozen
+class Tally:
+    """Cases checked for one (area, version) in one partition."""
+
+    area: str
+    flink: str
+    cases: int
+    failing: int
+    seconds: float
+
+
+@attrs.frozen
+class InfraError:
+    """Cases a partition could not check, and why."""
+
+    area: str
+    flink: str
+    partition: int
+    chunk: int
+    unchecked: int
+    cause: str
+    request: dict[str, Any] | None = None  # the request the implementation broke on, when isolated
+
+    def to_json(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+
+@attrs.frozen
+class PartitionResult:
+    partition: int
+    attempt: int
+    executor: str
+    seconds: float
+    generate_seconds: float
+    tallies: tuple[Tally, ...]
+    failures: tuple[Failure, ...]
+    infra: tuple[InfraError, ...]
+
+    @property
+    def cases(self) -> int:
+        return sum(t.cases for t in self.tallies)
+
+
+_IMPLS: dict[tuple[str, float], Implementation] = {}
+
+
+def _impl(job: JobSpec) -> Implementation:
+    key = (job.impl, job.timeout)
+    if key not in _IMPLS:
+        _IMPLS[key] = open_impl(job.impl, timeout=job.timeout)
+    return _IMPLS[key]
+
+
+@atexit.register
+def _close_all() -> None:
+    for impl in _IMPLS.values():
+        impl.close()
+    _IMPLS.clear()
+
+
+def _dead(message: str) -> bool:
+    """Breakage that no restart cures (the implementation cannot start at all)."""
+    return "cannot start" in message or "could not download" in message or "not found" in message
+
+
+class _Partition:
+    """The mutable state of one partition while it runs; frozen into a PartitionResult at the end."""
+
+    def __init__(self, pid: int, job: JobSpec, attempt: int) -> None:
+        self.pid, self.job, self.attempt = pid, job, attempt
+        self.tallies: dict[tuple[str, str], list[float]] = {}
+        self.failures: dict[tuple[str, str, str], list[Failure]] = {}
+        self.infra: list[InfraError] = []
+        self.restarts = 0
+        self.gave_up: str | None = None
+        self.generate_seconds = 0.0
+        self.next_id = 0
+        self.chunks_done = 0
+
+    def tally(self, area: str, ver: str, cases: int = 0, failing: int = 0, seconds: float = 0.0) -> None:
+        t = self.tallies.setdefault((area, ver), [0, 0, 0.0])
+        t[0] += cases
+        t[1] += failing
+        t[2] += seconds
+
+    def judge(self, req: dict[str, Any], actual: dict[str, Any], version: FlinkVersion) -> None:
+        broken = evaluate(req, actual, version, conformance=self.job.conformance,
+                          strict_messages=self.job.strict_messages,
+                          unsupported=self.job.unsupported_rules(req["area"], req["flink"]))
+        self.tally(req["area"], req["flink"], 1, bool(broken))
+        clean = {k: req[k] for k in ("area", "flink", "input")}
+        for rule, message, expected in broken:
+            keep(self.failures.setdefault((req["area"], req["flink"], rule), []),
+                 Failure(req["area"], req["flink"], rule, message, clean, actual, expected, size(clean), shape(clean)))
+
+    def give_up(self, chunk: Chunk, ver: str, unchecked: int, cause: str) -> None:
+        self.infra.append(InfraError(chunk.area, ver, self.pid, chunk.index, unchecked, cause))
+
+    def freeze(self, seconds: float) -> PartitionResult:
+        tallies = tuple(Tally(a, v, int(t[0]), int(t[1]), round(t[2], 3)) for (a, v), t in self.tallies.items())
+        failures = tuple(f for bucket in self.failures.values() for f in bucket)
+        return PartitionResult(self.pid, self.attempt, f"{socket.gethostname()}:{os.getpid()}", round(seconds, 3),
+                               round(self.generate_seconds, 3), tallies, failures, tuple(self.infra))
+
+
+def run_partition(pid: int, chunks: Sequence[Chunk], job: JobSpec, attempt: int | None = None) -> PartitionResult:
+    """Check every chunk of partition ``pid``; never raises for a broken implementation."""
+    if attempt is None:
+        from pyspark import TaskContext
+
+        ctx = TaskContext.get()
+        attempt = ctx.attemptNumber() if ctx is not None else 0
+    started = time.monotonic()
+    state = _Partition(pid, job, attempt)
+    for chunk in chunks:
+        if state.gave_up is not None:
+            for ver in chunk.versions:
+                state.give_up(chunk, ver, chunk.n, state.gave_up)
+            continue
+        _run_chunk(state, chunk)
+        state.chunks_done += 1
+    return state.freeze(time.monotonic() - started)
+
+
+def _run_chunk(state: _Partition, chunk: Chunk) -> None:
+    t0 = time.monotonic()
+    strategy = AREAS[chunk.area].requests(parse_version(chunk.versions[0]))
+    inputs = [r["input"] for r in corpus.draw(strategy, chunk.n, chunk.seed)]
+    state.generate_seconds += time.monotonic() - t0
+    share = (time.monotonic() - t0) / len(chunk.versions)
+    for ver in chunk.versions:
+        t1 = time.monotonic()
+        reqs = []
+        for inp in inputs:
+            state.next_id += 1
+            reqs.append({"id": state.next_id, "area": chunk.area, "flink": ver, "input": inp})
+        _answer_all(state, chunk, ver, reqs)
+        state.tally(chunk.area, ver, seconds=share + time.monotonic() - t1)
+
+
+def _answer_all(state: _Partition, chunk: Chunk, ver: str, reqs: list[dict[str, Any]]) -> None:
+    version = parse_version(ver)
+    pos = 0
+    while pos < len(reqs):
+        if state.gave_up is not None:
+            state.give_up(chunk, ver, len(reqs) - pos, state.gave_up)
+            return
+        batch = reqs[pos:pos + BATCH]
+        _maybe_die(state, chunk, ver, pos, len(reqs))
+        try:
+            answers = _impl(state.job).answer_many(batch)
+        except ImplementationBroken as exc:
+            if _dead(str(exc)) or state.restarts >= MAX_RESTARTS:
+                state.gave_up = (f"the implementation broke {state.restarts + 1} time(s) in this partition; "
+                                 f"last: {exc}")
+                continue
+            state.restarts += 1
+            pos += _one_by_one(state, chunk, ver, batch, version)
+            continue
+        for req, actual in zip(batch, answers, strict=True):
+            state.judge(req, actual, version)
+        pos += len(batch)
+
+
+def _one_by_one(state: _Partition, chunk: Chunk, ver: str, batch: list[dict[str, Any]], version: FlinkVersion) -> int:
+    """Retry a batch that broke the implementation one request at a time (it restarts itself);
+    a request it breaks on again is reported with the request and skipped. Returns how many
+    requests of the batch are done (judged or skipped)."""
+    for i, req in enumerate(batch):
+        try:
+            actual = answer_one(_impl(state.job), req)
+        except ImplementationBroken as exc:
+            clean = {k: req[k] for k in ("area", "flink", "input")}
+            state.infra.append(InfraError(chunk.area, ver, state.pid, chunk.index, 1,
+                                          f"the implementation broke on this request: {exc}", clean))
+            if _dead(str(exc)) or state.restarts >= MAX_RESTARTS:
+                state.gave_up = f"the implementation broke {state.restarts + 1} time(s) in this partition; last: {exc}"
+            state.restarts += 1
+            return i + 1
+        state.judge(req, actual, version)
+    return len(batch)
+
+
+def _maybe_die(state: _Partition, chunk: Chunk, ver: str, pos: int, total: int) -> None:
+    """Test hook (``JobSpec.fault``): the worker process dies halfway through the partition's first
+    chunk, on the first attempt only, as if the OS had killed it."""
+    if (state.job.fault == f"exit:{state.pid}" and state.attempt == 0 and state.chunks_done == 0
+            and ver == chunk.versions[0] and pos >= total // 2 > 0):
+        os._exit(17)
