@@ -70,11 +70,20 @@ def _areas(text: str | None) -> list[str]:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from flinkspec import report as rep
+    from flinkspec.capabilities import CapabilitiesError, resolve
     from flinkspec.check import check_area, versions_for
 
     areas = _areas(args.area)
     impl = _open(args.impl, args.timeout)
     versions = _versions(args.flink, pinned_version(impl))
+    try:
+        caps = resolve(args.impl, impl, args.capabilities)
+    except CapabilitiesError as exc:
+        impl.close()
+        raise CliError(str(exc)) from None
+    for warning in caps.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    skipped: list[tuple[str, str, str]] = []
     runs = []
     report_dir = Path(args.report) if args.report else None
     junit = Path(args.junit) if args.junit else None
@@ -83,10 +92,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     try:
         for area in areas:
             for ver in versions_for(area, versions):
+                why = caps.run_unsupported(area, ver)
+                if why is not None:
+                    skipped.append((area, str(ver), why.why or f"declared by {why.source}"))
+                    print(f"{area} at Flink {ver}: not supported ({skipped[-1][2]})", file=sys.stderr)
+                    continue
                 print(f"checking {area} at Flink {ver} against {args.impl} ...", file=sys.stderr, flush=True)
                 run = check_area(
                     impl, args.impl, area, ver, examples=args.examples, seed_value=args.seed,
                     conformance=args.conformance, strict_messages=args.strict_messages,
+                    unsupported=caps.rules_unsupported(area, ver),
                     progress=(lambda r: print(f"  {r.cases} cases", file=sys.stderr, flush=True))
                     if args.verbose else None,
                 )
@@ -97,14 +112,14 @@ def cmd_check(args: argparse.Namespace) -> int:
                 for c in run.counterexamples:
                     print(f"  {c.rule} {c.difference}\n    request: {json.dumps(c.request['input'])}",
                           file=sys.stderr)
-                rep.write(rep.to_json(runs, args.impl, args.conformance, args.seed), report_dir, junit)
+                rep.write(rep.to_json(runs, args.impl, args.conformance, args.seed, caps, skipped), report_dir, junit)
                 if run.infra_error and impl_is_dead(run.infra_error):
                     raise _Dead
     except _Dead:
         pass  # the implementation cannot even start: one error is enough
     finally:
         impl.close()
-    report = rep.to_json(runs, args.impl, args.conformance, args.seed)
+    report = rep.to_json(runs, args.impl, args.conformance, args.seed, caps, skipped)
     rep.write(report, report_dir, junit)
     print(f"{report['verdict']}: {report['cases']} cases, {len(report['counterexamples'])} counterexample(s), "
           f"{sum(1 for r in runs if r.infra_error)} infrastructure error(s) in {time.monotonic() - started:.1f} s"
@@ -288,7 +303,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--conformance", choices=("flink", "documented"), default="flink")
     c.add_argument("--strict-messages", action="store_true", help="compare exception names and messages too")
-    c.add_argument("--report", help="directory for report.json and report.md")
+    c.add_argument("--report", help="directory for report.json, report.md and report.html")
+    c.add_argument("--capabilities", metavar="FILE",
+                   help="JSON file of the areas, versions and rules the implementation does not support")
     c.add_argument("--junit", help="JUnit XML file")
     c.add_argument("-v", "--verbose", action="store_true")
     c.set_defaults(fn=cmd_check)
@@ -324,10 +341,12 @@ def build_parser() -> argparse.ArgumentParser:
     ru.set_defaults(fn=cmd_rules)
 
     from flinkspec.classpath_cli import add_parser as add_classpath
+    from flinkspec.fanout_cli import add_parser as add_fanout
     from flinkspec.memory_cli import add_parser as add_memory
 
     add_memory(sub)
     add_classpath(sub)
+    add_fanout(sub)
     return p
 
 
