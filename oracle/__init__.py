@@ -53,7 +53,9 @@ def answer(request: Mapping[str, Any]) -> dict[str, Any]:
 
 
 # Area modules register themselves on import.
+from oracle import alignment as _alignment  # noqa: E402,F401
 from oracle import classloading as _classloading  # noqa: E402,F401
+from oracle import coordinator as _coordinator  # noqa: E402,F401
 from oracle import memory as _memory  # noqa: E402,F401
 from oracle import watermark as _watermark  # noqa: E402,F401
 

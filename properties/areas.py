@@ -8,6 +8,8 @@ import attrs
 from hypothesis import strategies as st
 
 from oracle.versions import SUPPORTED, FlinkVersion
+from properties.checkpoint import alignment_invariants as _alignment_invariants  # noqa: F401
+from properties.checkpoint import alignment_strategies
 from properties.classloading import invariants as _classloading_invariants  # noqa: F401
 from properties.classloading import strategies as classloading_strategies
 from properties.memory import invariants as _memory_invariants  # noqa: F401  (registers the rules)
@@ -52,5 +54,9 @@ AREAS: dict[str, AreaSpec] = {
     "classloading.resolve": AreaSpec(
         "classloading.resolve", "CLR", classloading_strategies.requests,
         size=classloading_strategies.name_count, corpus_key=classloading_strategies.corpus_key,
+    ),
+    "checkpoint.alignment": AreaSpec(
+        "checkpoint.alignment", "ALIGN", alignment_strategies.requests,
+        size=watermark_strategies.event_count, corpus_key=alignment_strategies.corpus_key,
     ),
 }

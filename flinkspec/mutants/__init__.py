@@ -46,6 +46,7 @@ def with_config(request: Request, config: dict[str, str]) -> Request:
     return {**request, "input": {**request["input"], "config": config}}
 
 
+from flinkspec.mutants import checkpoint as _checkpoint  # noqa: E402,F401
 from flinkspec.mutants import classloading as _classloading  # noqa: E402,F401
 from flinkspec.mutants import memory as _memory  # noqa: E402,F401
 from flinkspec.mutants import watermark as _watermark  # noqa: E402,F401

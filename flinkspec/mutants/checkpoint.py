@@ -1,0 +1,71 @@
+"""Checkpointing mutants: bugs a reimplementation of barrier handling plausibly has. Each is the
+oracle with its input or its trace rewritten."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flinkspec.mutants import Mutant, Request, Response, mutant
+
+ALIGNMENT = "checkpoint.alignment"
+
+
+def _mode(mode: str, into: str) -> Any:
+    def before(request: Request) -> Request:
+        inp = request["input"]
+        if not isinstance(inp, dict) or inp.get("mode") != mode:
+            return request
+        return {**request, "input": {**inp, "mode": into}}
+    return before
+
+
+def _trace(fn: Any) -> Any:
+    def after(_req: Request, resp: Response) -> Response:
+        out = resp.get("output")
+        if not isinstance(out, dict) or not isinstance(out.get("trace"), list):
+            return resp
+        return {**resp, "output": {"trace": fn(out["trace"])}}
+    return after
+
+
+def _no_subsume(trace: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [s for s in trace if s.get("abort", [None, None])[1] != "CHECKPOINT_DECLINED_SUBSUMED"]
+
+
+def _lifo_after_snapshot(trace: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    i = 0
+    while i < len(trace):
+        out.append(trace[i])
+        i += 1
+        if "emit_barrier" in out[-1]:
+            j = i
+            while j < len(trace) and "process" in trace[j]:
+                j += 1
+            out.extend(reversed(trace[i:j]))
+            i = j
+    return out
+
+
+def _ends_ignored(request: Request) -> Request:
+    inp = request["input"]
+    if not isinstance(inp, dict) or not isinstance(inp.get("events"), list):
+        return request
+    events = [e for e in inp["events"] if not (isinstance(e, dict) and "end" in e)]
+    return {**request, "input": {**inp, "events": events}}
+
+
+for _m in (
+    Mutant("align-no-blocking", ALIGNMENT, "Exactly-once does not block channels that delivered the barrier: records "
+           "behind barrier n are processed before the snapshot (at-least-once behaviour).",
+           before=_mode("exactly_once", "at_least_once")),
+    Mutant("align-tracker-blocks", ALIGNMENT, "At-least-once aligns like exactly-once, blocking channels (correct "
+           "results, but not Flink's trace: records are held back).", before=_mode("at_least_once", "exactly_once")),
+    Mutant("align-no-subsume", ALIGNMENT, "A newer barrier silently replaces the pending checkpoint: no abort "
+           "CHECKPOINT_DECLINED_SUBSUMED is sent for it.", after=_trace(_no_subsume)),
+    Mutant("align-lifo-after-unblock", ALIGNMENT, "Records buffered during alignment are replayed newest first once "
+           "the checkpoint is taken.", after=_trace(_lifo_after_snapshot)),
+    Mutant("align-ends-ignored", ALIGNMENT, "End of partition is ignored: it neither aborts nor completes a pending "
+           "checkpoint and the channel still counts as open.", before=_ends_ignored),
+):
+    mutant(_m)

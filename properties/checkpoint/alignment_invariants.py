@@ -1,0 +1,228 @@
+"""The documented barrier-alignment rules, as checks on any implementation's own trace.
+
+Sources: seed 002 (barriers, alignment, exactly-once against at-least-once), Flink's documentation
+"Stateful Stream Processing / Checkpointing" (barrier alignment: "records from streams that already
+delivered barrier n are buffered ... once the last stream delivered barrier n the operator emits all
+pending outgoing records, snapshots, emits barrier n"; at-least-once: "alignment ... is skipped"),
+and the Javadoc of ``SingleCheckpointBarrierHandler`` / ``CheckpointBarrierTracker``. Each check
+replays the arrivals against the trace: which records had arrived before a barrier on each channel,
+and which the task had processed when it snapshotted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from oracle.versions import FlinkVersion
+from properties.rules import Request, Response, Violation, differential_rule, flink_violates, invariant
+
+AREA = "checkpoint.alignment"
+SEED = "seed 002; Flink docs, Checkpointing (barrier alignment)"
+REASONS = {"CHECKPOINT_DECLINED_SUBSUMED", "CHECKPOINT_DECLINED_ON_CANCELLATION_BARRIER",
+           "CHECKPOINT_DECLINED_INPUT_END_OF_STREAM"}
+differential_rule(AREA, "ALIGN")
+
+
+def _trace(resp: Response) -> list[dict[str, Any]] | None:
+    out = resp.get("output")
+    trace = out.get("trace") if isinstance(out, dict) else None
+    return trace if isinstance(trace, list) and not _malformed(trace) else None
+
+
+def _malformed(trace: list[Any]) -> str | None:
+    for i, step in enumerate(trace):
+        ok = isinstance(step, dict) and len(step) == 1 and (
+            ("process" in step and isinstance(step["process"], list) and len(step["process"]) == 2)
+            or (type(step.get("snapshot")) is int) or (type(step.get("emit_barrier")) is int)
+            or ("abort" in step and isinstance(step["abort"], list) and len(step["abort"]) == 2)
+            or isinstance(step.get("fail"), str))
+        if not ok:
+            return f"trace[{i}] = {step!r} is not a process, snapshot, emit_barrier, abort or fail step"
+        if "snapshot" in step and (i + 1 >= len(trace) or trace[i + 1] != {"emit_barrier": step["snapshot"]}):
+            return f"trace[{i}] snapshot {step['snapshot']} is not followed by emit_barrier {step['snapshot']}"
+        if "fail" in step and i != len(trace) - 1:
+            return f"trace[{i}] fail is not the last step"
+    return None
+
+
+@invariant("ALIGN-1", AREA, "The trace is a list of process [channel, record], snapshot n immediately followed by "
+           "emit_barrier n, abort [n, reason] and (last) fail steps.", "PROTOCOL.md checkpoint.alignment")
+def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    out = resp.get("output")
+    if out is None:
+        return []
+    trace = out.get("trace") if isinstance(out, dict) else None
+    if not isinstance(trace, list):
+        return [Violation("ALIGN-1", "the output must hold a trace list")]
+    problem = _malformed(trace)
+    return [Violation("ALIGN-1", problem)] if problem else []
+
+
+def _arrivals(req: Request) -> dict[tuple[int, str], int]:
+    """Each record (channel, value) -> its arrival index (records are unique in generated requests)."""
+    return {(e["channel"], e["record"]): i for i, e in enumerate(req["input"]["events"]) if "record" in e}
+
+
+def _unique_records(req: Request) -> bool:
+    recs = [(e["channel"], e["record"]) for e in req["input"]["events"] if "record" in e]
+    return len(recs) == len(set(recs))
+
+
+@invariant("ALIGN-2", AREA, "Every record is processed at most once, and the records of one channel in their "
+           "arrival order; at-least-once processes every record, in arrival order (it never blocks).", SEED)
+def records_in_order(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    trace = _trace(resp)
+    if trace is None or not _unique_records(req):
+        return []
+    arrival = _arrivals(req)
+    done = [tuple(s["process"]) for s in trace if "process" in s]
+    if len(done) != len(set(done)):
+        return [Violation("ALIGN-2", "a record is processed twice")]
+    unknown = [d for d in done if d not in arrival]
+    if unknown:
+        return [Violation("ALIGN-2", f"processed {list(unknown[0])}, which never arrived")]
+    last: dict[int, int] = {}
+    for ch, rec in done:
+        if arrival[(ch, rec)] < last.get(ch, -1):
+            return [Violation("ALIGN-2", f"channel {ch}: record {rec!r} processed after a later record")]
+        last[ch] = arrival[(ch, rec)]
+    failed = any("fail" in s for s in trace)
+    if req["input"]["mode"] == "at_least_once" and not failed:
+        want = sorted(arrival, key=arrival.__getitem__)
+        if done != want:
+            first = next(i for i, (d, w) in enumerate(zip([*done, None], want, strict=False)) if d != w)
+            return [Violation("ALIGN-2", f"at-least-once: the record processed at position {first} is not the "
+                                         f"record that arrived there ({list(want[first])})")]
+    return []
+
+
+def _snapshots(req: Request, trace: list[dict[str, Any]]) -> Iterator[tuple[int, set[tuple[int, str]]]]:
+    """Each snapshot id with the records processed before it."""
+    done: set[tuple[int, str]] = set()
+    for step in trace:
+        if "process" in step:
+            done.add(tuple(step["process"]))  # type: ignore[arg-type]
+        elif "snapshot" in step:
+            yield step["snapshot"], set(done)
+
+
+def _before_barrier(req: Request, cid: int) -> tuple[dict[int, set[tuple[int, str]]], set[int]]:
+    """Per channel, the records that arrived before its first barrier ``cid`` (or its end), and the
+    channels that delivered neither."""
+    before: dict[int, set[tuple[int, str]]] = {}
+    closed: set[int] = set()
+    for e in req["input"]["events"]:
+        ch = e["channel"]
+        if ch in closed:
+            continue
+        if "record" in e:
+            before.setdefault(ch, set()).add((ch, e["record"]))
+        elif e.get("barrier") == cid or "end" in e:
+            closed.add(ch)
+    return before, set(range(req["input"]["channels"])) - closed
+
+
+@invariant("ALIGN-3", AREA, "Exactly-once: the snapshot for checkpoint n reflects exactly the records that arrived "
+           "before barrier n on every channel (no record after barrier n on its channel is processed before the "
+           "snapshot, none before it is left out); every channel delivered barrier n or ended.", SEED)
+def exactly_once_snapshot(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    trace = _trace(resp)
+    if trace is None or req["input"]["mode"] != "exactly_once" or not _unique_records(req):
+        return []
+    for cid, done in _snapshots(req, trace):
+        before, missing = _before_barrier(req, cid)
+        if missing:
+            return [Violation("ALIGN-3", f"snapshot {cid} before channel(s) {sorted(missing)} delivered barrier "
+                                         f"{cid} or ended")]
+        want = set().union(*before.values()) if before else set()
+        extra, lost = done - want, want - done
+        if extra:
+            return [Violation("ALIGN-3", f"snapshot {cid} includes {sorted(extra)[0]}, which arrived after barrier "
+                                         f"{cid} on its channel")]
+        if lost:
+            return [Violation("ALIGN-3", f"snapshot {cid} misses {sorted(lost)[0]}, which arrived before barrier "
+                                         f"{cid} on its channel")]
+    return []
+
+
+@invariant("ALIGN-4", AREA, "At-least-once: the snapshot for checkpoint n includes every record that arrived before "
+           "barrier n on every channel (it may include later ones); it comes only once every open channel "
+           "delivered barrier n.", SEED)
+def at_least_once_snapshot(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    trace = _trace(resp)
+    if trace is None or req["input"]["mode"] != "at_least_once" or not _unique_records(req):
+        return []
+    for cid, done in _snapshots(req, trace):
+        before, missing = _before_barrier(req, cid)
+        if missing:
+            return [Violation("ALIGN-4", f"snapshot {cid} before channel(s) {sorted(missing)} delivered barrier "
+                                         f"{cid} or ended")]
+        lost = (set().union(*before.values()) if before else set()) - done
+        if lost:
+            return [Violation("ALIGN-4", f"snapshot {cid} misses {sorted(lost)[0]}, which arrived before barrier "
+                                         f"{cid}")]
+    return []
+
+
+@invariant("ALIGN-5", AREA, "Exactly-once: checkpoints are snapshotted in increasing id order, each at most once, "
+           "and a checkpoint is either snapshotted or aborted, never both.",
+           "seed 002; SingleCheckpointBarrierHandler Javadoc")
+def exactly_once_ids(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    trace = _trace(resp)
+    if trace is None or req["input"]["mode"] != "exactly_once":
+        return []
+    snapped: list[int] = []
+    aborted: set[int] = set()
+    for step in trace:
+        if "snapshot" in step:
+            cid = step["snapshot"]
+            if snapped and cid <= snapped[-1]:
+                return [Violation("ALIGN-5", f"snapshot {cid} after snapshot {snapped[-1]}")]
+            if cid in aborted:
+                return [Violation("ALIGN-5", f"checkpoint {cid} is snapshotted after it was aborted")]
+            snapped.append(cid)
+        elif "abort" in step:
+            cid = step["abort"][0]
+            if cid in snapped:
+                return [Violation("ALIGN-5", f"checkpoint {cid} is aborted after its snapshot")]
+            aborted.add(cid)
+    return []
+
+
+@invariant("ALIGN-6", AREA, "Aborts name a CheckpointFailureReason of barrier handling (subsumed, cancellation "
+           "barrier, end of input).", "CheckpointFailureReason; CheckpointBarrierHandler.notifyAbort")
+def abort_reasons(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    trace = _trace(resp)
+    for step in trace or []:
+        if "abort" in step and step["abort"][1] not in REASONS:
+            return [Violation("ALIGN-6", f"abort reason {step['abort'][1]!r}")]
+    return []
+
+
+def _monotonic_barriers(req: Request) -> bool:
+    last: dict[int, int] = {}
+    for e in req["input"]["events"]:
+        if "barrier" in e:
+            if e["barrier"] <= last.get(e["channel"], 0):
+                return False
+            last[e["channel"]] = e["barrier"]
+    return True
+
+
+@invariant("ALIGN-7", AREA, "Barrier handling never fails the task when each channel delivers barriers in "
+           "increasing id order (as every upstream task emits them).", "seed 002; CheckpointBarrierHandler Javadoc")
+def never_fails(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    trace = _trace(resp)
+    if trace is None or not _monotonic_barriers(req):
+        return []
+    failed = next((s["fail"] for s in trace if "fail" in s), None)
+    return [Violation("ALIGN-7", f"the task failed with {failed}")] if failed else []
+
+
+flink_violates("ALIGN-4", ("1.13",), "the 1.13 CheckpointBarrierTracker counts barriers, not channels: 2 channels, "
+               "barrier 1 twice on channel 0 snapshots checkpoint 1 before channel 1 delivered it")
+flink_violates("ALIGN-7", ("1.14", "1.15", "1.16", "1.17", "1.18", "1.19", "1.20", "2.0", "2.1", "2.2", "2.3"),
+               "at-least-once, 2 channels, checkpoints after finish on: B0:1, E0, B1:2, E1 fails the task with "
+               "IllegalStateException (CheckpointBarrierTracker ends an alignment the single-channel fast path "
+               "already closed: 'Alignment time is less than zero')")

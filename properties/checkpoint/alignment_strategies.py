@@ -1,0 +1,95 @@
+"""Requests for ``checkpoint.alignment``: barrier arrival orders with records interleaved.
+
+1 to 8 channels (now and then up to 64), several checkpoints in flight: a barrier is mostly of the
+newest id, sometimes a new one (with jumps), an older one (overtaken, duplicate, obsolete) or near
+``Long.MAX_VALUE``; broadcast bursts put one id on every open channel in a drawn order; cancel
+markers of old, current and future ids; ends of partition (nothing follows on that channel); and
+long at-least-once runs past the tracker's 50 tracked checkpoints.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from oracle.versions import FlinkVersion, v
+
+AREA = "checkpoint.alignment"
+LONG_MAX = (1 << 63) - 1
+
+
+@st.composite
+def _events(draw: st.DrawFn, channels: int, length: int) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    ended: set[int] = set()
+    ids: list[int] = []
+    next_id = draw(st.sampled_from([1, 1, 2, 10]))
+    records = 0
+    while len(events) < length:
+        open_ch = [c for c in range(channels) if c not in ended]
+        if not open_ch:
+            break
+        kind = draw(st.sampled_from(["record"] * 7 + ["barrier"] * 8 + ["burst"] * 3 + ["cancel", "end"]))
+        c = draw(st.sampled_from(open_ch))
+        if kind == "record":
+            events.append({"channel": c, "record": f"r{records}"})
+            records += 1
+        elif kind in ("barrier", "burst"):
+            choice = draw(st.sampled_from(["new", "newest", "newest", "older", "jump", "max"] if ids else ["new"]))
+            if choice in ("new", "jump"):
+                next_id += draw(st.integers(1, 5)) if choice == "jump" else 0
+                ids.append(next_id)
+                cid, next_id = next_id, next_id + 1
+            elif choice == "newest":
+                cid = ids[-1]
+            elif choice == "older":
+                cid = draw(st.sampled_from(ids))
+            else:
+                cid = LONG_MAX - draw(st.integers(0, 2))
+            targets = draw(st.permutations(open_ch)) if kind == "burst" else [c]
+            events.extend({"channel": t, "barrier": cid} for t in targets)
+        elif kind == "cancel":
+            cid = draw(st.sampled_from([*ids[-3:], next_id, next_id + 1])) if ids else next_id
+            events.append({"channel": c, "cancel": cid})
+        elif len(open_ch) > 1 or draw(st.booleans()):
+            events.append({"channel": c, "end": True})
+            ended.add(c)
+    return events
+
+
+@st.composite
+def _many_in_flight(draw: st.DrawFn) -> dict[str, Any]:
+    """At-least-once with more checkpoints in flight than the tracker keeps (50)."""
+    channels = draw(st.integers(2, 4))
+    first, count = draw(st.integers(1, 3)), draw(st.integers(45, 60))
+    events: list[dict[str, Any]] = [{"channel": 0, "barrier": first + i} for i in range(count)]
+    late = draw(st.lists(st.sampled_from([0, 1, count - 52, count - 51, count - 50, count - 49, count - 1]),
+                         min_size=1, max_size=8))
+    for k in late:
+        events.append({"channel": draw(st.integers(1, channels - 1)), "barrier": max(1, first + k)})
+    return {"mode": "at_least_once", "channels": channels, "events": events}
+
+
+@st.composite
+def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
+    if draw(st.integers(0, 19)) == 0:
+        return draw(_many_in_flight())
+    channels = draw(st.sampled_from([1, 2, 2, 3, 3, 4, 5, 8]))
+    if draw(st.integers(0, 29)) == 0:
+        channels = draw(st.integers(9, 64))
+    length = draw(st.sampled_from([draw(st.integers(0, 12)), draw(st.integers(5, 40)), draw(st.integers(20, 120))]))
+    payload: dict[str, Any] = {"mode": draw(st.sampled_from(["exactly_once", "at_least_once"])),
+                               "channels": channels, "events": draw(_events(channels, length))}
+    if version >= v("1.14") and draw(st.integers(0, 2)) == 0:
+        payload["checkpoints_after_finish"] = draw(st.booleans())
+    return payload
+
+
+def requests(version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
+    """Protocol requests for ``checkpoint.alignment`` and ``version``."""
+    return inputs(version).map(lambda i: {"area": AREA, "flink": str(version), "input": i})
+
+
+def corpus_key(version: FlinkVersion) -> object:
+    return version >= v("1.14")

@@ -1,0 +1,73 @@
+"""Meta-tests: the alignment strategies reach the corners where barrier handling goes wrong."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, find, settings
+from hypothesis.errors import NoSuchExample
+
+import oracle
+from oracle.versions import LATEST, v
+from properties.checkpoint.alignment_strategies import requests
+
+REACH = settings(max_examples=3000, database=None, deadline=None, phases=[Phase.generate], derandomize=True,
+                 suppress_health_check=list(HealthCheck))
+
+
+def _trace(r: dict[str, Any]) -> list[dict[str, Any]]:
+    return oracle.answer({"id": 0, **r})["output"]["trace"]
+
+
+def _aborted(reason: str) -> Callable[[dict[str, Any]], bool]:
+    return lambda r: any(s.get("abort", [0, ""])[1] == reason for s in _trace(r))
+
+
+def _held_back(r: dict[str, Any]) -> bool:
+    """Exactly-once processed a record after one that arrived later (it waited behind a barrier)."""
+    if r["input"]["mode"] != "exactly_once":
+        return False
+    order = {(e["channel"], e["record"]): i for i, e in enumerate(r["input"]["events"]) if "record" in e}
+    seen = [order[tuple(s["process"])] for s in _trace(r) if "process" in s]
+    return any(a > b for a, b in itertools.pairwise(seen))
+
+
+def _snapshots(r: dict[str, Any]) -> int:
+    return sum("snapshot" in s for s in _trace(r))
+
+
+CORNERS: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "exactly-once holds records back behind a barrier": _held_back,
+    "a newer barrier subsumes a pending checkpoint": _aborted("CHECKPOINT_DECLINED_SUBSUMED"),
+    "a cancel marker aborts": _aborted("CHECKPOINT_DECLINED_ON_CANCELLATION_BARRIER"),
+    "an end of partition aborts": lambda r: (r["input"].get("checkpoints_after_finish") is False
+                                             and _aborted("CHECKPOINT_DECLINED_INPUT_END_OF_STREAM")(r)),
+    "an end of partition completes an alignment": lambda r: (
+        r["input"].get("checkpoints_after_finish", True) and _snapshots(r) > 0
+        and any("end" in e for e in r["input"]["events"][:-1])),
+    "at-least-once with more than 50 checkpoints in flight": lambda r: (
+        r["input"]["mode"] == "at_least_once" and len({e.get("barrier") for e in r["input"]["events"]}) > 51),
+    "an obsolete (older) barrier after a newer one": lambda r: any(
+        "barrier" in a and "barrier" in b and b["barrier"] < a["barrier"]
+        for a, b in zip(r["input"]["events"], r["input"]["events"][1:], strict=False)),
+    "several snapshots in one run": lambda r: _snapshots(r) >= 3,
+    "a task failure": lambda r: any("fail" in s for s in _trace(r)),
+    "9 or more channels": lambda r: r["input"]["channels"] >= 9,
+    "100 events or more": lambda r: len(r["input"]["events"]) >= 100,
+    "a barrier id near Long.MAX_VALUE": lambda r: any(e.get("barrier", 0) > (1 << 62) for e in r["input"]["events"]),
+}
+
+
+@pytest.mark.parametrize("corner", list(CORNERS))
+def test_strategy_reaches(corner: str) -> None:
+    find(requests(LATEST), CORNERS[corner], settings=REACH)
+
+
+def test_1_13_gets_no_after_finish_option() -> None:
+    """1.13 has no checkpoints-after-finish option: its requests never carry the extension."""
+    with pytest.raises(NoSuchExample):
+        find(requests(v("1.13")), lambda r: "checkpoints_after_finish" in r["input"],
+             settings=settings(REACH, max_examples=300))
