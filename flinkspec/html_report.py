@@ -105,7 +105,8 @@ def _summary(r: dict[str, Any]) -> str:
 def _rules(reports: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     seen: dict[str, dict[str, Any]] = {}
     for r in reports:
-        for rule in r.get("rules") or _installed_rules({run["area"] for run in r.get("runs", [])}):
+        areas = {run["area"] for run in r.get("runs", [])} | {u["area"] for u in r.get("unsupported", [])}
+        for rule in r.get("rules") or _installed_rules(areas):
             seen.setdefault(rule["id"], rule)
     return sorted(seen.values(), key=lambda x: (x["area"], x["id"].endswith("-EQ"), _rule_key(x["id"])))
 
@@ -338,8 +339,12 @@ def label(item: object) -> str:
         return f"{ts(item['timestamp'])}@{item.get('key', '')}"
     if "process" in item and isinstance(item["process"], list) and len(item["process"]) == 2:
         return f"proc c{item['process'][0]} {_short(item['process'][1], 8)}"
+    for key, short in (("snapshot", "snap"), ("emit_barrier", "emit B"), ("abort", "abort"), ("fail", "fail")):
+        if key in item:
+            value = item[key][0] if isinstance(item[key], list) and item[key] else item[key]
+            return f"{short} {_short(value, 10)}"
     key = next(iter(item), "")
-    return f"{key} {_short(item[key], 16)}".strip() if key else "{}"
+    return f"{key[:8]} {_short(item[key], 8)}".strip() if key else "{}"
 
 
 # -- the timeline picture -------------------------------------------------------------------------
