@@ -69,3 +69,63 @@ for _m in (
            "checkpoint and the channel still counts as open.", before=_ends_ignored),
 ):
     mutant(_m)
+
+
+COORDINATOR = "checkpoint.coordinator"
+
+
+def _config(**changes: Any) -> Any:
+    def before(request: Request) -> Request:
+        inp = request["input"]
+        if not isinstance(inp, dict) or not isinstance(inp.get("config", {}), dict):
+            return request
+        return {**request, "input": {**inp, "config": {**inp.get("config", {}), **changes}}}
+    return before
+
+
+def _steps(fn: Any) -> Any:
+    def after(_req: Request, resp: Response) -> Response:
+        out = resp.get("output")
+        if not isinstance(out, dict) or not isinstance(out.get("steps"), list):
+            return resp
+        return {**resp, "output": {"steps": fn(out["steps"])}}
+    return after
+
+
+def _keep_subsumed(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for s in steps:
+        aborted = {k: r for k, r in s.get("aborted", {}).items() if r != "CHECKPOINT_SUBSUMED"}
+        s = {k: val for k, val in s.items() if k != "aborted"} | ({"aborted": aborted} if aborted else {})
+        out.append(s)
+    return out
+
+
+def _store_everything(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    stored: list[int] = []
+    out = []
+    for s in steps:
+        if "retained" in s:
+            stored += [c for c in s.get("completed", []) if c not in stored]
+            s = {**s, "retained": list(stored)}
+        out.append(s)
+    return out
+
+
+def _duplicate_is_success(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**s, "ack": "SUCCESS"} if s.get("ack") == "DUPLICATE" else s for s in steps]
+
+
+for _m in (
+    Mutant("cc-no-subsume", COORDINATOR, "A completed checkpoint does not subsume older pending checkpoints: they stay "
+           "pending (no CHECKPOINT_SUBSUMED abort).", after=_steps(_keep_subsumed)),
+    Mutant("cc-store-unbounded", COORDINATOR, "The completed-checkpoint store keeps every completed checkpoint "
+           "(state.checkpoints.num-retained ignored).", after=_steps(_store_everything)),
+    Mutant("cc-no-max-concurrent", COORDINATOR, "max_concurrent is ignored: every request starts a checkpoint at once.",
+           before=_config(max_concurrent=2147483647)),
+    Mutant("cc-no-timeout", COORDINATOR, "Pending checkpoints never expire (the checkpoint timeout is ignored).",
+           before=_config(timeout_ms=1 << 41)),
+    Mutant("cc-duplicate-ack-success", COORDINATOR, "A task acknowledging the same checkpoint twice gets SUCCESS "
+           "again instead of DUPLICATE.", after=_steps(_duplicate_is_success)),
+):
+    mutant(_m)

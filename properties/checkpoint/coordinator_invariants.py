@@ -1,0 +1,190 @@
+"""The documented checkpoint-coordinator rules, as checks on any implementation's own steps.
+
+Sources: seed 001 (how the CheckpointCoordinator triggers, acknowledges, completes and subsumes),
+the Javadoc of ``CheckpointCoordinator``, ``PendingCheckpoint`` and ``CompletedCheckpointStore``, and
+Flink's checkpointing configuration docs (max concurrent checkpoints, checkpoint timeout, retained
+checkpoints). Each check replays the steps: which ids are pending, which tasks acknowledged them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from oracle.versions import FlinkVersion
+from properties.rules import Request, Response, Violation, differential_rule, flink_violates, invariant
+
+AREA = "checkpoint.coordinator"
+SEED = "seed 001; CheckpointCoordinator Javadoc"
+KEYS = ("triggered", "queued", "rejected", "ack", "completed", "aborted", "retained", "job_failed", "was_pending")
+ACKS = ("SUCCESS", "DUPLICATE", "UNKNOWN", "DISCARDED")
+differential_rule(AREA, "CCR")
+
+
+def _steps(req: Request, resp: Response) -> list[dict[str, Any]] | None:
+    out = resp.get("output")
+    steps = out.get("steps") if isinstance(out, dict) else None
+    if not isinstance(steps, list) or len(steps) != len(req["input"]["events"]) or _bad_step(steps):
+        return None
+    return steps
+
+
+def _bad_step(steps: list[Any]) -> str | None:
+    for i, s in enumerate(steps):
+        if not isinstance(s, dict) or any(k not in KEYS for k in s):
+            return f"steps[{i}] = {s!r} has keys outside {KEYS}"
+        ids = [*s.get("triggered", []), *s.get("completed", []), *s.get("retained", [])]
+        if not all(type(x) is int for x in ids) or not isinstance(s.get("aborted", {}), dict):
+            return f"steps[{i}]: ids must be integers and aborted an object"
+        if "ack" in s and s["ack"] not in ACKS:
+            return f"steps[{i}]: ack {s['ack']!r} is not one of {ACKS}"
+    return None
+
+
+@invariant("CCR-1", AREA, "The answer holds one step per event; a step's keys are triggered, queued, rejected, ack "
+           "(SUCCESS, DUPLICATE, UNKNOWN, DISCARDED), completed, aborted, retained, job_failed.",
+           "PROTOCOL.md checkpoint.coordinator")
+def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    out = resp.get("output")
+    if out is None:
+        return []
+    steps = out.get("steps") if isinstance(out, dict) else None
+    if not isinstance(steps, list) or len(steps) != len(req["input"]["events"]):
+        return [Violation("CCR-1", "the output must hold one step per event")]
+    problem = _bad_step(steps)
+    return [Violation("CCR-1", problem)] if problem else []
+
+
+def _walk(req: Request, steps: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], dict[str, Any], dict[int, int]]]:
+    """(event, step, pending id -> trigger time) after each step."""
+    pending: dict[int, int] = {}
+    for event, step in zip(req["input"]["events"], steps, strict=True):
+        for cid in step.get("triggered", []):
+            pending[cid] = event["at"]
+        for cid in [*step.get("completed", []), *(int(k) for k in step.get("aborted", {}))]:
+            pending.pop(cid, None)
+        yield event, step, pending
+
+
+@invariant("CCR-2", AREA, "Checkpoint ids only increase: every checkpoint gets a new id, larger than all before.", SEED)
+def ids_increase(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    steps = _steps(req, resp)
+    last = 0
+    for i, step in enumerate(steps or []):
+        for cid in step.get("triggered", []):
+            if cid <= last:
+                return [Violation("CCR-2", f"steps[{i}] triggers {cid} after {last}")]
+            last = cid
+    return []
+
+
+@invariant("CCR-3", AREA, "A checkpoint completes only after every task acknowledged it, and at most once; a "
+           "checkpoint is completed or aborted, never both.", SEED)
+def complete_after_all_acks(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    steps = _steps(req, resp)
+    if steps is None:
+        return []
+    tasks = set(req["input"]["tasks"])
+    acked: dict[int, set[str]] = {}
+    done: dict[int, str] = {}
+    for i, (event, step) in enumerate(zip(req["input"]["events"], steps, strict=True)):
+        if "ack" in event:
+            acked.setdefault(event["checkpoint"], set()).add(event["ack"])
+        ends = [(c, "completed") for c in step.get("completed", [])] + [(int(k), "aborted") for k in step.get("aborted",
+                                                                                                           {})]
+        for cid, how in ends:
+            if cid in done:
+                return [Violation("CCR-3", f"steps[{i}]: checkpoint {cid} {how} after it was {done[cid]}")]
+            done[cid] = how
+            if how == "completed" and acked.get(cid, set()) != tasks:
+                missing = sorted(tasks - acked.get(cid, set()))
+                return [Violation("CCR-3", f"steps[{i}]: checkpoint {cid} completed without acks from {missing}")]
+    return []
+
+
+def _savepoints(req: Request) -> bool:
+    return any(e.get("trigger") in ("savepoint", "sync_savepoint") for e in req["input"]["events"])
+
+
+@invariant("CCR-4", AREA, "Without savepoints, at most max_concurrent checkpoints are pending at any time (more "
+           "requests wait in the queue).", "CheckpointCoordinatorConfiguration max concurrent checkpoints; seed 001")
+def max_concurrent(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    steps = _steps(req, resp)
+    if steps is None or _savepoints(req):
+        return []
+    limit = req["input"].get("config", {}).get("max_concurrent", 1)
+    for i, (_e, _s, pending) in enumerate(_walk(req, steps)):
+        if len(pending) > limit:
+            return [Violation("CCR-4", f"steps[{i}]: {len(pending)} pending checkpoints {sorted(pending)}, "
+                                       f"max_concurrent is {limit}")]
+    return []
+
+
+@invariant("CCR-5", AREA, "Without savepoints, a completed checkpoint subsumes every older pending one: they are "
+           "aborted in the same step with CHECKPOINT_SUBSUMED.",
+           "seed 001; CheckpointCoordinator.dropSubsumedCheckpoints")
+def completion_subsumes(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    steps = _steps(req, resp)
+    if steps is None or _savepoints(req):
+        return []
+    before: dict[int, int] = {}
+    for i, (_event, step, pending) in enumerate(_walk(req, steps)):
+        for cid in step.get("completed", []):
+            older = [p for p in before if p < cid and step.get("aborted", {}).get(str(p)) != "CHECKPOINT_SUBSUMED"]
+            if older:
+                return [Violation("CCR-5", f"steps[{i}]: checkpoint {cid} completed but older {older[0]} was not "
+                                           f"aborted as CHECKPOINT_SUBSUMED")]
+        before = dict(pending)
+    return []
+
+
+@invariant("CCR-6", AREA, "The completed-checkpoint store never holds more than `retained` checkpoints.",
+           "CompletedCheckpointStore Javadoc; state.checkpoints.num-retained")
+def store_bounded(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    retained = req["input"].get("config", {}).get("retained", 1)
+    for i, step in enumerate(_steps(req, resp) or []):
+        ids = step.get("retained")
+        if ids is not None and len(ids) > retained:
+            return [Violation("CCR-6", f"steps[{i}]: the store holds {ids}, retained is {retained}")]
+    return []
+
+
+@invariant("CCR-7", AREA, "A pending checkpoint that is neither completed nor aborted within timeout_ms of its trigger "
+           "expires: no checkpoint stays pending at an event timeout_ms or more after its trigger.",
+           "CheckpointCoordinator Javadoc (checkpoint timeout); execution.checkpointing.timeout")
+def timeouts(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    steps = _steps(req, resp)
+    if steps is None:
+        return []
+    timeout = req["input"].get("config", {}).get("timeout_ms", 600000)
+    for i, (event, _step, pending) in enumerate(_walk(req, steps)):
+        late = [c for c, t in pending.items() if event["at"] - t >= timeout]
+        if late:
+            return [Violation("CCR-7", f"steps[{i}] at {event['at']}: checkpoint {late[0]} is still pending "
+                                       f"{event['at'] - pending[late[0]]} ms after its trigger (timeout {timeout})")]
+    return []
+
+
+@invariant("CCR-8", AREA, "A task acknowledging a pending checkpoint it already acknowledged gets DUPLICATE.",
+           "PendingCheckpoint.acknowledgeTask Javadoc")
+def duplicate_acks(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    steps = _steps(req, resp)
+    if steps is None:
+        return []
+    seen: set[tuple[int, str]] = set()
+    restarted: set[str] = set()
+    for i, (event, step) in enumerate(zip(req["input"]["events"], steps, strict=True)):
+        if "restart" in event:
+            restarted.add(event["restart"])
+        if "ack" in event:
+            key = (event["checkpoint"], event["ack"])
+            if key in seen and "ack" in step and step["ack"] != "DUPLICATE" and event["ack"] not in restarted:
+                return [Violation("CCR-8", f"steps[{i}]: a second ack of {key[0]} by {key[1]} answered {step['ack']}")]
+            if step.get("ack") == "SUCCESS":
+                seen.add(key)
+    return []
+
+
+flink_violates("CCR-6", ("1.13", "1.14"), "1 task, retained 1: checkpoint 1, savepoint 2, ack 1, ack 2 leaves the "
+               "store holding [1, 2] (up to 1.14 the store keeps savepoints, and a savepoint never subsumes the "
+               "latest checkpoint)")

@@ -1,0 +1,86 @@
+"""Requests for ``checkpoint.coordinator``: event sequences with several checkpoints in flight.
+
+1 to 4 tasks (sometimes only some of them sources); configurations around the defaults (max
+concurrent 1-3 or unlimited, min pause 0 or a few ms, short timeouts so that expiry happens, 1-3
+retained, 0-2 tolerable failures, unaligned); events at non-decreasing times: periodic and manual
+triggers, savepoints and synchronous savepoints among checkpoints, acks for the newest ids, late,
+duplicate and unknown acks, declines with the version's reasons, tasks failing and restarting,
+ticks that let timeouts fire; now and then a burst of triggers past the 1000-request queue.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from oracle.coordinator_rules import rules_for
+from oracle.versions import FlinkVersion
+
+AREA = "checkpoint.coordinator"
+COMMON_REASONS = ("CHECKPOINT_DECLINED", "CHECKPOINT_DECLINED_TASK_NOT_READY", "CHECKPOINT_EXPIRED",
+                  "CHECKPOINT_ASYNC_EXCEPTION", "CHECKPOINT_SUBSUMED", "TASK_FAILURE", "FINALIZE_CHECKPOINT_FAILURE")
+
+
+@st.composite
+def _config(draw: st.DrawFn) -> dict[str, Any]:
+    config: dict[str, Any] = {}
+    if draw(st.booleans()):
+        config["max_concurrent"] = draw(st.sampled_from([1, 1, 2, 3, 2147483647]))
+    if draw(st.booleans()):
+        config["min_pause_ms"] = draw(st.sampled_from([0, 1, 5, 20]))
+    if draw(st.booleans()):
+        config["timeout_ms"] = draw(st.sampled_from([10, 15, 50, 600000]))
+    if draw(st.booleans()):
+        config["retained"] = draw(st.sampled_from([1, 2, 3]))
+    if draw(st.booleans()):
+        config["tolerable_failures"] = draw(st.sampled_from([0, 0, 1, 2, 2147483647]))
+    if draw(st.integers(0, 5)) == 0:
+        config["unaligned"] = True
+    if draw(st.integers(0, 40)) == 0:
+        config[draw(st.sampled_from(["retained", "timeout_ms", "max_concurrent"]))] = 0  # rejected
+    return config
+
+
+@st.composite
+def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
+    tasks = [f"t{i}" for i in range(draw(st.integers(1, 4)))]
+    payload: dict[str, Any] = {"config": draw(_config()), "tasks": tasks}
+    if len(tasks) > 1 and draw(st.integers(0, 3)) == 0:
+        payload["sources"] = tasks[:1]
+    reasons = sorted(set(COMMON_REASONS) & set(rules_for(version).reasons)) or sorted(rules_for(version).reasons)
+    events: list[dict[str, Any]] = []
+    at, triggered = 0, 0
+    if draw(st.integers(0, 39)) == 0:  # past the request queue's 1000 entries
+        events += [{"at": 0, "trigger": "periodic"}] * draw(st.integers(1000, 1003))
+    for _ in range(draw(st.integers(0, 30))):
+        at += draw(st.sampled_from([0, 0, 1, 2, 5, 20, 60]))
+        kind = draw(st.sampled_from(["trigger"] * 4 + ["ack"] * 8 + ["decline", "fail", "restart", "tick"]))
+        if kind == "trigger":
+            events.append({"at": at, "trigger": draw(st.sampled_from(["periodic", "periodic", "checkpoint",
+                                                                      "savepoint", "sync_savepoint"]))})
+            triggered += 1
+        elif kind in ("ack", "decline"):
+            newest = max(triggered, 1)
+            cid = draw(st.sampled_from([newest, newest, newest - 1, newest + 1, 1]))
+            event: dict[str, Any] = {"at": at, kind: draw(st.sampled_from(tasks)), "checkpoint": max(1, cid)}
+            if kind == "decline":
+                event["reason"] = draw(st.sampled_from(reasons))
+            events.append(event)
+            if kind == "ack" and draw(st.booleans()):  # the other tasks follow soon
+                events += [{"at": at, "ack": t, "checkpoint": max(1, cid)} for t in tasks if t != event["ack"]]
+        elif kind in ("fail", "restart"):
+            events.append({"at": at, kind: draw(st.sampled_from(tasks))})
+        else:
+            events.append({"at": at, "tick": True})
+    payload["events"] = events
+    return payload
+
+
+def requests(version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
+    """Protocol requests for ``checkpoint.coordinator`` and ``version``."""
+    return inputs(version).map(lambda i: {"area": AREA, "flink": str(version), "input": i})
+
+
+def corpus_key(version: FlinkVersion) -> object:
+    return tuple(sorted(set(COMMON_REASONS) & set(rules_for(version).reasons)))

@@ -1,0 +1,56 @@
+"""Meta-tests: the coordinator strategies reach the corners where checkpoint coordination goes wrong."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, find, settings
+
+import oracle
+from oracle.versions import LATEST
+from properties.checkpoint.coordinator_strategies import requests
+
+REACH = settings(max_examples=3000, database=None, deadline=None, phases=[Phase.generate], derandomize=True,
+                 suppress_health_check=list(HealthCheck))
+
+
+def _steps(r: dict[str, Any]) -> list[dict[str, Any]]:
+    return oracle.answer({"id": 0, **r}).get("output", {}).get("steps", [])
+
+
+def _any(pred: Callable[[dict[str, Any]], bool]) -> Callable[[dict[str, Any]], bool]:
+    return lambda r: any(pred(s) for s in _steps(r))
+
+
+def _aborted(reason: str) -> Callable[[dict[str, Any]], bool]:
+    return _any(lambda s: reason in s.get("aborted", {}).values())
+
+
+def _rejected(reason: str) -> Callable[[dict[str, Any]], bool]:
+    return _any(lambda s: reason in s.get("rejected", []))
+
+
+CORNERS: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "a completion subsumes a pending checkpoint": _aborted("CHECKPOINT_SUBSUMED"),
+    "a checkpoint expires": _aborted("CHECKPOINT_EXPIRED"),
+    "a decline aborts": _aborted("CHECKPOINT_DECLINED"),
+    "a restart aborts (region failover)": _aborted("JOB_FAILOVER_REGION"),
+    "the minimum pause rejects a periodic trigger": _rejected("MINIMUM_TIME_BETWEEN_CHECKPOINTS"),
+    "the full request queue rejects": _rejected("TOO_MANY_CHECKPOINT_REQUESTS"),
+    "a trigger while a task is down": _rejected("NOT_ALL_REQUIRED_TASKS_RUNNING"),
+    "a duplicate ack": _any(lambda s: s.get("ack") == "DUPLICATE"),
+    "requests wait in the queue": _any(lambda s: s.get("queued", 0) >= 2),
+    "two checkpoints pending at once": lambda r: sum(len(s.get("triggered", [])) for s in _steps(r)) >= 2 and any(
+        len(s.get("triggered", [])) >= 1 for s in _steps(r)[1:]),
+    "the store holds several checkpoints": _any(lambda s: len(s.get("retained", [])) >= 2),
+    "the job fails (tolerable failures exceeded)": _any(lambda s: "job_failed" in s),
+    "a late ack of an expired or aborted checkpoint": _any(lambda s: s.get("was_pending") is True),
+    "a rejected configuration": lambda r: "error" in oracle.answer({"id": 0, **r}),
+}
+
+
+@pytest.mark.parametrize("corner", list(CORNERS))
+def test_strategy_reaches(corner: str) -> None:
+    find(requests(LATEST), CORNERS[corner], settings=REACH)
