@@ -57,6 +57,7 @@ from oracle import alignment as _alignment  # noqa: E402,F401
 from oracle import classloading as _classloading  # noqa: E402,F401
 from oracle import coordinator as _coordinator  # noqa: E402,F401
 from oracle import memory as _memory  # noqa: E402,F401
+from oracle import recovery as _recovery  # noqa: E402,F401
 from oracle import watermark as _watermark  # noqa: E402,F401
 
 __all__ = ["AREAS", "LATEST", "SUPPORTED", "BadRequest", "FlinkVersion", "Rejected", "answer", "area"]

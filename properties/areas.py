@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from oracle.versions import SUPPORTED, FlinkVersion
 from properties.checkpoint import alignment_invariants as _alignment_invariants  # noqa: F401
-from properties.checkpoint import alignment_strategies, coordinator_strategies
+from properties.checkpoint import alignment_strategies, coordinator_strategies, recovery
 from properties.checkpoint import coordinator_invariants as _coordinator_invariants  # noqa: F401
 from properties.classloading import invariants as _classloading_invariants  # noqa: F401
 from properties.classloading import strategies as classloading_strategies
@@ -63,5 +63,9 @@ AREAS: dict[str, AreaSpec] = {
     "checkpoint.coordinator": AreaSpec(
         "checkpoint.coordinator", "CCR", coordinator_strategies.requests,
         size=watermark_strategies.event_count, corpus_key=coordinator_strategies.corpus_key,
+    ),
+    "checkpoint.recovery": AreaSpec(
+        "checkpoint.recovery", "RCV", recovery.requests,
+        size=watermark_strategies.event_count, corpus_key=alignment_strategies.corpus_key,
     ),
 }

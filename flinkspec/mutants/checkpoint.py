@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from flinkspec.mutants import Mutant, Request, Response, mutant
+from oracle.recovery import recover, restore_from, restore_latest
+from oracle.versions import parse_version
 
 ALIGNMENT = "checkpoint.alignment"
 
@@ -127,5 +129,49 @@ for _m in (
            before=_config(timeout_ms=1 << 41)),
     Mutant("cc-duplicate-ack-success", COORDINATOR, "A task acknowledging the same checkpoint twice gets SUCCESS "
            "again instead of DUPLICATE.", after=_steps(_duplicate_is_success)),
+):
+    mutant(_m)
+
+
+RECOVERY = "checkpoint.recovery"
+
+
+def _recovering(restore: Any) -> Any:
+    def after(request: Request, resp: Response) -> Response:
+        if "output" not in resp:
+            return resp
+        return {**resp, "output": recover(request["input"], parse_version(request["flink"]), restore)}
+    return after
+
+
+def _no_rewind(trace: list[dict[str, Any]], before: list[dict[str, Any]], channels: int) -> Any:
+    cid, _offsets, state = restore_latest(trace, before, channels)
+    emitted = [sum(1 for e in before if "record" in e and e["channel"] == c) for c in range(channels)]
+    return cid, emitted, state
+
+
+def _rewind_to_zero(trace: list[dict[str, Any]], before: list[dict[str, Any]], channels: int) -> Any:
+    cid, _offsets, state = restore_latest(trace, before, channels)
+    return cid, [0] * channels, state
+
+
+def _state_lost(trace: list[dict[str, Any]], before: list[dict[str, Any]], channels: int) -> Any:
+    cid, offsets, _state = restore_latest(trace, before, channels)
+    return cid, offsets, {}
+
+
+def _oldest(trace: list[dict[str, Any]], before: list[dict[str, Any]], channels: int) -> Any:
+    return restore_from(trace, before, channels, latest=False)
+
+
+for _m in (
+    Mutant("rcv-no-rewind", RECOVERY, "Sources resume where they stopped instead of rewinding to the checkpoint's "
+           "offsets: records in flight at the failure are lost.", after=_recovering(_no_rewind)),
+    Mutant("rcv-rewind-to-start", RECOVERY, "Sources replay their logs from the start although the state is "
+           "restored: records before the checkpoint are counted twice.", after=_recovering(_rewind_to_zero)),
+    Mutant("rcv-state-not-restored", RECOVERY, "The operator restarts with empty state while the sources rewind to "
+           "the checkpoint's offsets: everything before the checkpoint is lost.", after=_recovering(_state_lost)),
+    Mutant("rcv-restore-oldest", RECOVERY, "The job restores the oldest complete checkpoint instead of the latest "
+           "(consistent, but not what Flink restores: more is replayed).", after=_recovering(_oldest)),
 ):
     mutant(_m)

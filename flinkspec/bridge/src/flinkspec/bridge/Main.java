@@ -32,6 +32,7 @@ public final class Main {
         AREAS.put("classloading.resolve", "ClassLoadingArea");
         AREAS.put("checkpoint.alignment", "AlignmentArea");
         AREAS.put("checkpoint.coordinator", "CoordinatorArea");
+        AREAS.put("checkpoint.recovery", "RecoveryArea");
     }
 
     private static final Map<String, Area> LOADED = new HashMap<>();

@@ -1,0 +1,115 @@
+"""Protocol area ``checkpoint.recovery``: a job fails, recovers from its latest checkpoint, replays.
+
+The job: ``channels`` sources, each reading its own log of records (the ``record`` events of its
+channel, in order, over the whole request), feed one keyed counting operator (state: a count per
+key; each processed record emits ``[key, new count]`` to the sink). Every request event before
+``fail_after`` arrives at the operator as in ``checkpoint.alignment`` (same input model, same
+handlers, so the same trace); then the job fails. Recovery (RC-*):
+
+- RC-1  A checkpoint n is complete when the operator snapshotted it and every channel delivered
+        barrier n or ended before the failure (each source acknowledges n when it emits barrier n;
+        a finished source has nothing left to acknowledge).
+- RC-2  The job restores the complete checkpoint with the highest id (a completed checkpoint
+        subsumes every older one: ``CheckpointCoordinator``); none: it starts from scratch.
+- RC-3  The restored state is the operator's at its snapshot: the count of every record processed
+        before it (``process`` steps before ``snapshot n`` in the trace).
+- RC-4  Each source rewinds to its offset in the checkpoint: the number of records it emitted
+        before barrier n (all of them once it ended), and replays the rest of its log.
+- RC-5  The replayed records reach the operator in their original arrival order and are all
+        processed (no checkpoint is taken after the restart); each emits ``[key, count]``.
+
+Exactly-once (aligned) snapshots hold exactly the records before the barriers, so every record is
+counted once after recovery; at-least-once snapshots may also hold records that arrived on a channel
+after its barrier (it was not blocked), which the replay counts again: never fewer, maybe more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from oracle import area
+from oracle.alignment import alignment_area
+from oracle.protocol import BadRequest
+from oracle.versions import FlinkVersion
+
+Restore = Callable[[list[dict[str, Any]], list[dict[str, Any]], int], tuple[int | None, list[int], dict[str, int]]]
+
+
+@area("checkpoint.recovery")
+def recovery_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any]:
+    """The checkpoint restored, the sources' offsets, the state after the replay and the sink's output."""
+    return recover(payload, version)
+
+
+def recover(payload: Mapping[str, Any], version: FlinkVersion, restore: Restore | None = None) -> dict[str, Any]:
+    """:func:`recovery_area` with the restore step given (``restore(trace, arrivals before the failure,
+    channels)``; the mutants plant bugs here)."""
+    if not isinstance(payload, Mapping):
+        raise BadRequest("input must be an object")
+    events = payload.get("events")
+    if not isinstance(events, list):
+        raise BadRequest("input.events must be an array")
+    fail_after = payload.get("fail_after", len(events))
+    if type(fail_after) is not int or not 0 <= fail_after <= len(events):
+        raise BadRequest(f"input.fail_after = {fail_after!r} must be an integer in [0, {len(events)}]")
+    aligned = {k: val for k, val in payload.items() if k != "fail_after"}
+    alignment_area(aligned, version)  # validates the whole request as checkpoint.alignment does
+    trace = alignment_area({**aligned, "events": events[:fail_after]}, version)["trace"]
+    channels = payload["channels"]
+    restored, offsets, state = (restore or restore_latest)(trace, events[:fail_after], channels)
+    counts = dict(state)
+    output: list[list[Any]] = []
+    position = [0] * channels
+    for event in events:  # RC-4, RC-5: every source replays its log from its offset, in arrival order
+        if "record" not in event:
+            continue
+        ch = event["channel"]
+        position[ch] += 1
+        if position[ch] > offsets[ch]:
+            counts[event["record"]] = counts.get(event["record"], 0) + 1
+            output.append([event["record"], counts[event["record"]]])
+    return {"restored_from": restored, "offsets": offsets, "counts": dict(sorted(counts.items())),
+            "output": output}
+
+
+def restore_latest(trace: list[dict[str, Any]], before: list[dict[str, Any]], channels: int,
+                   ) -> tuple[int | None, list[int], dict[str, int]]:
+    """RC-1 ... RC-4: the checkpoint restored (None: none), each source's offset, the restored counts."""
+    return restore_from(trace, before, channels, latest=True)
+
+
+def restore_from(trace: list[dict[str, Any]], before: list[dict[str, Any]], channels: int, *, latest: bool,
+                 ) -> tuple[int | None, list[int], dict[str, int]]:
+    """The latest (or, for a mutant, the oldest) complete checkpoint's id, offsets and counts."""
+    snapshots: dict[int, dict[str, int]] = {}
+    processed: dict[str, int] = {}
+    for step in trace:
+        if "process" in step:
+            key = step["process"][1]
+            processed[key] = processed.get(key, 0) + 1
+        elif "snapshot" in step:
+            snapshots.setdefault(step["snapshot"], dict(processed))
+    for cid in sorted(snapshots, reverse=latest):
+        offsets = _offsets(before, channels, cid)
+        if offsets is not None:
+            return cid, offsets, snapshots[cid]
+    return None, [0] * channels, {}
+
+
+def _offsets(before: list[dict[str, Any]], channels: int, cid: int) -> list[int] | None:
+    """Records each source emitted before barrier ``cid`` (all, if it ended); None if some source
+    neither delivered barrier ``cid`` nor ended before the failure (RC-1: not complete)."""
+    emitted = [0] * channels
+    offsets: list[int | None] = [None] * channels
+    for event in before:
+        ch = event["channel"]
+        if offsets[ch] is not None:
+            continue
+        if "record" in event:
+            emitted[ch] += 1
+        elif event.get("barrier") == cid or "end" in event:
+            offsets[ch] = emitted[ch]
+    if any(o is None for o in offsets):
+        return None
+    return [o for o in offsets if o is not None]

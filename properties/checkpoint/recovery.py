@@ -1,0 +1,108 @@
+"""``checkpoint.recovery``: requests (alignment arrivals plus a failure point) and the guarantees
+seed 002 states for recovery, as checks on any implementation's answer.
+
+Sources: seed 002 ("exactly-once: after recovery every record is reflected in the state exactly
+once; at-least-once: possibly more than once, never lost"), Flink's docs "Fault Tolerance
+Guarantees" and "Checkpointing" (restore from the latest completed checkpoint, sources rewind to
+the checkpointed offsets).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from hypothesis import strategies as st
+
+from oracle.versions import FlinkVersion
+from properties.checkpoint.alignment_invariants import monotonic_barriers
+from properties.checkpoint.alignment_strategies import inputs as alignment_inputs
+from properties.rules import Request, Response, Violation, differential_rule, invariant
+
+AREA = "checkpoint.recovery"
+SEED = "seed 002; Flink docs, Fault Tolerance Guarantees"
+differential_rule(AREA, "RCV")
+
+
+@st.composite
+def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
+    payload = draw(alignment_inputs(version))
+    events = payload["events"]
+    keys = draw(st.sampled_from([["k"], ["a", "b"], ["a", "b", "c", "d"]]))
+    payload["events"] = [{**e, "record": draw(st.sampled_from(keys))} if "record" in e else e for e in events]
+    if draw(st.integers(0, 5)):
+        payload["fail_after"] = draw(st.integers(0, len(events)))
+    return payload
+
+
+def requests(version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
+    return inputs(version).map(lambda i: {"area": AREA, "flink": str(version), "input": i})
+
+
+def _out(resp: Response) -> dict[str, Any] | None:
+    out = resp.get("output")
+    ok = (isinstance(out, dict) and isinstance(out.get("counts"), dict) and isinstance(out.get("offsets"), list)
+          and isinstance(out.get("output"), list) and (out.get("restored_from") is None
+                                                      or type(out.get("restored_from")) is int))
+    return out if ok else None
+
+
+def _occurrences(req: Request) -> Counter[str]:
+    return Counter(e["record"] for e in req["input"]["events"] if "record" in e)
+
+
+@invariant("RCV-1", AREA, "The answer names the checkpoint restored (or null), one offset per source, the counts "
+           "per key after the replay and the sink's output [key, count] during it.", "docs/protocol.md")
+def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    if "output" not in resp:
+        return []
+    out = _out(resp)
+    if out is None or len(out["offsets"]) != req["input"]["channels"]:
+        return [Violation("RCV-1", f"malformed answer {str(resp.get('output'))[:200]}")]
+    return []
+
+
+@invariant("RCV-2", AREA, "Exactly-once: after recovery every record is counted exactly once (each channel "
+           "delivering barriers in increasing id order, as upstream tasks emit them).", SEED)
+def exactly_once(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    out = _out(resp)
+    if out is None or req["input"]["mode"] != "exactly_once" or not monotonic_barriers(req):
+        return []
+    want = _occurrences(req)
+    wrong = sorted(k for k in set(want) | set(out["counts"]) if out["counts"].get(k, 0) != want[k])
+    if wrong:
+        k = wrong[0]
+        return [Violation("RCV-2", f"key {k!r} counted {out['counts'].get(k, 0)} times, it occurs {want[k]} times")]
+    return []
+
+
+@invariant("RCV-3", AREA, "At-least-once: after recovery no record is lost: every key is counted at least as often "
+           "as it occurs (possibly more; each channel delivering barriers in increasing id order).", SEED)
+def at_least_once(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    out = _out(resp)
+    if out is None or req["input"]["mode"] != "at_least_once" or not monotonic_barriers(req):
+        return []
+    want = _occurrences(req)
+    lost = sorted(k for k in want if out["counts"].get(k, 0) < want[k])
+    if lost:
+        k = lost[0]
+        return [Violation("RCV-3", f"key {k!r} counted {out['counts'].get(k, 0)} times, it occurs {want[k]} times")]
+    return []
+
+
+@invariant("RCV-4", AREA, "The job restores a checkpoint the operator snapshotted before the failure, and each source "
+           "rewinds to an offset within its log.", "Flink docs, Checkpointing (restore from the latest checkpoint)")
+def restores_a_snapshot(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    out = _out(resp)
+    if out is None:
+        return []
+    logs = Counter(e["channel"] for e in req["input"]["events"] if "record" in e)
+    for ch, offset in enumerate(out["offsets"]):
+        if not (type(offset) is int and 0 <= offset <= logs[ch]):
+            return [Violation("RCV-4", f"source {ch} rewinds to {offset!r}; its log has {logs[ch]} records")]
+    cid = out["restored_from"]
+    before = req["input"]["events"][: req["input"].get("fail_after", len(req["input"]["events"]))]
+    if cid is not None and not any(e.get("barrier") == cid for e in before):
+        return [Violation("RCV-4", f"restored checkpoint {cid}, whose barrier never arrived before the failure")]
+    return []
+
