@@ -106,9 +106,9 @@ def spark_context(master: str | None, app: str = "flinkspec fanout", conf: Seque
         quiet = f"-Dlog4j2.configurationFile=file:{LOG4J}"
         sc_conf.setIfMissing("spark.driver.extraJavaOptions", quiet)
         sc_conf.setIfMissing("spark.executor.extraJavaOptions", quiet)
-    if "PYSPARK_PYTHON" not in os.environ:
-        # the executors run this interpreter: right on one machine; a cluster sets PYSPARK_PYTHON
-        sc_conf.setIfMissing("spark.pyspark.python", sys.executable)
+    # PySpark starts its Python workers with $PYSPARK_PYTHON (default: python3 on the PATH); this
+    # interpreter is right on one machine, a cluster whose Python lives elsewhere sets PYSPARK_PYTHON
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     for key, value in conf:
         sc_conf.set(key, value)
     sc = SparkContext.getOrCreate(sc_conf)
@@ -236,6 +236,7 @@ def fan_out(job: JobSpec, pairs: Sequence[tuple[str, str]], chunks: Sequence[Chu
     own = sc is None
     if own:
         sc = spark_context(master, conf=conf)
+    used = str(sc.master)
     try:
         parts = partition(chunks, partitions)
         total = sum(c.cases for c in chunks)
@@ -248,5 +249,5 @@ def fan_out(job: JobSpec, pairs: Sequence[tuple[str, str]], chunks: Sequence[Chu
             sc.stop()
     checking = time.monotonic() - started
     runs, shrink_cases = assemble(pairs, parts, results, lost, job, None if interrupted else shrink_with, say)
-    return Outcome(runs, results, list(lost), str(master or DEFAULT_MASTER) if own else sc.master, len(parts),
-                   checking, sum(r.cases for r in results.values()), shrink_cases, interrupted)
+    return Outcome(runs, results, list(lost), used, len(parts), checking, sum(r.cases for r in results.values()),
+                   shrink_cases, interrupted)

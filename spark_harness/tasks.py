@@ -223,8 +223,8 @@ def _one_by_one(state: _Partition, chunk: Chunk, ver: str, batch: list[dict[str,
             actual = answer_one(_impl(state.job), req)
         except ImplementationBroken as exc:
             clean = {k: req[k] for k in ("area", "flink", "input")}
-            state.infra.append(InfraError(chunk.area, ver, state.pid, chunk.index, 1,
-                                          f"the implementation broke on this request: {exc}", clean))
+            cause = f"restarted, the implementation broke again on this request sent alone: {exc}"
+            state.infra.append(InfraError(chunk.area, ver, state.pid, chunk.index, 1, cause, clean))
             if _dead(str(exc)) or state.restarts >= MAX_RESTARTS:
                 state.gave_up = f"the implementation broke {state.restarts + 1} time(s) in this partition; last: {exc}"
             state.restarts += 1
