@@ -131,6 +131,21 @@ Handler = AlignedHandler | Tracker
 @area("checkpoint.alignment")
 def alignment_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any]:
     """The trace of one task reading ``events`` through Flink's barrier handler of ``mode``."""
+    return {"trace": run(parse(payload, version), version)}
+
+
+@attrs.frozen
+class Request:
+    """A validated ``checkpoint.alignment`` input."""
+
+    mode: str
+    channels: int
+    after_finish: bool
+    events: list[Event]
+
+
+def parse(payload: Mapping[str, Any], version: FlinkVersion) -> Request:
+    """The input, validated (a BadRequest naming the field otherwise)."""
     _check_keys(payload)
     mode = payload.get("mode")
     if mode not in MODES:
@@ -138,14 +153,19 @@ def alignment_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[st
     channels = payload.get("channels")
     if type(channels) is not int or not 1 <= channels <= MAX_CHANNELS:
         raise BadRequest(f"input.channels = {channels!r} must be an integer between 1 and {MAX_CHANNELS}")
-    after_finish = _after_finish(payload, version)
-    events = _events(payload, channels)
+    return Request(mode, channels, _after_finish(payload, version), _events(payload, channels))
+
+
+def run(request: Request, version: FlinkVersion, upto: int | None = None) -> list[dict[str, Any]]:
+    """The trace of the first ``upto`` events (all by default)."""
+    mode, channels, after_finish = request.mode, request.channels, request.after_finish
+    events = request.events if upto is None else request.events[:upto]
     handler: Handler
     if mode == "exactly_once":
         handler = AlignedHandler(channels, after_finish=after_finish)
     else:
         handler = Tracker(channels, after_finish=after_finish, legacy=pick(LEGACY_TRACKER, version))
-    return {"trace": Gate(channels, handler).run(events)}
+    return Gate(channels, handler).run(events)
 
 
 class Gate:

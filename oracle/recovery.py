@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from oracle import area
-from oracle.alignment import alignment_area
+from oracle.alignment import parse, run
 from oracle.protocol import BadRequest
 from oracle.versions import FlinkVersion
 
@@ -53,9 +53,8 @@ def recover(payload: Mapping[str, Any], version: FlinkVersion, restore: Restore 
     fail_after = payload.get("fail_after", len(events))
     if type(fail_after) is not int or not 0 <= fail_after <= len(events):
         raise BadRequest(f"input.fail_after = {fail_after!r} must be an integer in [0, {len(events)}]")
-    aligned = {k: val for k, val in payload.items() if k != "fail_after"}
-    alignment_area(aligned, version)  # validates the whole request as checkpoint.alignment does
-    trace = alignment_area({**aligned, "events": events[:fail_after]}, version)["trace"]
+    parsed = parse({k: val for k, val in payload.items() if k != "fail_after"}, version)  # validates all events
+    trace = run(parsed, version, upto=fail_after)
     channels = payload["channels"]
     restored, offsets, state = (restore or restore_latest)(trace, events[:fail_after], channels)
     counts = dict(state)
