@@ -41,4 +41,4 @@ def inputs(area: str, version: FlinkVersion, n: int, seed: int) -> list[dict[str
     key = (area, spec.corpus_key(version), n, seed)
     if key not in _CACHE:
         _CACHE[key] = [r["input"] for r in draw(spec.requests(version), n, seed)]
-    return _CACHE[key]
+    return [spec.adapt(inp, version) for inp in _CACHE[key]]

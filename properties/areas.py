@@ -31,6 +31,8 @@ class AreaSpec:
     normalize: Callable[[dict], dict] = lambda resp: resp  # the area's tie rule for the differential
     # versions with equal keys draw the same inputs, so one generated corpus serves them all
     corpus_key: Callable[[FlinkVersion], object] = lambda _ver: "all"
+    # a shared corpus input made valid for one version (e.g. without an option the version lacks)
+    adapt: Callable[[dict, FlinkVersion], dict] = lambda inp, _ver: inp
 
 
 AREAS: dict[str, AreaSpec] = {
@@ -58,14 +60,14 @@ AREAS: dict[str, AreaSpec] = {
     ),
     "checkpoint.alignment": AreaSpec(
         "checkpoint.alignment", "ALIGN", alignment_strategies.requests,
-        size=watermark_strategies.event_count, corpus_key=alignment_strategies.corpus_key,
+        size=watermark_strategies.event_count, adapt=alignment_strategies.adapt,
     ),
     "checkpoint.coordinator": AreaSpec(
         "checkpoint.coordinator", "CCR", coordinator_strategies.requests,
-        size=watermark_strategies.event_count, corpus_key=coordinator_strategies.corpus_key,
+        size=watermark_strategies.event_count, adapt=coordinator_strategies.adapt,
     ),
     "checkpoint.recovery": AreaSpec(
         "checkpoint.recovery", "RCV", recovery.requests,
-        size=watermark_strategies.event_count, corpus_key=alignment_strategies.corpus_key,
+        size=watermark_strategies.event_count, adapt=alignment_strategies.adapt,
     ),
 }

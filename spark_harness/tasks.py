@@ -185,7 +185,8 @@ def _run_chunk(state: _Partition, chunk: Chunk) -> None:
         reqs = []
         for inp in inputs:
             state.next_id += 1
-            reqs.append({"id": state.next_id, "area": chunk.area, "flink": ver, "input": inp})
+            reqs.append({"id": state.next_id, "area": chunk.area, "flink": ver,
+                         "input": AREAS[chunk.area].adapt(inp, parse_version(ver))})
         _answer_all(state, chunk, ver, reqs)
         state.tally(chunk.area, ver, seconds=share + time.monotonic() - t1)
 

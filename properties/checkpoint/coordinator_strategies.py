@@ -82,5 +82,11 @@ def requests(version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
     return inputs(version).map(lambda i: {"area": AREA, "flink": str(version), "input": i})
 
 
-def corpus_key(version: FlinkVersion) -> object:
-    return tuple(sorted(set(COMMON_REASONS) & set(rules_for(version).reasons)))
+def adapt(inp: dict[str, Any], version: FlinkVersion) -> dict[str, Any]:
+    """A corpus input for ``version``: a decline reason the version lacks becomes CHECKPOINT_DECLINED."""
+    reasons = rules_for(version).reasons
+    if all(e.get("reason", "CHECKPOINT_DECLINED") in reasons for e in inp["events"]):
+        return inp
+    events = [{**e, "reason": "CHECKPOINT_DECLINED"} if "reason" in e and e["reason"] not in reasons else e
+              for e in inp["events"]]
+    return {**inp, "events": events}
