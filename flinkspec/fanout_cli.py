@@ -109,6 +109,9 @@ def cmd_fanout(args: argparse.Namespace) -> int:
                 else:
                     skipped.append((area, str(ver), why.why or f"declared by {why.source}"))
                     print(f"{area} at Flink {ver}: not supported ({skipped[-1][2]})", file=sys.stderr)
+        if not pairs:
+            raise CliError("nothing to check: the implementation declares every selected area and version "
+                           "not supported")
         job = JobSpec(args.impl, args.conformance, args.strict_messages, args.timeout,
                       tuple((a, str(v), tuple(sorted(caps.rules_unsupported(a, v))))
                             for a, v in pairs if caps.rules_unsupported(a, v)), args.x_fault)
