@@ -38,7 +38,8 @@ def draw(strategy: st.SearchStrategy[dict[str, Any]], n: int, seed: int) -> list
 def inputs(area: str, version: FlinkVersion, n: int, seed: int) -> list[dict[str, Any]]:
     """``n`` generated ``input`` objects for ``area`` at ``version`` (cached per strategy and seed)."""
     spec = AREAS[area]
-    key = (area, spec.corpus_key(version), n, seed)
+    source = AREAS[spec.corpus_of or area]  # an area may extend another's inputs (see AreaSpec.corpus_of)
+    key = (source.name, source.corpus_key(version), n, seed)
     if key not in _CACHE:
-        _CACHE[key] = [r["input"] for r in draw(spec.requests(version), n, seed)]
+        _CACHE[key] = [r["input"] for r in draw(source.requests(version), n, seed)]
     return [spec.adapt(inp, version) for inp in _CACHE[key]]

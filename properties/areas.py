@@ -33,6 +33,8 @@ class AreaSpec:
     corpus_key: Callable[[FlinkVersion], object] = lambda _ver: "all"
     # a shared corpus input made valid for one version (e.g. without an option the version lacks)
     adapt: Callable[[dict, FlinkVersion], dict] = lambda inp, _ver: inp
+    # large runs may reuse another area's drawn inputs, which ``adapt`` then extends
+    corpus_of: str | None = None
 
 
 AREAS: dict[str, AreaSpec] = {
@@ -68,6 +70,6 @@ AREAS: dict[str, AreaSpec] = {
     ),
     "checkpoint.recovery": AreaSpec(
         "checkpoint.recovery", "RCV", recovery.requests,
-        size=watermark_strategies.event_count, adapt=alignment_strategies.adapt,
+        size=watermark_strategies.event_count, adapt=recovery.from_alignment, corpus_of="checkpoint.alignment",
     ),
 }

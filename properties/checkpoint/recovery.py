@@ -9,6 +9,8 @@ the checkpointed offsets).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import Counter
 from typing import Any
 
@@ -16,6 +18,7 @@ from hypothesis import strategies as st
 
 from oracle.versions import FlinkVersion
 from properties.checkpoint.alignment_invariants import monotonic_barriers
+from properties.checkpoint.alignment_strategies import adapt
 from properties.checkpoint.alignment_strategies import inputs as alignment_inputs
 from properties.rules import Request, Response, Violation, differential_rule, invariant
 
@@ -33,6 +36,20 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     if draw(st.integers(0, 5)):
         payload["fail_after"] = draw(st.integers(0, len(events)))
     return payload
+
+
+def from_alignment(inp: dict[str, Any], version: FlinkVersion) -> dict[str, Any]:
+    """A recovery input from a drawn ``checkpoint.alignment`` input (large runs share its corpus): the
+    records' keys and the failure point are derived from the sequence itself, deterministically."""
+    inp = adapt(inp, version)
+    events = inp["events"]
+    digest = int.from_bytes(hashlib.sha256(json.dumps(events, sort_keys=True).encode()).digest()[:8], "big")
+    keys = (["k"], ["a", "b"], ["a", "b", "c", "d"])[digest % 3]
+    keyed = [{**e, "record": keys[i % len(keys)]} if "record" in e else e for i, e in enumerate(events)]
+    out = {**inp, "events": keyed}
+    if digest % 6:
+        out["fail_after"] = (digest >> 8) % (len(events) + 1)
+    return out
 
 
 def requests(version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
