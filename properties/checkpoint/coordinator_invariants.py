@@ -120,8 +120,8 @@ def max_concurrent(req: Request, resp: Response, version: FlinkVersion) -> list[
     return []
 
 
-@invariant("CCR-5", AREA, "Without savepoints, a completed checkpoint subsumes every older pending one: they are "
-           "aborted in the same step with CHECKPOINT_SUBSUMED.",
+@invariant("CCR-5", AREA, "Without savepoints, a completed checkpoint subsumes every older pending one: they end in "
+           "the same step, aborted (CHECKPOINT_SUBSUMED, unless a timeout due earlier in that step ended them first).",
            "seed 001; CheckpointCoordinator.dropSubsumedCheckpoints")
 def completion_subsumes(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     steps = _steps(req, resp)
@@ -130,7 +130,9 @@ def completion_subsumes(req: Request, resp: Response, version: FlinkVersion) -> 
     before: dict[int, int] = {}
     for i, (_event, step, pending) in enumerate(_walk(req, steps)):
         for cid in step.get("completed", []):
-            older = [p for p in before if p < cid and step.get("aborted", {}).get(str(p)) != "CHECKPOINT_SUBSUMED"]
+            aborted = step.get("aborted", {})
+            older = [p for p in before if p < cid and (str(p) not in aborted or aborted[str(p)] not in (
+                "CHECKPOINT_SUBSUMED", "CHECKPOINT_EXPIRED"))]
             if older:
                 return [Violation("CCR-5", f"steps[{i}]: checkpoint {cid} completed but older {older[0]} was not "
                                            f"aborted as CHECKPOINT_SUBSUMED")]
