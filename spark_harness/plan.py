@@ -54,7 +54,9 @@ def plan(pairs: Sequence[tuple[str, FlinkVersion]], cases: int, seed: int, chunk
         for index in range(math.ceil(per_pair / chunk)):
             n = min(chunk, per_pair - index * chunk)
             out.append(Chunk(area, tuple(versions), index, n, chunk_seed(seed, area, key, index)))
-    return out
+    # areas interleaved: Spark runs partitions roughly in order, so every area advances together
+    # (an interrupted run has covered all of them) and cheap and costly chunks mix to the end
+    return sorted(out, key=lambda c: c.index)
 
 
 def partition(chunks: Sequence[Chunk], partitions: int | None) -> list[tuple[Chunk, ...]]:
