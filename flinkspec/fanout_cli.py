@@ -79,11 +79,10 @@ def cmd_fanout(args: argparse.Namespace) -> int:
     if args.progress <= 0:
         raise CliError("--progress must be a positive number of seconds")
     conf = _conf(args.conf)
-    try:
-        import pyspark  # noqa: F401
-    except ImportError:
-        raise CliError("fanout needs PySpark: pip install 'flinkspec[spark]'") from None
-    from spark_harness.driver import fan_out
+    from spark_harness.driver import fan_out, spark_available
+
+    if not spark_available():
+        raise CliError("fanout needs PySpark: pip install 'flinkspec[spark]'")
     from spark_harness.plan import plan
     from spark_harness.tasks import JobSpec
 

@@ -83,6 +83,12 @@ class Outcome:
         }
 
 
+def spark_available() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("pyspark") is not None
+
+
 def with_task_retries(master: str) -> str:
     """``local[N]`` retries no failed task; ``local[N,F]`` retries it F-1 times like a cluster."""
     m = re.fullmatch(r"local(?:\[([^,\]]+)\])?", master.strip())

@@ -84,7 +84,7 @@ def fanout(capsys: pytest.CaptureFixture[str], report: Path, *args: str) -> dict
 
 
 MUTANT = ("--impl", "mutant:valve-no-flush", "--area", "watermark.valve,memory.jobmanager", "--flink", "2.3",
-          "--cases", "1000", "--seed", "11")
+          "--cases", "600", "--seed", "11")
 FLINK = ("--impl", "flink:2.3.0", "--cases", "300", "--seed", "11")
 
 
