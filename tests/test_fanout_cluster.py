@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -37,30 +37,34 @@ def free_port() -> int:
 
 
 @contextmanager
-def standalone_cluster(tmp: Path) -> Iterator[tuple[str, dict[str, str]]]:
-    """A standalone master and one worker (2 cores) on 127.0.0.1; yields the master URL and the
-    environment for spark-submit. Both daemons are stopped on the way out, failure or not."""
+def standalone_cluster(tmp: Path) -> Iterator[tuple[str, dict[str, str], Callable[[], None]]]:
+    """A standalone master and one worker (2 cores) on 127.0.0.1; yields the master URL, the
+    environment for spark-submit, and a function that waits until the worker has registered (the
+    daemons start in the background meanwhile). Both are stopped on the way out, failure or not."""
     port, web = free_port(), free_port()
     env = {**os.environ, "SPARK_HOME": str(SPARK_HOME), "SPARK_LOG_DIR": str(tmp / "logs"),
            "SPARK_PID_DIR": str(tmp / "pids"), "SPARK_WORKER_DIR": str(tmp / "work"),
            "SPARK_IDENT_STRING": f"flinkspec-{port}", "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable}
     daemon = str(SPARK_HOME / "sbin" / "spark-daemon.sh")
     url = f"spark://127.0.0.1:{port}"
+
+    def registered() -> None:
+        deadline = time.monotonic() + 120
+        while True:  # the master's status page says when the worker has registered
+            with suppress(OSError, ValueError), urllib.request.urlopen(f"http://127.0.0.1:{web}/json/",
+                                                                       timeout=5) as resp:
+                if json.load(resp).get("aliveworkers", 0) >= 1:
+                    return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no worker registered; logs in {tmp / 'logs'}")
+            time.sleep(0.5)
+
     try:
         subprocess.run([daemon, "start", MASTER, "1", "--host", "127.0.0.1", "--port", str(port), "--webui-port",
                         str(web)], env=env, check=True, capture_output=True, timeout=120)
         subprocess.run([daemon, "start", WORKER, "1", "--host", "127.0.0.1", "--cores", "2", "--memory", "3g",
                         "--webui-port", str(free_port()), url], env=env, check=True, capture_output=True, timeout=120)
-        deadline = time.monotonic() + 90
-        while True:  # the master's status page says when the worker has registered
-            with suppress(OSError, ValueError), urllib.request.urlopen(f"http://127.0.0.1:{web}/json/",
-                                                                       timeout=5) as resp:
-                if json.load(resp).get("aliveworkers", 0) >= 1:
-                    break
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"no worker registered; logs in {tmp / 'logs'}")
-            time.sleep(0.5)
-        yield url, env
+        yield url, env, registered
     finally:
         for cls in (WORKER, MASTER):
             subprocess.run([daemon, "stop", cls, "1"], env=env, capture_output=True, timeout=120)
@@ -91,10 +95,11 @@ FLINK = ("--impl", "flink:2.3.0", "--cases", "300", "--seed", "11")
 def test_a_standalone_cluster_finds_what_local_finds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Same seed, same counterexamples: the mutant (spark-submit to the cluster) and real Flink 2.3
     (`flinkspec fanout --master spark://...`) against the same runs on embedded local[2]."""
-    local_mutant = fanout(capsys, tmp_path / "local-mutant", *MUTANT, "--master", "local[2]")
-    local_flink = fanout(capsys, tmp_path / "local-flink", *FLINK, "--master", "local[2]")
-    assert local_mutant["counterexamples"], "the mutant must be caught"
-    with standalone_cluster(tmp_path / "cluster") as (url, env):
+    with standalone_cluster(tmp_path / "cluster") as (url, env, registered):
+        local_mutant = fanout(capsys, tmp_path / "local-mutant", *MUTANT, "--master", "local[2]")
+        local_flink = fanout(capsys, tmp_path / "local-flink", *FLINK, "--master", "local[2]")
+        assert local_mutant["counterexamples"], "the mutant must be caught"
+        registered()
         submitted = subprocess.run(
             [str(SPARK_HOME / "bin" / "spark-submit"), "--master", url, *DRIVER_ON_LOOPBACK,
              str(ROOT / "spark_harness" / "submit.py"), *MUTANT, "--report", str(tmp_path / "cluster-mutant")],
