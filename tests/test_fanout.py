@@ -107,7 +107,7 @@ def test_declared_capabilities_are_not_supported_and_the_rest_still_runs(
     engine = f"cmd:{sys.executable} {Path(__file__).resolve()}"
     code, err, report = fanout(capsys, tmp_path, "--impl", engine, "--flink", "2.3", "--cases", "1200",
                                "--area", "watermark.valve,watermark.timers,memory.jobmanager,memory.taskmanager",
-                               "--capabilities", str(caps), "--master", "local[2]")
+                               "--capabilities", str(caps), "--master", "local[2]", "--junit", str(tmp_path / "j.xml"))
     assert code == 1, err
     runs = {r["area"]: r["verdict"] for r in report["runs"]}
     assert runs == {"watermark.valve": "valid", "memory.jobmanager": "invalid"}, runs
@@ -116,6 +116,8 @@ def test_declared_capabilities_are_not_supported_and_the_rest_still_runs(
                            ("watermark.valve", "WM-EQ")}
     assert {c["area"] for c in report["counterexamples"]} == {"memory.jobmanager"}
     assert "n/s" in (tmp_path / "report.html").read_text()
+    junit = (tmp_path / "j.xml").read_text()
+    assert 'skipped="2"' in junit and "not supported: no TaskManagers" in junit and "<failure" in junit
 
 
 def test_check_honours_a_capabilities_file(tmp_path: Path) -> None:
@@ -128,6 +130,7 @@ def test_check_honours_a_capabilities_file(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stderr
     report = json.loads((tmp_path / "report.json").read_text())
     assert report["verdict"] == "valid" and [u["rule"] for u in report["unsupported"]] == ["WM-4", "WM-EQ"]
+    assert "n/s" in (tmp_path / "report.html").read_text()  # check writes the HTML report too
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"unsupported": [{"rule": "WM-99"}]}))
     res = subprocess.run([sys.executable, "-m", "flinkspec.cli", "check", "--impl", MUTANT, "--capabilities", str(bad)],
