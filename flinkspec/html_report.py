@@ -343,8 +343,9 @@ def label(item: object) -> str:
         if key in item:
             value = item[key][0] if isinstance(item[key], list) and item[key] else item[key]
             return f"{short} {_short(value, 10)}"
-    key = next(iter(item), "")
-    return f"{key[:8]} {_short(item[key], 8)}".strip() if key else "{}"
+    key = next((k for k in item if k not in ("at", *INDEX_KEYS)), "")  # "at": a time stamp, shown after
+    text = f"{key[:8]} {_short(item[key], 8)}".strip() if key else "{}"
+    return f"{text} @{item['at']}" if "at" in item else text
 
 
 # -- the timeline picture -------------------------------------------------------------------------
