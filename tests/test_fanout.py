@@ -26,6 +26,8 @@ FAULTY = ROOT / "tests" / "faulty_impl.py"
 MUTANT = "mutant:valve-no-flush"
 
 pytestmark = pytest.mark.spark
+if __name__ != "__main__":
+    pytest.importorskip("pyspark")  # the suite's `spark` extra
 
 
 def partial_engine(request: dict[str, Any]) -> dict[str, Any]:
