@@ -44,7 +44,8 @@ class JobSpec:
     strict_messages: bool = False
     timeout: float = DEFAULT_TIMEOUT_S
     unsupported: tuple[tuple[str, str, tuple[str, ...]], ...] = ()  # (area, version, rules)
-    fault: str | None = None  # test hook: "exit:P" kills partition P's worker halfway, on its first attempt
+    fault: str | None = None  # test hook: "exit:P" / "exit-always:P" kill partition P's worker halfway
+    # through, on its first attempt / on every attempt
 
     def unsupported_rules(self, area: str, version: str) -> frozenset[str]:
         return frozenset(r for a, v, rules in self.unsupported if (a, v) == (area, version) for r in rules)
@@ -236,7 +237,9 @@ def _one_by_one(state: _Partition, chunk: Chunk, ver: str, batch: list[dict[str,
 
 def _maybe_die(state: _Partition, chunk: Chunk, ver: str, pos: int, total: int) -> None:
     """Test hook (``JobSpec.fault``): the worker process dies halfway through the partition's first
-    chunk, on the first attempt only, as if the OS had killed it."""
-    if (state.job.fault == f"exit:{state.pid}" and state.attempt == 0 and state.chunks_done == 0
-            and ver == chunk.versions[0] and pos >= total // 2 > 0):
+    chunk, as if the OS had killed it: ``exit:P`` on the first attempt only, ``exit-always:P`` on
+    every attempt."""
+    kind, _, target = (state.job.fault or "").partition(":")
+    if (target == str(state.pid) and (kind == "exit-always" or (kind == "exit" and state.attempt == 0))
+            and state.chunks_done == 0 and ver == chunk.versions[0] and pos >= total // 2 > 0):
         os._exit(17)

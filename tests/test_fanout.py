@@ -171,6 +171,22 @@ def test_a_python_worker_that_dies_mid_task_is_retried_and_loses_nothing(
     assert essence(report) == essence(reference)
 
 
+def test_a_partition_that_always_dies_is_reported_and_the_rest_is_kept(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], reference: dict[str, Any]) -> None:
+    """Partition 1 kills its worker on every attempt: Spark gives up on the job, the driver keeps the
+    partitions that finished, runs the others again one job each, and reports partition 1 as lost
+    (an infrastructure error with Spark's cause and its 500 cases), with everything else found."""
+    code, err, report = fanout(capsys, tmp_path, "--impl", MUTANT, *VALVE, "--cases", "1500", "--master", "local[2]",
+                               "--x-fault", "exit-always:1")
+    assert code == 2, err
+    lost = report["fanout"]["lost_partitions"]
+    assert [x["partition"] for x in lost] == [1] and lost[0]["cases"] == 500 and lost[0]["cause"], lost
+    assert report["fanout"]["checked_cases"] == 1000
+    assert "500 case(s) unchecked: partition 1 lost" in report["runs"][0]["infra_error"]
+    assert report["counterexamples"] and report["verdict"] == "invalid"
+    assert "a Spark job failed" in err
+
+
 def _children(pid: int) -> dict[int, tuple[int, str]]:
     """Every process below ``pid``: {pid: (parent, command line)}."""
     procs: dict[int, tuple[int, str]] = {}
