@@ -4,9 +4,11 @@ page carries the rule, the minimal request, both answers, the first difference a
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -116,3 +118,22 @@ def test_report_renders_in_headless_chromium(tmp_path: Path) -> None:
     subprocess.run([CHROMIUM, *flags, "--window-size=1400,2000", f"--screenshot={shot}", page.as_uri()],
                    capture_output=True, timeout=120)
     assert shot.stat().st_size > 20_000
+
+
+def test_flinkspec_html_puts_several_implementations_in_one_matrix(tmp_path: Path) -> None:
+    """`flinkspec html a.json b.json --out page.html`: one matrix with a column group per
+    implementation; a file that is no report is a usage error naming it."""
+    other = {**report(), "impl": "mutant:other", "counterexamples": [], "verdict": "valid"}
+    for name, data in (("a.json", report()), ("b.json", other)):
+        (tmp_path / name).write_text(json.dumps(data))
+    out = tmp_path / "page.html"
+    cmd = [sys.executable, "-m", "flinkspec.cli", "html", str(tmp_path / "a.json"), str(tmp_path / "b.json"),
+           "--out", str(out)]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    page = out.read_text()
+    assert "<th colspan='1'>cmd:./engine</th>" in page and "<th colspan='1'>mutant:other</th>" in page
+    (tmp_path / "bad.json").write_text("[]")
+    res = subprocess.run([*cmd[:4], str(tmp_path / "bad.json"), "--out", str(out)], capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 2 and "bad.json is not a flinkspec report.json" in res.stderr
