@@ -2,9 +2,11 @@
 
 A chunk is the unit of generation: ``n`` inputs of one area drawn from one seed, checked at every
 version of ``versions`` (the requested versions that draw the same inputs, see
-``AreaSpec.corpus_key``). The seed of a chunk depends on the run's seed, the area, the corpus key
-and the chunk's index only; partitions merely group chunks, so the cases of a run are the same on
-any master and with any ``--partitions``.
+``AreaSpec.corpus_key``; each version's ``AreaSpec.adapt`` makes a shared input valid for it, and an
+area with ``corpus_of`` draws another area's inputs and extends them, as ``flinkspec.corpus``
+does). The seed of a chunk depends on the run's seed, the area, the corpus key and the chunk's index
+only; partitions merely group chunks, so the cases of a run are the same on any master and with
+any ``--partitions``.
 """
 
 from __future__ import annotations
@@ -48,7 +50,8 @@ def plan(pairs: Sequence[tuple[str, FlinkVersion]], cases: int, seed: int, chunk
     per_pair = math.ceil(cases / len(pairs))
     groups: dict[tuple[str, object], list[str]] = {}
     for area, ver in pairs:
-        groups.setdefault((area, AREAS[area].corpus_key(ver)), []).append(str(ver))
+        source = AREAS[AREAS[area].corpus_of or area]  # the area whose strategy draws the inputs
+        groups.setdefault((area, source.corpus_key(ver)), []).append(str(ver))
     out: list[Chunk] = []
     for (area, key), versions in groups.items():
         for index in range(math.ceil(per_pair / chunk)):

@@ -177,8 +177,9 @@ def run_partition(pid: int, chunks: Sequence[Chunk], job: JobSpec, attempt: int 
 
 def _run_chunk(state: _Partition, chunk: Chunk) -> None:
     t0 = time.monotonic()
-    strategy = AREAS[chunk.area].requests(parse_version(chunk.versions[0]))
-    inputs = [r["input"] for r in corpus.draw(strategy, chunk.n, chunk.seed)]
+    spec = AREAS[chunk.area]
+    source = AREAS[spec.corpus_of or chunk.area]  # as flinkspec.corpus.inputs: an area may extend another's
+    inputs = [r["input"] for r in corpus.draw(source.requests(parse_version(chunk.versions[0])), chunk.n, chunk.seed)]
     state.generate_seconds += time.monotonic() - t0
     share = (time.monotonic() - t0) / len(chunk.versions)
     for ver in chunk.versions:
@@ -187,7 +188,7 @@ def _run_chunk(state: _Partition, chunk: Chunk) -> None:
         for inp in inputs:
             state.next_id += 1
             reqs.append({"id": state.next_id, "area": chunk.area, "flink": ver,
-                         "input": AREAS[chunk.area].adapt(inp, parse_version(ver))})
+                         "input": spec.adapt(inp, parse_version(ver))})
         _answer_all(state, chunk, ver, reqs)
         state.tally(chunk.area, ver, seconds=share + time.monotonic() - t1)
 
