@@ -248,8 +248,12 @@ def _reduced(found: Counterexample, impl: Implementation, version: FlinkVersion,
         counter[0] += 1
         req = {"id": counter[0], **candidate}
         actual = answer_one(impl, req)
-        for rule, message, expected in evaluate(req, actual, version, conformance=conformance,
-                                                strict_messages=strict_messages, unsupported=unsupported):
+        try:
+            broken = evaluate(req, actual, version, conformance=conformance, strict_messages=strict_messages,
+                              unsupported=unsupported)
+        except SuiteError:  # the cut made the request malformed (a field pointing past the events): no smaller
+            return False
+        for rule, message, expected in broken:
             if rule == found.rule:
                 last.update(actual=actual, message=message, expected=expected)
                 return True
