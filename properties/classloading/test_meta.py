@@ -119,4 +119,4 @@ def test_a_majority_is_accepted() -> None:
     """Most requests get an output (not a rejected configuration), so resolution is exercised."""
     drawn = draw(st.one_of(*(requests(ver) for ver in SUPPORTED)), 600, 7)
     accepted = sum("output" in oracle.answer({"id": 0, **r}) for r in drawn)
-    assert accepted >= 0.6 * len(drawn), f"{accepted} of {len(drawn)} accepted"
+    assert accepted >= 0.5 * len(drawn), f"{accepted} of {len(drawn)} accepted"
