@@ -104,6 +104,9 @@ def main() -> None:
     a = p.parse_args()
     areas = [x for x in a.area.split(",") if x]
     print(f"bench/fanout: {a.cases:,} cases of {', '.join(areas)} at Flink {a.flink} against {a.impl}", flush=True)
+    from spark_harness.driver import spark_context
+
+    spark_context("local[1]").stop()  # the JVM starts once, so neither measurement pays for it
     one, one_net, n1 = fanout_rate("local[1]", a.impl, areas, a.flink, a.cases)
     print(f"  fanout local[1]: {one:,.0f} cases/s end to end ({one_net:,.0f} without Spark's start-up), {n1:,} cases",
           flush=True)
