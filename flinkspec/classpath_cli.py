@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from flinkspec.errors import CliError
-from flinkspec.flinkconf import ConfigFileError, load, parse_dynamic
 from flinkspec.impls import answer_one
+from flinkspec.memory_cli import version_and_config
 from oracle.classloading import jdk_classes
 from oracle.classloading_config import java_equals_ignore_case
-from oracle.versions import LATEST, UnknownVersion, parse_version
+from oracle.versions import parse_version
 
 AREA = "classloading.resolve"
 
@@ -78,17 +78,9 @@ def _framework_jars(args: argparse.Namespace) -> list[Path]:
 def build_request(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, list[str]]]:
     """The protocol request for the jars and configuration, and where each framework class comes from."""
     pinned = ".".join(args.impl.split(":", 1)[1].split(".")[:2]) if args.impl.startswith("flink:") else None
-    try:
-        version = parse_version(args.flink or pinned) if (args.flink or pinned) else LATEST
-        if pinned and parse_version(pinned) != version:
-            raise CliError(f"--flink {args.flink}: the implementation {args.impl} is pinned to Flink {pinned}")
-    except UnknownVersion as exc:
-        raise CliError(f"--flink: {exc}") from None
-    try:
-        config = load(Path(args.config)) if args.config else {}
-        config.update(parse_dynamic(args.D or []))
-    except ConfigFileError as exc:
-        raise CliError(str(exc)) from None
+    version, config = version_and_config(args.flink or pinned, args.config, args.D)
+    if pinned and parse_version(pinned) != version:
+        raise CliError(f"--flink {args.flink}: the implementation {args.impl} is pinned to Flink {pinned}")
     user_classes, user_res = jar_contents(Path(args.user_jar))
     origin: dict[str, list[str]] = {}
     parent_res: set[str] = set()

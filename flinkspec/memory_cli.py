@@ -22,7 +22,7 @@ from flinkspec.flinkconf import ConfigFileError, load, parse_dynamic
 from oracle.memory import derive_jobmanager, derive_taskmanager, dynamic_configs
 from oracle.memsize import MemorySize
 from oracle.protocol import Rejected
-from oracle.versions import LATEST, UnknownVersion, parse_version
+from oracle.versions import LATEST, FlinkVersion, UnknownVersion, parse_version
 
 MODES = {
     "fine-grained": "explicit task heap and managed memory",
@@ -78,16 +78,23 @@ def jvm_args_text(jvm: dict[str, int]) -> str:
     return " ".join(parts)
 
 
-def cmd_memory(args: argparse.Namespace) -> int:
+def version_and_config(flink: str | None, config_file: str | None, dynamic: list[str] | None,
+                       ) -> tuple[FlinkVersion, dict[str, str]]:
+    """``--flink`` (default: the newest), and ``--config`` overridden by ``-D``; usage errors otherwise."""
     try:
-        version = parse_version(args.flink) if args.flink else LATEST
+        version = parse_version(flink) if flink else LATEST
     except UnknownVersion as exc:
         raise CliError(f"--flink: {exc}") from None
     try:
-        config = load(Path(args.config)) if args.config else {}
-        config.update(parse_dynamic(args.D or []))
+        config = load(Path(config_file)) if config_file else {}
+        config.update(parse_dynamic(dynamic or []))
     except ConfigFileError as exc:
         raise CliError(str(exc)) from None
+    return version, config
+
+
+def cmd_memory(args: argparse.Namespace) -> int:
+    version, config = version_and_config(args.flink, args.config, args.D)
     prefix = "jobmanager.memory." if args.jobmanager else "taskmanager.memory."
     known = _known_keys(args.jobmanager)
     for key in config:
