@@ -1,5 +1,6 @@
 package flinkspec.bridge;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -15,6 +16,29 @@ public interface Area {
      * wrong shape; anything else is reported as a bridge failure.
      */
     Object answer(String area, Map<String, Object> input) throws Exception;
+
+    /**
+     * The request's flat {@code config} object as Flink configuration strings: absent is empty; a
+     * value that is not an object (JSON null included) or an entry that is not a string is a
+     * {@link BadRequest} naming it.
+     */
+    static Map<String, String> config(Map<String, Object> input) throws BadRequest {
+        Map<String, String> config = new LinkedHashMap<>();
+        if (!input.containsKey("config")) {
+            return config;
+        }
+        Object raw = input.get("config");
+        if (!(raw instanceof Map)) {
+            throw new BadRequest("input.config must be an object");
+        }
+        for (Map.Entry<?, ?> e : ((Map<?, ?>) raw).entrySet()) {
+            if (!(e.getValue() instanceof String)) {
+                throw new BadRequest("input.config['" + e.getKey() + "'] must be a string");
+            }
+            config.put((String) e.getKey(), (String) e.getValue());
+        }
+        return config;
+    }
 
     /** Flink rejected the input: carries the simple name and message of Flink's exception. */
     final class Rejected extends Exception {

@@ -74,7 +74,7 @@ public final class ClassLoadingArea implements Area {
         List<String> resourceLookups = names(input, "resource_lookups", true);
         Map<String, String> userEntries = entries("user", userClasses, userResources);
         Map<String, String> parentEntries = entries("parent", parentClasses, parentResources);
-        Map<String, String> configMap = stringMap(input);
+        Map<String, String> configMap = Area.config(input);
         List<URL> userJars = realJars(input, "user_jars");
         List<URL> parentJars = realJars(input, "parent_jars");
 
@@ -402,24 +402,6 @@ public final class ClassLoadingArea implements Area {
             }
         }
         return null;
-    }
-
-    private static Map<String, String> stringMap(Map<String, Object> input) throws BadRequest {
-        Map<String, String> config = new LinkedHashMap<>();
-        if (!input.containsKey("config")) {
-            return config;
-        }
-        Object raw = input.get("config");
-        if (!(raw instanceof Map)) {
-            throw new BadRequest("input.config must be an object");
-        }
-        for (Map.Entry<?, ?> e : ((Map<?, ?>) raw).entrySet()) {
-            if (!(e.getValue() instanceof String)) {
-                throw new BadRequest("input.config['" + e.getKey() + "'] must be a string");
-            }
-            config.put((String) e.getKey(), (String) e.getValue());
-        }
-        return config;
     }
 
     /** {@code m.invoke(target, args)}, rethrowing what the method threw (Flink's own exception) unwrapped. */

@@ -38,7 +38,9 @@ public final class MemoryArea implements Area {
 
     @Override
     public Object answer(String area, Map<String, Object> input) throws Exception {
-        Configuration config = Configuration.fromMap(stringMap(input));
+        // a JSON null config is read as none here (the area's behaviour since issue 2)
+        Configuration config = Configuration.fromMap(input.get("config") == null
+                ? new LinkedHashMap<>() : Area.config(input));
         try {
             switch (area) {
                 case "memory.taskmanager":
@@ -120,24 +122,6 @@ public final class MemoryArea implements Area {
             }
         }
         return args;
-    }
-
-    private static Map<String, String> stringMap(Map<String, Object> input) throws BadRequest {
-        Object raw = input.get("config");
-        Map<String, String> config = new LinkedHashMap<>();
-        if (raw == null) {
-            return config;
-        }
-        if (!(raw instanceof Map)) {
-            throw new BadRequest("input.config must be an object");
-        }
-        for (Map.Entry<?, ?> e : ((Map<?, ?>) raw).entrySet()) {
-            if (!(e.getValue() instanceof String)) {
-                throw new BadRequest("input.config['" + e.getKey() + "'] must be a string");
-            }
-            config.put((String) e.getKey(), (String) e.getValue());
-        }
-        return config;
     }
 
     private static Method findStatic(Class<?> cls, String name, Class<?>... params) {
