@@ -7,22 +7,18 @@ from __future__ import annotations
 from typing import Any
 
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+from hypothesis.stateful import initialize, invariant, precondition, rule
 
-from flinkspec.check import evaluate
-from flinkspec.impls import Implementation, answer_one
+from flinkspec.impls import Implementation
 from oracle.versions import FlinkVersion
+from properties.stateful import JudgedMachine, run
 
 CHANNELS = 4
 
 
-class AlignmentMachine(RuleBasedStateMachine):
+class AlignmentMachine(JudgedMachine):
     """Rules draw arrivals (records, barriers of recent ids, cancel markers, ends); the
     implementation answers the whole sequence so far and the answers must only grow."""
-
-    impl: Implementation
-    version: FlinkVersion
-    conformance: str = "flink"
 
     def __init__(self) -> None:
         super().__init__()
@@ -43,12 +39,9 @@ class AlignmentMachine(RuleBasedStateMachine):
         self.events.append({"channel": channel, **event})
         if "end" in event:
             self.ended.add(channel)
-        request = {"id": len(self.events), "area": "checkpoint.alignment", "flink": str(self.version),
-                   "input": {"mode": self.mode, "channels": self.channels, "events": self.events}}
-        answer = answer_one(self.impl, request)
-        broken = evaluate(request, answer, self.version, conformance=self.conformance)
-        assert not broken, broken
-        trace = answer["output"]["trace"]
+        trace = self.judged("checkpoint.alignment",
+                            {"mode": self.mode, "channels": self.channels, "events": self.events},
+                            len(self.events))["trace"]
         assert trace[:len(self.trace)] == self.trace, "a longer arrival sequence revised the trace"
         self.trace = trace
 
@@ -79,11 +72,4 @@ class AlignmentMachine(RuleBasedStateMachine):
 
 def test_alignment_machine(impl: Implementation, flink_version: FlinkVersion, conformance: str) -> None:
     """Run the alignment state machine against the implementation under test at each version."""
-    from hypothesis import settings
-    from hypothesis.stateful import run_state_machine_as_test
-
-    machine = type("Alignment", (AlignmentMachine,), {"impl": impl, "version": flink_version,
-                                                       "conformance": conformance})
-    # each step re-sends the whole sequence so far: cap the effort whatever the profile
-    run_state_machine_as_test(machine, settings=settings(settings.default, stateful_step_count=25,
-                                                         max_examples=min(settings.default.max_examples, 25)))
+    run(AlignmentMachine, impl, flink_version, conformance, steps=25)

@@ -7,21 +7,17 @@ from __future__ import annotations
 from typing import Any
 
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
+from hypothesis.stateful import initialize, rule
 
-from flinkspec.check import evaluate
-from flinkspec.impls import Implementation, answer_one
+from flinkspec.impls import Implementation
 from oracle.versions import FlinkVersion
+from properties.stateful import JudgedMachine, run
 
 TASKS = ["t0", "t1", "t2"]
 
 
-class CoordinatorMachine(RuleBasedStateMachine):
+class CoordinatorMachine(JudgedMachine):
     """Rules draw events; ids acknowledged are the ones the implementation itself triggered."""
-
-    impl: Implementation
-    version: FlinkVersion
-    conformance: str = "flink"
 
     def __init__(self) -> None:
         super().__init__()
@@ -38,12 +34,9 @@ class CoordinatorMachine(RuleBasedStateMachine):
 
     def _send(self, **event: Any) -> None:
         self.events.append({"at": self.at, **event})
-        request = {"id": len(self.events), "area": "checkpoint.coordinator", "flink": str(self.version),
-                   "input": {"config": self.config, "tasks": self.tasks, "events": self.events}}
-        answer = answer_one(self.impl, request)
-        broken = evaluate(request, answer, self.version, conformance=self.conformance)
-        assert not broken, broken
-        steps = answer["output"]["steps"]
+        steps = self.judged("checkpoint.coordinator",
+                            {"config": self.config, "tasks": self.tasks, "events": self.events},
+                            len(self.events))["steps"]
         assert steps[:-1] == self.steps, "a longer event sequence revised an earlier step"
         self.steps = steps
         self.ids += steps[-1].get("triggered", [])
@@ -75,11 +68,4 @@ class CoordinatorMachine(RuleBasedStateMachine):
 
 def test_coordinator_machine(impl: Implementation, flink_version: FlinkVersion, conformance: str) -> None:
     """Run the coordinator state machine against the implementation under test at each version."""
-    from hypothesis import settings
-    from hypothesis.stateful import run_state_machine_as_test
-
-    machine = type("Coordinator", (CoordinatorMachine,), {"impl": impl, "version": flink_version,
-                                                           "conformance": conformance})
-    # each step re-sends the whole sequence so far: cap the effort whatever the profile
-    run_state_machine_as_test(machine, settings=settings(settings.default, stateful_step_count=25,
-                                                         max_examples=min(settings.default.max_examples, 25)))
+    run(CoordinatorMachine, impl, flink_version, conformance, steps=25)

@@ -7,23 +7,19 @@ from __future__ import annotations
 from typing import Any
 
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from hypothesis.stateful import initialize, invariant, rule
 
-from flinkspec.check import evaluate
-from flinkspec.impls import Implementation, answer_one
+from flinkspec.impls import Implementation
 from oracle.versions import FlinkVersion
+from properties.stateful import JudgedMachine, run
 from properties.watermark.strategies import CORNER_TIMESTAMPS
 
 CHANNELS = 3
 timestamps = st.one_of(st.sampled_from(CORNER_TIMESTAMPS), st.integers(-3, 12))
 
 
-class ValveMachine(RuleBasedStateMachine):
+class ValveMachine(JudgedMachine):
     """Rules only draw events; the implementation and the oracle do the rest."""
-
-    impl: Implementation
-    version: FlinkVersion
-    conformance: str = "flink"
 
     def __init__(self) -> None:
         super().__init__()
@@ -36,12 +32,8 @@ class ValveMachine(RuleBasedStateMachine):
 
     def _send(self, event: dict[str, Any]) -> None:
         self.events.append({**event, "channel": event["channel"] % self.channels})
-        request = {"id": len(self.events), "area": "watermark.valve", "flink": str(self.version),
-                   "input": {"channels": self.channels, "events": self.events}}
-        answer = answer_one(self.impl, request)
-        broken = evaluate(request, answer, self.version, conformance=self.conformance)
-        assert not broken, broken
-        emitted = answer["output"]["emitted"]
+        emitted = self.judged("watermark.valve", {"channels": self.channels, "events": self.events},
+                              len(self.events))["emitted"]
         assert emitted[:-1] == self.emitted, "the answer for a longer sequence revised an earlier emission"
         self.emitted = emitted
 
@@ -64,7 +56,4 @@ class ValveMachine(RuleBasedStateMachine):
 
 def test_valve_machine(impl: Implementation, flink_version: FlinkVersion, conformance: str) -> None:
     """Run the valve state machine against the implementation under test at each version."""
-    from hypothesis.stateful import run_state_machine_as_test
-
-    machine = type("Valve", (ValveMachine,), {"impl": impl, "version": flink_version, "conformance": conformance})
-    run_state_machine_as_test(machine)
+    run(ValveMachine, impl, flink_version, conformance)
