@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import strategies as st
@@ -79,32 +80,31 @@ def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation
     return []
 
 
+def _miscounted(rule: str, mode: str, req: Request, resp: Response,
+                wrong: Callable[[int, int], bool]) -> list[Violation]:
+    """The first key (in order) whose count after recovery is ``wrong(counted, occurrences)``, for
+    requests of ``mode`` whose channels deliver barriers in increasing id order."""
+    out = _out(resp)
+    if out is None or req["input"]["mode"] != mode or not monotonic_barriers(req):
+        return []
+    want = _occurrences(req)
+    bad = sorted(k for k in set(want) | set(out["counts"]) if wrong(out["counts"].get(k, 0), want[k]))
+    if bad:
+        k = bad[0]
+        return [Violation(rule, f"key {k!r} counted {out['counts'].get(k, 0)} times, it occurs {want[k]} times")]
+    return []
+
+
 @invariant("RCV-2", AREA, "Exactly-once: after recovery every record is counted exactly once (each channel "
            "delivering barriers in increasing id order, as upstream tasks emit them).", SEED)
 def exactly_once(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
-    out = _out(resp)
-    if out is None or req["input"]["mode"] != "exactly_once" or not monotonic_barriers(req):
-        return []
-    want = _occurrences(req)
-    wrong = sorted(k for k in set(want) | set(out["counts"]) if out["counts"].get(k, 0) != want[k])
-    if wrong:
-        k = wrong[0]
-        return [Violation("RCV-2", f"key {k!r} counted {out['counts'].get(k, 0)} times, it occurs {want[k]} times")]
-    return []
+    return _miscounted("RCV-2", "exactly_once", req, resp, lambda counted, occurs: counted != occurs)
 
 
 @invariant("RCV-3", AREA, "At-least-once: after recovery no record is lost: every key is counted at least as often "
            "as it occurs (possibly more; each channel delivering barriers in increasing id order).", SEED)
 def at_least_once(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
-    out = _out(resp)
-    if out is None or req["input"]["mode"] != "at_least_once" or not monotonic_barriers(req):
-        return []
-    want = _occurrences(req)
-    lost = sorted(k for k in want if out["counts"].get(k, 0) < want[k])
-    if lost:
-        k = lost[0]
-        return [Violation("RCV-3", f"key {k!r} counted {out['counts'].get(k, 0)} times, it occurs {want[k]} times")]
-    return []
+    return _miscounted("RCV-3", "at_least_once", req, resp, lambda counted, occurs: counted < occurs)
 
 
 @invariant("RCV-4", AREA, "The job restores a checkpoint the operator snapshotted before the failure, and each source "
