@@ -1,0 +1,96 @@
+"""Bad checkpoint input gets a clear BadRequest naming the field, never a crash: acks for tasks that do
+not exist, negative times, time going backwards, channel indexes out of range and the rest of the
+malformed inputs of docs/protocol-checkpoint-*.md. Checked on the implementation under test
+(``--impl flink`` runs it against the bridge), which must stay usable afterwards."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from flinkspec.impls import Implementation, answer_one
+from oracle.versions import FlinkVersion
+
+TASKS = {"tasks": ["t0", "t1"], "sources": ["t0"]}
+AT0 = {"at": 0, "trigger": "periodic"}
+
+COORDINATOR: list[tuple[dict[str, Any], str]] = [
+    ({**TASKS, "events": [AT0, {"at": 1, "ack": "t9", "checkpoint": 1}]}, "events[1]"),
+    ({**TASKS, "events": [AT0, {"at": 1, "decline": "t9", "checkpoint": 1, "reason": "CHECKPOINT_DECLINED"}]},
+     "events[1]"),
+    ({**TASKS, "events": [{"at": 0, "fail": "nobody"}]}, "events[0]"),
+    ({**TASKS, "events": [{"at": 0, "restart": "t2"}]}, "events[0]"),
+    ({**TASKS, "events": [{"at": -1, "trigger": "periodic"}]}, "events[0]"),
+    ({**TASKS, "events": [{"at": 5, "trigger": "periodic"}, {"at": 4, "trigger": "periodic"}]}, "events[1]"),
+    ({**TASKS, "events": [{"at": 2 ** 40 + 1, "trigger": "periodic"}]}, "events[0]"),
+    ({**TASKS, "events": [{"at": 1.5, "trigger": "periodic"}]}, "events[0]"),
+    ({**TASKS, "events": [{"trigger": "periodic"}]}, "events[0]"),
+    ({**TASKS, "events": [{"at": 0, "trigger": "someday"}]}, "events[0]"),
+    ({**TASKS, "events": [{"at": 0, "trigger": "periodic", "ack": "t0", "checkpoint": 1}]}, "events[0]"),
+    ({**TASKS, "events": [{"at": 0, "ack": "t0", "checkpoint": 2 ** 63}]}, "events[0]"),
+    ({**TASKS, "events": [{"at": 0, "decline": "t0", "checkpoint": 1, "reason": "NO_SUCH_REASON"}]}, "events[0]"),
+    ({"tasks": ["t0"], "sources": ["t1"], "events": [AT0]}, "sources"),
+    ({"tasks": [], "events": [AT0]}, "tasks"),
+    ({**TASKS, "events": [AT0], "config": {"max_concurrent": "2"}}, "max_concurrent"),
+    ({**TASKS, "events": [AT0], "config": {"timeout_ms": 2 ** 63}}, "timeout_ms"),
+    ({**TASKS, "events": [AT0], "config": {"max_concurrnt": 2}}, "max_concurrnt"),
+    ({**TASKS, "events": "trigger"}, "events"),
+]
+
+ALIGNMENT: list[tuple[dict[str, Any], str]] = [
+    ({"mode": "exactly_once", "channels": 2, "events": [{"channel": 2, "record": "a"}]}, "events[0]"),
+    ({"mode": "exactly_once", "channels": 2, "events": [{"channel": -1, "barrier": 1}]}, "events[0]"),
+    ({"mode": "at_least_once", "channels": 0, "events": []}, "channels"),
+    ({"mode": "at_least_once", "channels": 65, "events": []}, "channels"),
+    ({"mode": "exactly_once", "channels": 1, "events": [{"channel": 0, "barrier": 0}]}, "events[0]"),
+    ({"mode": "exactly_once", "channels": 1, "events": [{"channel": 0, "barrier": 2 ** 63}]}, "events[0]"),
+    ({"mode": "exactly_once", "channels": 1, "events": [{"channel": 0, "record": 7}]}, "events[0]"),
+    ({"mode": "exactly_once", "channels": 1, "events": [{"channel": 0, "end": True},
+                                                        {"channel": 0, "record": "a"}]}, "events[1]"),
+    ({"mode": "exactly_once", "channels": 1, "events": [{"channel": 0, "end": False}]}, "events[0]"),
+    ({"mode": "exactly_once", "channels": 1, "events": [{"channel": 0, "record": "a", "barrier": 1}]}, "events[0]"),
+    ({"mode": "exactly_once", "channels": 1, "events": [{"channel": 0}]}, "events[0]"),
+    ({"mode": "exactly_once", "channels": 1, "events": ["barrier"]}, "events[0]"),
+    ({"mode": "twice", "channels": 1, "events": []}, "mode"),
+    ({"channels": 1, "events": []}, "mode"),
+    ({"mode": "exactly_once", "channels": 1, "events": [], "colour": "red"}, "colour"),
+]
+
+RECOVERY: list[tuple[dict[str, Any], str]] = [
+    *ALIGNMENT[:3],
+    ({"mode": "exactly_once", "channels": 1, "events": [{"channel": 0, "record": "a"}], "fail_after": 2},
+     "fail_after"),
+    ({"mode": "exactly_once", "channels": 1, "events": [{"channel": 0, "record": "a"}], "fail_after": -1},
+     "fail_after"),
+]
+
+GOOD: dict[str, dict[str, Any]] = {
+    "checkpoint.coordinator": {**TASKS, "events": [AT0]},
+    "checkpoint.alignment": {"mode": "exactly_once", "channels": 1, "events": [{"channel": 0, "barrier": 1}]},
+    "checkpoint.recovery": {"mode": "exactly_once", "channels": 1, "events": [{"channel": 0, "record": "a"}]},
+}
+CASES = [(area, payload, says) for area, cases in (("checkpoint.coordinator", COORDINATOR),
+                                                    ("checkpoint.alignment", ALIGNMENT),
+                                                    ("checkpoint.recovery", RECOVERY))
+         for payload, says in cases]
+
+
+@pytest.mark.parametrize(("area", "payload", "says"), CASES,
+                         ids=[f"{a.split('.')[1]}-{i}-{s}" for i, (a, _, s) in enumerate(CASES)])
+def test_invalid_checkpoint_input_is_a_bad_request(impl: Implementation, flink_version: FlinkVersion, area: str,
+                                                   payload: dict[str, Any], says: str) -> None:
+    """The implementation answers a BadRequest naming the field, and stays usable."""
+    answer = answer_one(impl, {"id": 1, "area": area, "flink": str(flink_version), "input": payload})
+    assert answer.get("error", {}).get("type") == "BadRequest", answer
+    assert says in answer["error"]["message"], answer
+    ok = answer_one(impl, {"id": 2, "area": area, "flink": str(flink_version), "input": GOOD[area]})
+    assert "output" in ok, ok
+
+
+def test_a_negative_timeout_is_flinks_verdict(impl: Implementation, flink_version: FlinkVersion) -> None:
+    """A negative checkpoint timeout is well-formed input that Flink itself rejects
+    (``CheckpointCoordinatorConfiguration``'s ``checkArgument``): InvalidConfiguration, not BadRequest."""
+    answer = answer_one(impl, {"id": 1, "area": "checkpoint.coordinator", "flink": str(flink_version),
+                               "input": {**TASKS, "events": [AT0], "config": {"timeout_ms": -5}}})
+    assert answer.get("error", {}).get("type") == "InvalidConfiguration", answer
