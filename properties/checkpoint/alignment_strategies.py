@@ -14,6 +14,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from oracle.versions import FlinkVersion, v
+from properties.draws import choice, shuffled
 
 AREA = "checkpoint.alignment"
 LONG_MAX = (1 << 63) - 1
@@ -24,33 +25,33 @@ def _events(draw: st.DrawFn, channels: int, length: int) -> list[dict[str, Any]]
     events: list[dict[str, Any]] = []
     ended: set[int] = set()
     ids: list[int] = []
-    next_id = draw(st.sampled_from([1, 1, 2, 10]))
+    next_id = choice(draw, [1, 1, 2, 10])
     records = 0
     while len(events) < length:
         open_ch = [c for c in range(channels) if c not in ended]
         if not open_ch:
             break
-        kind = draw(st.sampled_from(["record"] * 7 + ["barrier"] * 8 + ["burst"] * 3 + ["cancel", "end"]))
-        c = draw(st.sampled_from(open_ch))
+        kind = choice(draw, ["record"] * 7 + ["barrier"] * 8 + ["burst"] * 3 + ["cancel", "end"])
+        c = choice(draw, open_ch)
         if kind == "record":
             events.append({"channel": c, "record": f"r{records}"})
             records += 1
         elif kind in ("barrier", "burst"):
-            choice = draw(st.sampled_from(["new", "newest", "newest", "older", "jump", "max"] if ids else ["new"]))
-            if choice in ("new", "jump"):
-                next_id += draw(st.integers(1, 5)) if choice == "jump" else 0
+            which = choice(draw, ["new", "newest", "newest", "older", "jump", "max"] if ids else ["new"])
+            if which in ("new", "jump"):
+                next_id += draw(st.integers(1, 5)) if which == "jump" else 0
                 ids.append(next_id)
                 cid, next_id = next_id, next_id + 1
-            elif choice == "newest":
+            elif which == "newest":
                 cid = ids[-1]
-            elif choice == "older":
-                cid = draw(st.sampled_from(ids))
+            elif which == "older":
+                cid = choice(draw, ids)
             else:
                 cid = LONG_MAX - draw(st.integers(0, 2))
-            targets = draw(st.permutations(open_ch)) if kind == "burst" else [c]
+            targets = shuffled(draw, open_ch) if kind == "burst" else [c]
             events.extend({"channel": t, "barrier": cid} for t in targets)
         elif kind == "cancel":
-            cid = draw(st.sampled_from([*ids[-3:], next_id, next_id + 1])) if ids else next_id
+            cid = choice(draw, [*ids[-3:], next_id, next_id + 1]) if ids else next_id
             events.append({"channel": c, "cancel": cid})
         elif len(open_ch) > 1 or draw(st.booleans()):
             events.append({"channel": c, "end": True})
@@ -75,11 +76,11 @@ def _many_in_flight(draw: st.DrawFn) -> dict[str, Any]:
 def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     if draw(st.integers(0, 19)) == 0:
         return draw(_many_in_flight())
-    channels = draw(st.sampled_from([1, 2, 2, 3, 3, 4, 5, 8]))
+    channels = choice(draw, [1, 2, 2, 3, 3, 4, 5, 8])
     if draw(st.integers(0, 29)) == 0:
         channels = draw(st.integers(9, 64))
-    length = draw(st.sampled_from([draw(st.integers(0, 12)), draw(st.integers(5, 40)), draw(st.integers(20, 120))]))
-    payload: dict[str, Any] = {"mode": draw(st.sampled_from(["exactly_once", "at_least_once"])),
+    length = choice(draw, [draw(st.integers(0, 12)), draw(st.integers(5, 40)), draw(st.integers(20, 120))])
+    payload: dict[str, Any] = {"mode": choice(draw, ["exactly_once", "at_least_once"]),
                                "channels": channels, "events": draw(_events(channels, length))}
     if version >= v("1.14") and draw(st.integers(0, 2)) == 0:
         payload["checkpoints_after_finish"] = draw(st.booleans())

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from oracle.coordinator_rules import rules_for
 from oracle.versions import FlinkVersion
+from properties.draws import choice
 
 AREA = "checkpoint.coordinator"
 COMMON_REASONS = ("CHECKPOINT_DECLINED", "CHECKPOINT_DECLINED_TASK_NOT_READY", "CHECKPOINT_EXPIRED",
@@ -26,19 +27,19 @@ COMMON_REASONS = ("CHECKPOINT_DECLINED", "CHECKPOINT_DECLINED_TASK_NOT_READY", "
 def _config(draw: st.DrawFn) -> dict[str, Any]:
     config: dict[str, Any] = {}
     if draw(st.booleans()):
-        config["max_concurrent"] = draw(st.sampled_from([1, 1, 2, 3, 2147483647]))
+        config["max_concurrent"] = choice(draw, [1, 1, 2, 3, 2147483647])
     if draw(st.booleans()):
-        config["min_pause_ms"] = draw(st.sampled_from([0, 1, 5, 20]))
+        config["min_pause_ms"] = choice(draw, [0, 1, 5, 20])
     if draw(st.booleans()):
-        config["timeout_ms"] = draw(st.sampled_from([10, 15, 50, 600000]))
+        config["timeout_ms"] = choice(draw, [10, 15, 50, 600000])
     if draw(st.booleans()):
-        config["retained"] = draw(st.sampled_from([1, 2, 3]))
+        config["retained"] = choice(draw, [1, 2, 3])
     if draw(st.booleans()):
-        config["tolerable_failures"] = draw(st.sampled_from([0, 0, 1, 2, 2147483647]))
+        config["tolerable_failures"] = choice(draw, [0, 0, 1, 2, 2147483647])
     if draw(st.integers(0, 5)) == 0:
         config["unaligned"] = True
     if draw(st.integers(0, 40)) == 0:
-        config[draw(st.sampled_from(["retained", "timeout_ms", "max_concurrent"]))] = 0  # rejected
+        config[choice(draw, ["retained", "timeout_ms", "max_concurrent"])] = 0  # rejected
     return config
 
 
@@ -54,23 +55,23 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     if draw(st.integers(0, 39)) == 0:  # past the request queue's 1000 entries
         events += [{"at": 0, "trigger": "periodic"}] * draw(st.integers(1000, 1003))
     for _ in range(draw(st.integers(0, 30))):
-        at += draw(st.sampled_from([0, 0, 1, 2, 5, 20, 60]))
-        kind = draw(st.sampled_from(["trigger"] * 4 + ["ack"] * 8 + ["decline", "fail", "restart", "tick"]))
+        at += choice(draw, [0, 0, 1, 2, 5, 20, 60])
+        kind = choice(draw, ["trigger"] * 4 + ["ack"] * 8 + ["decline", "fail", "restart", "tick"])
         if kind == "trigger":
-            events.append({"at": at, "trigger": draw(st.sampled_from(["periodic", "periodic", "checkpoint",
-                                                                      "savepoint", "sync_savepoint"]))})
+            events.append({"at": at, "trigger": choice(draw, ["periodic", "periodic", "checkpoint",
+                                                                      "savepoint", "sync_savepoint"])})
             triggered += 1
         elif kind in ("ack", "decline"):
             newest = max(triggered, 1)
-            cid = draw(st.sampled_from([newest, newest, newest - 1, newest + 1, 1]))
-            event: dict[str, Any] = {"at": at, kind: draw(st.sampled_from(tasks)), "checkpoint": max(1, cid)}
+            cid = choice(draw, [newest, newest, newest - 1, newest + 1, 1])
+            event: dict[str, Any] = {"at": at, kind: choice(draw, tasks), "checkpoint": max(1, cid)}
             if kind == "decline":
-                event["reason"] = draw(st.sampled_from(reasons))
+                event["reason"] = choice(draw, reasons)
             events.append(event)
             if kind == "ack" and draw(st.booleans()):  # the other tasks follow soon
                 events += [{"at": at, "ack": t, "checkpoint": max(1, cid)} for t in tasks if t != event["ack"]]
         elif kind in ("fail", "restart"):
-            events.append({"at": at, kind: draw(st.sampled_from(tasks))})
+            events.append({"at": at, kind: choice(draw, tasks)})
         else:
             events.append({"at": at, "tick": True})
     payload["events"] = events
