@@ -246,19 +246,34 @@ def cmd_mutants(args: argparse.Namespace) -> int:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    import properties.areas  # noqa: F401  (registers every rule)
-    from properties.rules import RULES
+    from properties.areas import AREAS
+    from properties.rules import all_rules
 
-    rules = [r for r in RULES.values() if args.area is None or r.area == args.area]
-    if not rules:
-        areas = ", ".join(sorted({r.area for r in RULES.values()}))
-        raise CliError(f"--area: no rules for {args.area!r}; areas: {areas}")
+    every = all_rules()
+    areas = [a for a in AREAS if any(r.area == a for r in every.values())]
+    if args.area is not None and args.area not in areas:
+        raise CliError(f"--area: no rules for {args.area!r}; areas: {', '.join(areas)}")
+    rules = [r for r in every.values() if (args.area is None or r.area == args.area)
+             and (args.status is None or r.checked == (args.status == "checked"))]
     if args.json:
-        print(json.dumps([{"id": r.id, "area": r.area, "text": r.text, "source": r.source,
-                           "documented": r.documented, "status": r.status} for r in rules], indent=2))
-    else:
-        for r in rules:
-            print(f"{r.id:8s} {r.area:20s} {r.status:8s} {r.text}\n{'':38s}source: {r.source}")
+        print(json.dumps([{"id": r.id, "area": r.area, "kind": r.kind, "text": r.text, "source": r.source,
+                           "documented": r.documented, "status": r.status, "checked_by": list(r.checked_by),
+                           "note": r.note, "flink_violates": list(r.flink_violates)} for r in rules], indent=2))
+        return EXIT_OK
+    for area in areas:
+        group = [r for r in rules if r.area == area]
+        if not group:
+            continue
+        checked = sum(r.checked for r in group)
+        print(f"{area}: {len(group)} rule(s), {checked} checked, {len(group) - checked} not checked")
+        for r in group:
+            print(f"  {r.id:14s} {r.kind:12s} {r.status}\n{'':16s}{r.text}\n{'':16s}source: {r.source}")
+            if r.checked_by:
+                print(f"{'':16s}checked by: {', '.join(r.checked_by)}")
+            if r.note:
+                print(f"{'':16s}note: {r.note}")
+    checked = sum(r.checked for r in rules)
+    print(f"{len(rules)} rule(s): {checked} checked, {len(rules) - checked} not checked")
     return EXIT_OK
 
 
@@ -338,6 +353,7 @@ def build_parser() -> argparse.ArgumentParser:
     ru = sub.add_parser("rules", allow_abbrev=False, help="list the rules the suite checks")
     ru.add_argument("--area")
     ru.add_argument("--json", action="store_true")
+    ru.add_argument("--status", choices=("checked", "unchecked"))
     ru.set_defaults(fn=cmd_rules)
 
     from flinkspec.classpath_cli import add_parser as add_classpath

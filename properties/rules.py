@@ -2,7 +2,10 @@
 
 An invariant is a pure function ``check(request, response, version) -> list[Violation]``
 registered with :func:`invariant` under the ID of the rule it checks. The same functions judge
-answers in pytest, in ``flinkspec check`` and in the Spark harness.
+answers in pytest, in ``flinkspec check`` and in the Spark harness. :data:`RULES` holds those
+invariants and each area's differential ``<PREFIX>-EQ`` rule (what reports name); the rules the
+oracle encodes (``oracle:CC-3`` ...) are in :mod:`properties.oracle_rules`, and :func:`all_rules`
+is both (docs/rules.md).
 """
 
 from __future__ import annotations
@@ -18,10 +21,48 @@ Request = Mapping[str, Any]
 Response = Mapping[str, Any]
 
 
+INVARIANT, DIFFERENTIAL, ORACLE = "invariant", "differential", "oracle"
+NOT_CHECKED = "not checked"  # a status that starts so says why after a colon
+
+# The properties that judge every answer of an area by its invariants and its -EQ rule: the generic
+# conformance property, real Flink of every version (check_area judges both), and the area's
+# stateful machine where it has one.
+CONFORMANCE = "properties/test_conformance.py::test_answers_keep_every_rule_of_the_area"
+REAL_FLINK = "tests/test_real_flink.py::test_real_flink_conforms_to_the_oracle"
+MACHINES: Mapping[str, str] = {
+    "watermark.valve": "properties/watermark/test_valve_machine.py::test_valve_machine",
+    "checkpoint.alignment": "properties/checkpoint/test_alignment_machine.py::test_alignment_machine",
+    "checkpoint.coordinator": "properties/checkpoint/test_coordinator_machine.py::test_coordinator_machine",
+}
+
+# pinned answers of real Flink (its unit tests, or recorded from its jars) that the oracle must give
+_WM_EX = "properties/test_oracle_watermark_examples.py::"
+_MEM_EX = "properties/test_oracle_memory_examples.py"
+_CP_EX = "properties/checkpoint/test_examples.py::test_flinks_own_scenario"
+EXAMPLES: Mapping[str, str] = {
+    "memory.taskmanager": _MEM_EX, "memory.jobmanager": _MEM_EX,
+    "watermark.valve": _WM_EX + "test_valve_emits_what_flink_emits",
+    "watermark.combined": _WM_EX + "test_combined_operator_emits_what_flink_emits",
+    "watermark.timers": _WM_EX + "test_timers_fire_in_flinks_order",
+    "checkpoint.alignment": _CP_EX, "checkpoint.coordinator": _CP_EX,
+}
+
+
+def area_properties(area: str) -> tuple[str, ...]:
+    """The properties that apply every invariant and the ``-EQ`` rule of ``area``."""
+    return (CONFORMANCE, REAL_FLINK) + ((MACHINES[area],) if area in MACHINES else ())
+
+
 @attrs.frozen
 class Rule:
     """A documented rule: ``id`` like ``TM-3``; ``documented`` rules are checked at both
-    conformance levels, the others (Flink's actual behaviour beyond its docs) only at ``flink``."""
+    conformance levels, the others (Flink's actual behaviour beyond its docs) only at ``flink``.
+
+    ``kind`` is ``invariant`` (a check of its own), ``differential`` (``<PREFIX>-EQ``: equal to
+    real Flink's answer) or ``oracle`` (a rule the oracle encodes, checked through other rules);
+    ``checked_by`` names what checks it: rule IDs, ``path::test`` properties and ``scenario:NAME``
+    (a Flink test transcribed in ``properties/checkpoint/*_examples.json``). ``status`` is
+    ``checked ...`` or ``not checked: <why>``; ``note`` says what a check leaves out."""
 
     id: str
     area: str
@@ -30,6 +71,13 @@ class Rule:
     documented: bool = True
     status: str = "checked"
     flink_violates: tuple[str, ...] = ()  # versions whose real Flink breaks this documented rule
+    kind: str = INVARIANT
+    checked_by: tuple[str, ...] = ()
+    note: str = ""
+
+    @property
+    def checked(self) -> bool:
+        return not self.status.startswith(NOT_CHECKED)
 
 
 @attrs.frozen
@@ -55,7 +103,7 @@ def declare(rule: Rule) -> Rule:
 
 def invariant(rule_id: str, area: str, text: str, source: str, *, documented: bool = True) -> Callable[[Check], Check]:
     """Register ``fn`` as the check of rule ``rule_id`` for ``area``."""
-    rule = declare(Rule(rule_id, area, text, source, documented))
+    rule = declare(Rule(rule_id, area, text, source, documented, checked_by=area_properties(area)))
 
     def register(fn: Check) -> Check:
         CHECKS.setdefault(area, []).append((rule, fn))
@@ -81,8 +129,21 @@ def differential_rule(area: str, prefix: str) -> Rule:
             "every value, and for a rejection the error type (exception and message with --strict-messages).",
             "flinkspec oracle, proven against the released jars",
             documented=False,
+            kind=DIFFERENTIAL,
+            checked_by=area_properties(area) + ((EXAMPLES[area],) if area in EXAMPLES else ()),
         )
     )
+
+
+def all_rules() -> dict[str, Rule]:
+    """The whole registry: every invariant and differential rule, then every oracle rule."""
+    import properties.areas  # noqa: F401  (registers the invariants)
+    from properties.oracle_rules import ORACLE_RULES
+
+    clash = RULES.keys() & ORACLE_RULES.keys()
+    if clash:
+        raise ValueError(f"rule IDs declared twice: {sorted(clash)}")
+    return {**RULES, **ORACLE_RULES}
 
 
 def judge(area: str, request: Request, response: Response, version: FlinkVersion,
