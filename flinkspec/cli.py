@@ -357,12 +357,14 @@ def build_parser() -> argparse.ArgumentParser:
     ru.set_defaults(fn=cmd_rules)
 
     from flinkspec.classpath_cli import add_parser as add_classpath
+    from flinkspec.diff_versions import add_parser as add_diff_versions
     from flinkspec.fanout_cli import add_parser as add_fanout
     from flinkspec.memory_cli import add_parser as add_memory
 
     add_memory(sub)
     add_classpath(sub)
     add_fanout(sub)
+    add_diff_versions(sub)
     return p
 
 

@@ -1,0 +1,547 @@
+"""``flinkspec diff-versions A B``: every behaviour of the oracle that differs between two Flink versions.
+
+    flinkspec diff-versions 1.16 1.17 --area memory.taskmanager
+    flinkspec diff-versions 1.13 2.3 --json --out changes.json
+    flinkspec diff-versions 1.14 1.15 --no-confirm --markdown
+
+For each area the suite's strategies draw inputs for version A and for version B (they can depend
+on the version: an input only one version accepts is itself a difference), plus a few directed
+inputs per known change (:data:`SEEDS`); the oracle of both versions answers each. An input whose
+two answers differ is classified by a *signature*: the area, what differs (the first differing
+output path with list indices dropped, or which side rejects the input and with which exception,
+or how the error messages differ) and the versions between A and B at which the answer changes
+(the oracle of every version in between is asked). Each signature is one change; its smallest
+input is shrunk with :func:`flinkspec.reduce.reduce` while the signature holds, so the witness is
+1-minimal. Unless ``--no-confirm``, each witness is sent to real Flink A and B (the JVM bridges)
+and the change is *confirmed* only if both real answers equal the oracle's (error messages compared
+exactly in the areas whose messages the oracle reproduces byte for byte, and wherever the change is a
+message). Known changes (FLINK_RULES section 6) are named; option defaults that differ are listed
+with the change that witnesses them.
+
+Exit codes: 0 the report was produced (with or without changes), 1 a witness did not reproduce on
+the real jars, 2 bad usage (unknown version or area).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+import oracle
+from flinkspec import corpus
+from flinkspec.errors import CliError
+from flinkspec.reduce import reduce
+from oracle.alignment import AFTER_FINISH_DEFAULT
+from oracle.classloading_config import DEFAULT_KEY, DEFAULT_PATTERNS
+from oracle.memory_options import NETWORK_MAX_DEFAULT
+from oracle.versions import SUPPORTED, FlinkVersion, UnknownVersion, parse_version, pick
+from properties.areas import AREAS
+from properties.rules import compare
+
+Input = dict[str, Any]
+Response = dict[str, Any]
+
+DEFAULT_EXAMPLES = 400  # inputs drawn per area and per version (so up to 2x that per area)
+SHRINK_CALLS = 400  # candidate inputs tried per witness
+STRICT_MESSAGE_AREAS = frozenset({"memory.taskmanager", "memory.jobmanager", "classloading.resolve"})
+KINDS = {
+    "output": "both accept, the outputs differ",
+    "rejected-before": "accepted from this version on",
+    "rejected-after": "rejected from this version on",
+    "error": "both reject the input, differently",
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Known changes (FLINK_RULES.md section 6, README): (area, first version, what, regex on the
+# change's description that must match, or "" for any change of that area at that version).
+
+
+@attrs.frozen
+class Known:
+    area: str
+    since: str
+    text: str
+    pattern: str = ""
+
+    def matches(self, area: str, step: str, what: str) -> bool:
+        return area == self.area and step == self.since and re.search(self.pattern, what) is not None
+
+
+KNOWN: tuple[Known, ...] = (
+    Known("memory.taskmanager", "1.17", "taskmanager.memory.network.max default 1g -> Long.MAX_VALUE"),
+    Known("memory.taskmanager", "2.0", "legacy heap keys/env, legacy numberOfBuffers, DATAPROC weight name removed"),
+    Known("memory.jobmanager", "2.0", "legacy heap keys removed; error prefix 'JobManager memory configuration "
+          "failed: ' dropped (it came from the legacy-mapping entry point)"),
+    Known("classloading.resolve", "1.14", "parent-first defaults: +org.rocksdb., logging patterns moved last"),
+    Known("classloading.resolve", "1.15", "parent-first option String (Guava split, no trim, empty pieces dropped) "
+          "-> List (trimmed, quotes honoured, empty entries kept)"),
+    Known("classloading.resolve", "1.19", "YAML list syntax for list options"),
+    Known("watermark.valve", "1.19", "per-subpartition valve (subpartitions accepted)"),
+    Known("watermark.combined", "1.14", "idle inputs no longer hold back a multi-input operator "
+          "(IndexedCombinedWatermarkStatus, FLINK-18934)"),
+    Known("watermark.combined", "2.2", "all-idle inputs first flush the largest watermark (FLINK-38454)"),
+    Known("checkpoint.alignment", "1.14", "barrier handlers track channel sets; end of partition counts as aligned; "
+          "checkpoints-after-finish option"),
+    Known("checkpoint.alignment", "1.15", "checkpoints-after-finish default false -> true"),
+    Known("checkpoint.recovery", "1.14", "barrier handlers track channel sets; checkpoints-after-finish option"),
+    Known("checkpoint.recovery", "1.15", "checkpoints-after-finish default false -> true"),
+    Known("checkpoint.coordinator", "1.14", "EXCEPTION -> IO_EXCEPTION, TASK_CLOSING text; savepoint job-level "
+          "failures no longer counted, -1 ids counted; IO_EXCEPTION counted"),
+    Known("checkpoint.coordinator", "1.15", "savepoints no longer stored, only checkpoint/sync-savepoint completions "
+          "subsume; FINALIZE_CHECKPOINT_FAILURE counted"),
+    Known("checkpoint.coordinator", "1.17", "tolerable-failure message names the reason; failure reasons -4, "
+          "+CHANNEL_STATE_SHARED_STREAM_EXCEPTION"),
+    Known("checkpoint.coordinator", "1.19", "late-ack 'wasPending' ring holds expired ids only"),
+    Known("checkpoint.coordinator", "1.20", "+BLOCKING_OUTPUT_EXIST failure reason; checkpoint keys renamed to "
+          "execution.checkpointing.*"),
+)
+
+
+# Option defaults the oracle keys by version: (option, area, table, value printer).
+@attrs.frozen
+class DefaultTable:
+    option: str
+    area: str
+    table: Mapping[FlinkVersion, Any]
+    show: Callable[[Any], str] = str
+
+
+DEFAULT_TABLES: tuple[DefaultTable, ...] = (
+    DefaultTable("taskmanager.memory.network.max", "memory.taskmanager", NETWORK_MAX_DEFAULT,
+                 lambda size: "Long.MAX_VALUE bytes" if size.bytes == 2**63 - 1 else size.to_human_readable_string()),
+    DefaultTable(DEFAULT_KEY, "classloading.resolve", DEFAULT_PATTERNS, ";".join),
+    DefaultTable("execution.checkpointing.checkpoints-after-tasks-finish", "checkpoint.alignment",
+                 AFTER_FINISH_DEFAULT, lambda val: "(no such option)" if val is None else str(val).lower()),
+)
+
+# Directed inputs added to the generated ones: each makes a known change visible at once.
+SEEDS: Mapping[str, tuple[Input, ...]] = {
+    "memory.taskmanager": ({"config": {"taskmanager.memory.flink.size": "16g"}},),
+    "memory.jobmanager": ({"config": {"jobmanager.memory.process.size": "100m"}},),
+    "classloading.resolve": ({"user_classes": ["org.rocksdb.RocksDB"], "parent_classes": ["org.rocksdb.RocksDB"],
+                              "lookups": ["org.rocksdb.RocksDB"]},
+                             {"config": {"classloader.parent-first-patterns.additional": "a.; b."}}),
+    "watermark.valve": ({"channels": 1, "subpartitions": [[0, 1]],
+                         "events": [{"channel": 0, "subpartition": 0, "watermark": 1}]},),
+    "watermark.combined": ({"inputs": 2, "events": [{"input": 1, "status": "IDLE"}, {"input": 0, "watermark": 5}]},
+                           {"inputs": 2, "events": [{"input": 0, "watermark": 5}, {"input": 0, "status": "IDLE"},
+                                                    {"input": 1, "status": "IDLE"}]}),
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Values
+
+
+@attrs.frozen
+class Witness:
+    """A minimal input and what the oracle of A and of B answers (ids dropped)."""
+
+    input: Input
+    answer_a: Response
+    answer_b: Response
+    first_difference: str  # between A's and B's answers
+    steps: tuple[str, ...]  # every version between A and B at which this input's answer changes
+
+
+@attrs.frozen
+class Confirmation:
+    """What real Flink answered for the witness: ``confirmed`` only if both versions agree with the oracle."""
+
+    confirmed: bool
+    detail: str  # empty when confirmed, else what differs or what broke
+
+
+@attrs.frozen
+class Change:
+    """One change of behaviour: at version ``step`` (against ``before``, the version preceding it)."""
+
+    area: str
+    before: str
+    step: str
+    kind: str  # a key of KINDS, between ``before`` and ``step``
+    what: str  # what differs between ``before`` and ``step``, without the input's values
+    known: tuple[str, ...]  # the known changes (FLINK_RULES section 6) this matches
+    seen: int  # generated or directed inputs that showed it
+    size: int  # the witness's size (keys / events / names)
+    witness: Witness
+    confirmation: Confirmation | None = None
+
+
+@attrs.frozen
+class DefaultChange:
+    option: str
+    area: str
+    value_a: str
+    value_b: str
+    witness: int | None  # index into DiffResult.changes of a change of that area where the default changes
+
+
+@attrs.frozen
+class DiffResult:
+    a: str
+    b: str
+    areas: tuple[str, ...]
+    examples: int
+    seed: int
+    cases: int  # inputs judged (generated, directed and shrinking candidates)
+    seconds: float
+    changes: tuple[Change, ...]
+    defaults: tuple[DefaultChange, ...]
+
+    @property
+    def unconfirmed(self) -> tuple[Change, ...]:
+        return tuple(c for c in self.changes if c.confirmation is not None and not c.confirmation.confirmed)
+
+
+@attrs.frozen
+class _Signature:
+    step: str
+    kind: str
+    what: str
+
+
+# --------------------------------------------------------------------------------------------
+# Pure logic
+
+
+def versions_between(a: FlinkVersion, b: FlinkVersion) -> list[FlinkVersion]:
+    lo, hi = min(a, b), max(a, b)
+    return [v for v in SUPPORTED if lo <= v <= hi]
+
+
+def ask(area: str, version: FlinkVersion, inp: Input) -> Response:
+    """The oracle's answer, without the id, in the area's normal form (its tie rule)."""
+    resp = oracle.answer({"id": 0, "area": area, "flink": str(version), "input": inp})
+    return AREAS[area].normalize({k: val for k, val in resp.items() if k != "id"})
+
+
+def differing_paths(x: object, y: object, path: str = "") -> Iterator[tuple[str, object, object]]:
+    """Every place where two JSON values differ: ``(path, value in x, value in y)``; absent is ``...``."""
+    if isinstance(x, dict) and isinstance(y, dict):
+        for k in list(x) + [k for k in y if k not in x]:
+            yield from differing_paths(x.get(k, ...), y.get(k, ...), f"{path}.{k}" if path else k)
+    elif isinstance(x, list) and isinstance(y, list):
+        for i in range(max(len(x), len(y))):
+            yield from differing_paths(x[i] if i < len(x) else ..., y[i] if i < len(y) else ..., f"{path}[{i}]")
+    elif type(x) is not type(y) or x != y:
+        yield path, x, y
+
+
+def _short(value: object, limit: int = 120) -> str:
+    text = "(absent)" if value is ... else json.dumps(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _mask(message: str, limit: int = 70) -> str:
+    """A message without its values (quoted or parenthesized text, numbers, a trailing value)."""
+    text = re.sub(r"'[^']*'|\"[^\"]*\"", "'*'", message)
+    text = re.sub(r"\([^)]*\)", "(*)", text)
+    text = re.sub(r": [^ ]+$", ": *", text)
+    text = re.sub(r"\d+(\.\d+)?", "N", text)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _error_text(err: Mapping[str, Any]) -> str:
+    return f"{err.get('exception') or err.get('type')}: {_mask(str(err.get('message', '')))}"
+
+
+def describe(ra: Response, rb: Response, a: str, b: str) -> tuple[str, str, str] | None:
+    """``(kind, what, first difference)`` for the answers of versions ``a`` and ``b``, or None if equal."""
+    ea, eb = ra.get("error"), rb.get("error")
+    if ra == rb or (ea and eb and ea.get("type") == eb.get("type") == "BadRequest"):
+        return None  # a request neither version's protocol accepts says nothing about Flink
+    if ea is None and eb is None:
+        path, va, vb = next(differing_paths(ra.get("output"), rb.get("output"), "output"))
+        return "output", re.sub(r"\[\d+\]", "[]", path), f"{path}: {_short(va)} at {a}, {_short(vb)} at {b}"
+    if eb is None:
+        return "rejected-before", f"{a} rejects ({_error_text(ea)}), {b} accepts", f"{a}: {_short(ea)}; {b}: output"
+    if ea is None:
+        return "rejected-after", f"{b} rejects ({_error_text(eb)}), {a} accepts", f"{a}: output; {b}: {_short(eb)}"
+    first = f"{a}: {_short(ea, 240)}; {b}: {_short(eb, 240)}"
+    for key in ("type", "exception"):
+        if ea.get(key) != eb.get(key):
+            return "error", f"{key} {ea.get(key)} -> {eb.get(key)} ({_error_text(eb)})", first
+    ma, mb = str(ea.get("message", "")), str(eb.get("message", ""))
+    if ma.endswith(mb) or mb.endswith(ma):
+        longer, shorter = (ma, mb) if len(ma) > len(mb) else (mb, ma)
+        verb = "dropped" if longer is ma else "added"
+        return "error", f"message prefix {longer[: len(longer) - len(shorter)]!r} {verb}", first
+    return "error", f"message {_mask(ma)!r} -> {_mask(mb)!r}", first
+
+
+def signatures(area: str, a: FlinkVersion, b: FlinkVersion, inp: Input) -> tuple[_Signature, ...]:
+    """How the answer to ``inp`` changes at each version between ``a`` and ``b`` (nothing if A and B agree)."""
+    if ask(area, a, inp) == ask(area, b, inp):
+        return ()
+    chain = versions_between(a, b)
+    answers = [ask(area, v, inp) for v in chain]
+    out = []
+    for i in range(1, len(chain)):
+        described = describe(answers[i - 1], answers[i], str(chain[i - 1]), str(chain[i]))
+        if described is not None:
+            out.append(_Signature(str(chain[i]), described[0], described[1]))
+    return tuple(out)
+
+
+def _size(area: str, inp: Input) -> tuple[int, int]:
+    return AREAS[area].size({"input": inp}), len(json.dumps(inp))
+
+
+def _witness(area: str, a: FlinkVersion, b: FlinkVersion, inp: Input) -> Witness:
+    ra, rb = ask(area, a, inp), ask(area, b, inp)
+    described = describe(ra, rb, str(a), str(b))
+    first = described[2] if described else "(the same answer: only BadRequests)"
+    return Witness(inp, ra, rb, first, tuple(s.step for s in signatures(area, a, b, inp)))
+
+
+def _known(area: str, sig: _Signature) -> tuple[str, ...]:
+    return tuple(k.text for k in KNOWN if k.matches(area, sig.step, sig.what))
+
+
+def _previous(version: str) -> str:
+    return str(max(v for v in SUPPORTED if v < parse_version(version)))
+
+
+def area_changes(area: str, a: FlinkVersion, b: FlinkVersion, inputs: Sequence[Input],
+                 counter: list[int], shrink_calls: int = SHRINK_CALLS) -> list[Change]:
+    """The distinct changes ``inputs`` show between ``a`` and ``b``, each with a minimal witness.
+
+    Members of a change are ranked by how many other changes they show, then by size; the best is
+    shrunk while it keeps showing the change (and A and B keep disagreeing on it)."""
+    groups: dict[_Signature, list[tuple[int, Input]]] = {}
+    for inp in inputs:
+        counter[0] += 1
+        sigs = signatures(area, a, b, inp)
+        for sig in sigs:
+            groups.setdefault(sig, []).append((len(sigs), inp))
+    changes = []
+    for sig, members in groups.items():
+        _, best = min(members, key=lambda m: (m[0], _size(area, m[1])))
+
+        def same(candidate: dict[str, Any], sig: _Signature = sig) -> bool:
+            counter[0] += 1
+            try:
+                return sig in signatures(area, a, b, candidate["input"])
+            except Exception:  # a cut the oracle cannot answer (a field pointing past the events)
+                return False
+
+        minimal = reduce({"area": area, "input": best}, same, max_calls=shrink_calls)["input"]
+        changes.append(Change(area, _previous(sig.step), sig.step, sig.kind, sig.what, _known(area, sig),
+                              len(members), AREAS[area].size({"input": minimal}), _witness(area, a, b, minimal)))
+    return changes
+
+
+def default_changes(a: FlinkVersion, b: FlinkVersion, changes: Sequence[Change]) -> tuple[DefaultChange, ...]:
+    """The option defaults that differ between ``a`` and ``b``, each with a change that shows it."""
+    out = []
+    lo, hi = min(a, b), max(a, b)
+    for d in DEFAULT_TABLES:
+        va, vb = pick(d.table, a), pick(d.table, b)
+        if va == vb:
+            continue
+        steps = {str(since) for since in d.table if lo < since <= hi}
+        found = [i for i, c in enumerate(changes) if c.area == d.area and c.step in steps]
+        best = min(found, key=lambda i: (len(changes[i].witness.steps), changes[i].size), default=None)
+        out.append(DefaultChange(d.option, d.area, d.show(va), d.show(vb), best))
+    return tuple(out)
+
+
+def diff(a: FlinkVersion, b: FlinkVersion, areas: Sequence[str], examples: int = DEFAULT_EXAMPLES, seed: int = 0,
+         progress: Callable[[str], object] | None = None) -> DiffResult:
+    """Every change between ``a`` and ``b`` in ``areas`` that ``examples`` generated inputs per version show."""
+    started = time.monotonic()
+    counter = [0]
+    changes: list[Change] = []
+    order = {name: i for i, name in enumerate(AREAS)}
+    for area in areas if a != b else ():
+        pool: dict[str, Input] = {}
+        for ver in (a, b):
+            for inp in [*corpus.inputs(area, ver, examples, seed), *SEEDS.get(area, ())]:
+                pool.setdefault(json.dumps(inp, sort_keys=True), inp)
+        found = area_changes(area, a, b, list(pool.values()), counter)
+        if progress is not None:
+            progress(f"{area}: {len(pool)} inputs, {len(found)} change(s) ({time.monotonic() - started:.0f} s)")
+        changes.extend(found)
+    changes.sort(key=lambda c: (parse_version(c.step), order[c.area], c.kind, c.what))
+    return DiffResult(str(a), str(b), tuple(areas), examples, seed, counter[0], time.monotonic() - started,
+                      tuple(changes), default_changes(a, b, changes))
+
+
+def judge_real(change: Change, real_a: Response, real_b: Response, a: str, b: str) -> Confirmation:
+    """Confirmed when real Flink A and B each answer the witness as the oracle of that version does."""
+    strict = change.area in STRICT_MESSAGE_AREAS or change.kind == "error"
+    norm = AREAS[change.area].normalize
+    problems = []
+    for ver, expected, real in ((a, change.witness.answer_a, real_a), (b, change.witness.answer_b, real_b)):
+        why = compare(expected, norm(real), strict_messages=strict)
+        if why is not None:  # compare() calls the expected side "Flink": here that is the oracle
+            problems.append(f"Flink {ver}: {why.replace('Flink', 'oracle').replace('answer', 'real Flink')}")
+    return Confirmation(not problems, "; ".join(problems))
+
+
+# --------------------------------------------------------------------------------------------
+# Rendering
+
+
+def to_json(result: DiffResult) -> dict[str, Any]:
+    out = attrs.asdict(result)
+    out["kinds"] = KINDS
+    out["unconfirmed"] = len(result.unconfirmed)
+    return out
+
+
+def _status(change: Change) -> str:
+    if change.confirmation is None:
+        return "not checked"
+    return "confirmed" if change.confirmation.confirmed else f"NOT CONFIRMED: {change.confirmation.detail}"
+
+
+def render_text(result: DiffResult) -> str:
+    confirmed = sum(1 for c in result.changes if c.confirmation is not None and c.confirmation.confirmed)
+    checked = sum(1 for c in result.changes if c.confirmation is not None)
+    lines = [f"Flink {result.a} -> {result.b}: {len(result.changes)} change(s) in {len(result.areas)} area(s), "
+             f"{confirmed} of {checked} witnesses confirmed on real Flink ({result.cases} inputs judged, "
+             f"{result.examples} drawn per area and version, seed {result.seed}, {result.seconds:.1f} s)"]
+    if result.defaults:
+        lines += ["", "Defaults that differ:"]
+        for d in result.defaults:
+            ref = f"change #{d.witness + 1}" if d.witness is not None else "no witness found"
+            lines.append(f"  {d.option} ({d.area}, {ref})")
+            lines.append(f"    {result.a}: {d.value_a}")
+            lines.append(f"    {result.b}: {d.value_b}")
+    step = None
+    for i, c in enumerate(result.changes, 1):
+        if c.step != step:
+            step = c.step
+            lines += ["", f"== changed in {c.step} (against {c.before}) =="]
+        also = [s for s in c.witness.steps if s != c.step]
+        lines += [
+            "",
+            f"#{i} {c.area}: {c.what}",
+            f"   {KINDS[c.kind]}; seen on {c.seen} input(s)"
+            + (f"; this witness also changes at {', '.join(also)}" if also else ""),
+        ]
+        lines += [f"   known: {k}" for k in c.known]
+        lines += [
+            f"   witness: {json.dumps(c.witness.input)}",
+            f"   first difference: {c.witness.first_difference}",
+            f"   {result.a}: {_short(c.witness.answer_a, 400)}",
+            f"   {result.b}: {_short(c.witness.answer_b, 400)}",
+            f"   real Flink: {_status(c)}",
+        ]
+    if result.unconfirmed:
+        lines += ["", f"{len(result.unconfirmed)} witness(es) did NOT reproduce on real Flink: "
+                  + ", ".join(f"#{result.changes.index(c) + 1}" for c in result.unconfirmed)]
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(result: DiffResult) -> str:
+    a, b = result.a, result.b
+    lines = [f"| # | changed in | area | change | known change | witness (input) | {a} | {b} | real Flink |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for i, c in enumerate(result.changes, 1):
+        confirmed = "n/c" if c.confirmation is None else "yes" if c.confirmation.confirmed else "**NO**"
+        lines.append("| " + " | ".join(_cell(x) for x in (
+            str(i), c.step, c.area, f"{c.what} ({KINDS[c.kind]})", "; ".join(c.known) or "-",
+            f"`{json.dumps(c.witness.input)}`", f"`{_short(c.witness.answer_a, 300)}`",
+            f"`{_short(c.witness.answer_b, 300)}`", confirmed)) + " |")
+    if result.defaults:
+        lines += ["", f"| option | area | {a} default | {b} default | witness |", "|---|---|---|---|---|"]
+        for d in result.defaults:
+            ref = f"#{d.witness + 1}" if d.witness is not None else "none found"
+            lines.append(f"| `{d.option}` | {d.area} | `{_cell(d.value_a)}` | `{_cell(d.value_b)}` | {ref} |")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------------------------
+# I/O: real Flink and the command
+
+
+def confirm(result: DiffResult, timeout: float) -> DiffResult:
+    """Each witness answered by real Flink A and B (one bridge per version, requests pipelined)."""
+    from flinkspec.impls import ImplementationBroken, open_impl
+
+    if not result.changes:
+        return result
+    impl = open_impl("flink", timeout=timeout)
+    try:
+        reqs = [{"id": i * 2 + j, "area": c.area, "flink": ver, "input": c.witness.input}
+                for i, c in enumerate(result.changes) for j, ver in enumerate((result.a, result.b))]
+        try:
+            answers = impl.answer_many(reqs)
+        except ImplementationBroken as exc:
+            broken = Confirmation(False, f"real Flink broke: {exc}")
+            return attrs.evolve(result, changes=tuple(attrs.evolve(c, confirmation=broken) for c in result.changes))
+    finally:
+        impl.close()
+    changes = tuple(attrs.evolve(c, confirmation=judge_real(c, answers[2 * i], answers[2 * i + 1], result.a, result.b))
+                    for i, c in enumerate(result.changes))
+    return attrs.evolve(result, changes=changes)
+
+
+def cmd_diff_versions(args: argparse.Namespace) -> int:
+    try:
+        a, b = parse_version(args.a), parse_version(args.b)
+    except UnknownVersion as exc:
+        raise CliError(str(exc)) from None
+    from flinkspec.cli import _areas  # the same --area parsing as `flinkspec check`
+
+    areas = _areas(args.area)
+    say = (lambda text: print(text, file=sys.stderr, flush=True)) if not args.quiet else None
+    result = diff(a, b, areas, examples=args.examples, seed=args.seed, progress=say)
+    if not args.no_confirm:
+        started = time.monotonic()
+        if say:
+            say(f"confirming {len(result.changes)} witness(es) on real Flink {a} and {b} ...")
+        result = confirm(result, args.timeout)
+        result = attrs.evolve(result, seconds=result.seconds + time.monotonic() - started)
+    if args.json:
+        text = json.dumps(to_json(result), indent=1) + "\n"
+    elif args.markdown:
+        text = render_markdown(result)
+    else:
+        text = render_text(result)
+    if args.out:
+        Path(args.out).write_text(text)
+        if say:
+            say(f"wrote {args.out}")
+    else:
+        sys.stdout.write(text)
+    if result.unconfirmed:
+        print(f"error: {len(result.unconfirmed)} witness(es) did not reproduce on real Flink", file=sys.stderr)
+        return 1
+    return 0
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("diff-versions", allow_abbrev=False,
+                       help="every behaviour that differs between two Flink versions, with minimal witnesses",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("a", metavar="A", help="Flink version X.Y")
+    p.add_argument("b", metavar="B", help="Flink version X.Y")
+    p.add_argument("--area", help="comma-separated areas (default: all)")
+    p.add_argument("--examples", type=int, default=DEFAULT_EXAMPLES,
+                   help=f"inputs drawn per area and per version (default {DEFAULT_EXAMPLES})")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-confirm", action="store_true", help="do not run the witnesses on the real jars")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds per real-Flink request")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="the report as JSON")
+    out.add_argument("--markdown", action="store_true", help="the report as a Markdown table")
+    p.add_argument("--out", help="write the report to FILE instead of stdout")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.set_defaults(fn=cmd_diff_versions)
