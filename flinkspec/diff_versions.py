@@ -42,6 +42,7 @@ from flinkspec.reduce import reduce
 from oracle.alignment import AFTER_FINISH_DEFAULT
 from oracle.classloading_config import DEFAULT_KEY, DEFAULT_PATTERNS
 from oracle.memory_options import NETWORK_MAX_DEFAULT
+from oracle.memsize import parse_bytes
 from oracle.versions import SUPPORTED, FlinkVersion, UnknownVersion, parse_version, pick
 from properties.areas import AREAS
 from properties.rules import compare
@@ -155,10 +156,16 @@ class Witness:
 
 @attrs.frozen
 class Confirmation:
-    """What real Flink answered for the witness: ``confirmed`` only if both versions agree with the oracle."""
+    """What real Flink answered for the witness: ``confirmed`` if Flink A and B agree with the oracle,
+    ``step_confirmed`` if Flink ``before`` and ``step`` do (the change happens where the oracle says)."""
 
     confirmed: bool
-    detail: str  # empty when confirmed, else what differs or what broke
+    step_confirmed: bool
+    detail: str  # empty when both hold, else what differs or what broke
+
+    @property
+    def ok(self) -> bool:
+        return self.confirmed and self.step_confirmed
 
 
 @attrs.frozen
@@ -200,7 +207,7 @@ class DiffResult:
 
     @property
     def unconfirmed(self) -> tuple[Change, ...]:
-        return tuple(c for c in self.changes if c.confirmation is not None and not c.confirmation.confirmed)
+        return tuple(c for c in self.changes if c.confirmation is not None and not c.confirmation.ok)
 
 
 @attrs.frozen
@@ -304,6 +311,35 @@ def _witness(area: str, a: FlinkVersion, b: FlinkVersion, inp: Input) -> Witness
     return Witness(inp, ra, rb, first, tuple(s.step for s in signatures(area, a, b, inp)))
 
 
+def _plainer(value: str) -> list[str]:
+    """Plainer spellings of a configuration value: a memory size in its largest whole unit, trimmed."""
+    out = []
+    try:
+        n = parse_bytes(value)
+        unit = next((u for u, f in (("g", 2**30), ("m", 2**20), ("k", 2**10)) if n and n % f == 0), None)
+        out.append(f"{n // {'g': 2**30, 'm': 2**20, 'k': 2**10}[unit]}{unit}" if unit else f"{n}b")
+    except Exception:  # not a memory size
+        pass
+    return [v for v in (*out, value.strip()) if v != value]
+
+
+def polish(inp: Input, keeps: Callable[[Input], bool]) -> Input:
+    """``inp`` without the fields it can do without (empty lists, ``config: {}``) and with plainer config
+    values, as long as ``keeps`` holds (what :func:`flinkspec.reduce.reduce` does not try)."""
+    for key in [k for k, val in inp.items() if val in ([], {})]:
+        candidate = {k: val for k, val in inp.items() if k != key}
+        if keeps(candidate):
+            inp = candidate
+    config = inp.get("config")
+    for key, value in (config.items() if isinstance(config, dict) else ()):
+        for plain in _plainer(value) if isinstance(value, str) else ():
+            candidate = {**inp, "config": {**inp["config"], key: plain}}
+            if keeps(candidate):
+                inp = candidate
+                break
+    return inp
+
+
 def _known(area: str, sig: _Signature) -> tuple[str, ...]:
     return tuple(k.text for k in KNOWN if k.matches(area, sig.step, sig.what))
 
@@ -336,6 +372,7 @@ def area_changes(area: str, a: FlinkVersion, b: FlinkVersion, inputs: Sequence[I
                 return False
 
         minimal = reduce({"area": area, "input": best}, same, max_calls=shrink_calls)["input"]
+        minimal = polish(minimal, lambda inp, same=same: same({"input": inp}))  # type: ignore[misc]
         changes.append(Change(area, _previous(sig.step), sig.step, sig.kind, sig.what, _known(area, sig),
                               len(members), AREAS[area].size({"input": minimal}), _witness(area, a, b, minimal)))
     return changes
@@ -377,16 +414,20 @@ def diff(a: FlinkVersion, b: FlinkVersion, areas: Sequence[str], examples: int =
                       tuple(changes), default_changes(a, b, changes))
 
 
-def judge_real(change: Change, real_a: Response, real_b: Response, a: str, b: str) -> Confirmation:
-    """Confirmed when real Flink A and B each answer the witness as the oracle of that version does."""
+def judge_real(change: Change, a: str, b: str, real: Mapping[str, Response]) -> Confirmation:
+    """Confirmed when real Flink A and B each answer the witness as the oracle of that version does;
+    the step is confirmed when real Flink ``before`` and ``step`` do too (``real`` maps version -> answer)."""
     strict = change.area in STRICT_MESSAGE_AREAS or change.kind == "error"
     norm = AREAS[change.area].normalize
-    problems = []
-    for ver, expected, real in ((a, change.witness.answer_a, real_a), (b, change.witness.answer_b, real_b)):
-        why = compare(expected, norm(real), strict_messages=strict)
+    expected = {a: change.witness.answer_a, b: change.witness.answer_b}
+    problems: dict[str, str] = {}
+    for ver in dict.fromkeys((a, b, change.before, change.step)):
+        want = expected.get(ver) or ask(change.area, parse_version(ver), change.witness.input)
+        why = compare(want, norm(real[ver]), strict_messages=strict)
         if why is not None:  # compare() calls the expected side "Flink": here that is the oracle
-            problems.append(f"Flink {ver}: {why.replace('Flink', 'oracle').replace('answer', 'real Flink')}")
-    return Confirmation(not problems, "; ".join(problems))
+            problems[ver] = f"Flink {ver}: {why.replace('Flink', 'oracle').replace('answer', 'real Flink')}"
+    return Confirmation(a not in problems and b not in problems,
+                        change.before not in problems and change.step not in problems, "; ".join(problems.values()))
 
 
 # --------------------------------------------------------------------------------------------
@@ -403,11 +444,13 @@ def to_json(result: DiffResult) -> dict[str, Any]:
 def _status(change: Change) -> str:
     if change.confirmation is None:
         return "not checked"
-    return "confirmed" if change.confirmation.confirmed else f"NOT CONFIRMED: {change.confirmation.detail}"
+    if change.confirmation.ok:
+        return f"confirmed (and the step {change.before} -> {change.step})"
+    return f"NOT CONFIRMED: {change.confirmation.detail}"
 
 
 def render_text(result: DiffResult) -> str:
-    confirmed = sum(1 for c in result.changes if c.confirmation is not None and c.confirmation.confirmed)
+    confirmed = sum(1 for c in result.changes if c.confirmation is not None and c.confirmation.ok)
     checked = sum(1 for c in result.changes if c.confirmation is not None)
     lines = [f"Flink {result.a} -> {result.b}: {len(result.changes)} change(s) in {len(result.areas)} area(s), "
              f"{confirmed} of {checked} witnesses confirmed on real Flink ({result.cases} inputs judged, "
@@ -454,7 +497,7 @@ def render_markdown(result: DiffResult) -> str:
     lines = [f"| # | changed in | area | change | known change | witness (input) | {a} | {b} | real Flink |",
              "|---|---|---|---|---|---|---|---|---|"]
     for i, c in enumerate(result.changes, 1):
-        confirmed = "n/c" if c.confirmation is None else "yes" if c.confirmation.confirmed else "**NO**"
+        confirmed = "n/c" if c.confirmation is None else "yes" if c.confirmation.ok else "**NO**"
         lines.append("| " + " | ".join(_cell(x) for x in (
             str(i), c.step, c.area, f"{c.what} ({KINDS[c.kind]})", "; ".join(c.known) or "-",
             f"`{json.dumps(c.witness.input)}`", f"`{_short(c.witness.answer_a, 300)}`",
@@ -471,25 +514,35 @@ def render_markdown(result: DiffResult) -> str:
 # I/O: real Flink and the command
 
 
-def confirm(result: DiffResult, timeout: float) -> DiffResult:
-    """Each witness answered by real Flink A and B (one bridge per version, requests pipelined)."""
+def confirm(result: DiffResult, timeout: float,
+            progress: Callable[[str], object] | None = None) -> DiffResult:
+    """Each witness answered by real Flink A, B and the two versions of its step: one bridge per
+    version, opened in turn (one JVM at a time), all its requests pipelined."""
     from flinkspec.impls import ImplementationBroken, open_impl
 
-    if not result.changes:
-        return result
-    impl = open_impl("flink", timeout=timeout)
-    try:
-        reqs = [{"id": i * 2 + j, "area": c.area, "flink": ver, "input": c.witness.input}
-                for i, c in enumerate(result.changes) for j, ver in enumerate((result.a, result.b))]
+    wanted: dict[str, list[int]] = {}
+    for i, c in enumerate(result.changes):
+        for ver in dict.fromkeys((result.a, result.b, c.before, c.step)):
+            wanted.setdefault(ver, []).append(i)
+    real: dict[int, dict[str, Response]] = {i: {} for i in range(len(result.changes))}
+    broken: dict[int, str] = {}
+    for ver in sorted(wanted, key=parse_version):
+        if progress is not None:
+            progress(f"  real Flink {ver}: {len(wanted[ver])} witness(es)")
+        reqs = [{"id": i, "area": result.changes[i].area, "flink": ver, "input": result.changes[i].witness.input}
+                for i in wanted[ver]]
+        impl = open_impl(f"flink:{ver}", timeout=timeout)
         try:
-            answers = impl.answer_many(reqs)
+            for req, resp in zip(reqs, impl.answer_many(reqs), strict=True):
+                real[req["id"]][ver] = resp
         except ImplementationBroken as exc:
-            broken = Confirmation(False, f"real Flink broke: {exc}")
-            return attrs.evolve(result, changes=tuple(attrs.evolve(c, confirmation=broken) for c in result.changes))
-    finally:
-        impl.close()
-    changes = tuple(attrs.evolve(c, confirmation=judge_real(c, answers[2 * i], answers[2 * i + 1], result.a, result.b))
-                    for i, c in enumerate(result.changes))
+            broken.update({i: f"real Flink {ver} broke: {exc}" for i in wanted[ver]})
+        finally:
+            impl.close()
+    changes = tuple(
+        attrs.evolve(c, confirmation=Confirmation(False, False, broken[i]) if i in broken
+                     else judge_real(c, result.a, result.b, real[i]))
+        for i, c in enumerate(result.changes))
     return attrs.evolve(result, changes=changes)
 
 
@@ -507,7 +560,7 @@ def cmd_diff_versions(args: argparse.Namespace) -> int:
         started = time.monotonic()
         if say:
             say(f"confirming {len(result.changes)} witness(es) on real Flink {a} and {b} ...")
-        result = confirm(result, args.timeout)
+        result = confirm(result, args.timeout, say)
         result = attrs.evolve(result, seconds=result.seconds + time.monotonic() - started)
     if args.json:
         text = json.dumps(to_json(result), indent=1) + "\n"
