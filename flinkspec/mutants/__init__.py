@@ -20,13 +20,21 @@ Response = dict[str, Any]
 
 @attrs.frozen
 class Mutant:
-    """``answer`` = oracle with ``before`` applied to the request and ``after`` to the response."""
+    """``answer`` = oracle with ``before`` applied to the request and ``after`` to the response.
+
+    Historical mutants (:mod:`flinkspec.mutants.historical`) also name the Flink issue they
+    re-create (``ticket``, a JIRA URL), what fixed it (``fixed_by``: PR or commit URL, and the
+    release) and the Flink versions that had the bug (``affected``).
+    """
 
     name: str
     area: str
     doc: str
     before: Callable[[Request], Request] = lambda r: r
     after: Callable[[Request, Response], Response] = lambda _r, resp: resp
+    ticket: str = ""
+    fixed_by: str = ""
+    affected: str = ""
 
     def answer(self, request: Request) -> Response:
         if request.get("area") != self.area:
@@ -48,5 +56,6 @@ def with_config(request: Request, config: dict[str, str]) -> Request:
 
 from flinkspec.mutants import checkpoint as _checkpoint  # noqa: E402,F401
 from flinkspec.mutants import classloading as _classloading  # noqa: E402,F401
+from flinkspec.mutants import historical as _historical  # noqa: E402,F401
 from flinkspec.mutants import memory as _memory  # noqa: E402,F401
 from flinkspec.mutants import watermark as _watermark  # noqa: E402,F401
