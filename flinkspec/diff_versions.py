@@ -99,11 +99,30 @@ KNOWN: tuple[Known, ...] = (
           "failures no longer counted, -1 ids counted; IO_EXCEPTION counted"),
     Known("checkpoint.coordinator", "1.15", "savepoints no longer stored, only checkpoint/sync-savepoint completions "
           "subsume; FINALIZE_CHECKPOINT_FAILURE counted"),
+    Known("checkpoint.coordinator", "1.16", "the store hands subsumed checkpoints to the CheckpointsCleaner, whose "
+          "clean-up runs the request queue once more each (oracle rule CC-10, oracle/coordinator_rules.py)"),
     Known("checkpoint.coordinator", "1.17", "tolerable-failure message names the reason; failure reasons -4, "
           "+CHANNEL_STATE_SHARED_STREAM_EXCEPTION"),
     Known("checkpoint.coordinator", "1.19", "late-ack 'wasPending' ring holds expired ids only"),
-    Known("checkpoint.coordinator", "1.20", "+BLOCKING_OUTPUT_EXIST failure reason; checkpoint keys renamed to "
-          "execution.checkpointing.*"),
+    Known("checkpoint.coordinator", "1.20", "+BLOCKING_OUTPUT_EXIST failure reason"),
+)
+
+# Version changes the oracle knows that no protocol answer shows (so no witness can exist), or that the
+# generated inputs do not reach: (first version, change, why). Listed in the report when in range.
+UNSEEN: tuple[tuple[str, str, str], ...] = (
+    ("1.14", "StreamStatus -> WatermarkStatus rename; two-input operators combine idleness themselves",
+     "same valve output (the combined-operator effect is the watermark.combined 1.14 change)"),
+    ("1.14", "CPU cores cut to 8 decimals (Resource value scale)", "the protocol's memory output has no CPU cores"),
+    ("1.15", "dynamic config external-resources value quoted", "the protocol's memory output has no dynamic configs"),
+    ("1.15", "timer loop: key set before poll", "same timers fired (the protocol reads no keyed state)"),
+    ("1.16", "FlinkUserCodeClassLoaders moved to org.apache.flink.util", "same loader behaviour"),
+    ("1.17", "StatusWatermarkValve on HeapPriorityQueue", "same valve output"),
+    ("1.18", "timer loop: stops on cancellation", "the protocol has no task cancellation"),
+    ("1.20", "timer loop: interruptible (tryAdvanceWatermark)", "the protocol has no interruption"),
+    ("1.20", "MemorySize: NPE text 'text' -> 'text cannot be null', divisor message, NaN multiplication",
+     "no generated memory configuration reaches these paths"),
+    ("1.20", "checkpoint option keys renamed to execution.checkpointing.* (old keys kept)",
+     "the protocol's coordinator config has its own field names"),
 )
 
 
@@ -136,6 +155,12 @@ SEEDS: Mapping[str, tuple[Input, ...]] = {
     "watermark.combined": ({"inputs": 2, "events": [{"input": 1, "status": "IDLE"}, {"input": 0, "watermark": 5}]},
                            {"inputs": 2, "events": [{"input": 0, "watermark": 5}, {"input": 0, "status": "IDLE"},
                                                     {"input": 1, "status": "IDLE"}]}),
+    # a decline reason that only some versions have (CheckpointFailureReason, FLINK_RULES section 6)
+    "checkpoint.coordinator": tuple(
+        {"tasks": ["t0"], "events": [{"at": 0, "trigger": "checkpoint"},
+                                     {"at": 1, "decline": "t0", "checkpoint": 1, "reason": reason}]}
+        for reason in ("EXCEPTION", "IO_EXCEPTION", "FINALIZE_CHECKPOINT_FAILURE",
+                       "CHANNEL_STATE_SHARED_STREAM_EXCEPTION", "BLOCKING_OUTPUT_EXIST")),
 }
 
 
@@ -253,9 +278,18 @@ def _mask(message: str, limit: int = 70) -> str:
     """A message without its values (quoted or parenthesized text, numbers, a trailing value)."""
     text = re.sub(r"'[^']*'|\"[^\"]*\"", "'*'", message)
     text = re.sub(r"\([^)]*\)", "(*)", text)
-    text = re.sub(r": [^ ]*$", ": *", text)
+    text = re.sub(r": [^.]*$", ": *", text)  # a trailing value ("Unknown resolve order: child_first")
     text = re.sub(r"\d+(\.\d+)?", "N", text)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+DATA_MAPS = ("counts", "aborted")  # output maps keyed by data (record keys, checkpoint ids), not field names
+
+
+def _general(path: str) -> str:
+    """An output path without its data: list indices and the keys of :data:`DATA_MAPS` dropped."""
+    path = re.sub(r"\[\d+\]", "[]", path)
+    return re.sub(r"\.(" + "|".join(DATA_MAPS) + r")\.[^.\[]+", r".\1.*", path)
 
 
 def _gist(err: Mapping[str, Any], words: int = 4) -> str:
@@ -271,7 +305,7 @@ def describe(ra: Response, rb: Response, a: str, b: str) -> tuple[str, str, str]
         return None  # a request neither version's protocol accepts says nothing about Flink
     if ea is None and eb is None:
         path, va, vb = next(differing_paths(ra.get("output"), rb.get("output"), "output"))
-        return "output", re.sub(r"\[\d+\]", "[]", path), f"{path}: {_short(va)} at {a}, {_short(vb)} at {b}"
+        return "output", _general(path), f"{path}: {_short(va)} at {a}, {_short(vb)} at {b}"
     if eb is None:
         return "rejected-before", f"{a} rejects ({_gist(ea)}), {b} accepts", f"{a}: {_short(ea)}; {b}: output"
     if ea is None:
@@ -434,8 +468,15 @@ def judge_real(change: Change, a: str, b: str, real: Mapping[str, Response]) -> 
 # Rendering
 
 
+def unseen_changes(result: DiffResult) -> list[tuple[str, str, str]]:
+    """The entries of :data:`UNSEEN` between A (exclusive) and B."""
+    lo, hi = sorted((parse_version(result.a), parse_version(result.b)))
+    return [u for u in UNSEEN if lo < parse_version(u[0]) <= hi]
+
+
 def to_json(result: DiffResult) -> dict[str, Any]:
     out = attrs.asdict(result)
+    out["unseen"] = [dict(zip(("since", "change", "why"), u, strict=True)) for u in unseen_changes(result)]
     out["kinds"] = KINDS
     out["unconfirmed"] = len(result.unconfirmed)
     return out
@@ -452,8 +493,9 @@ def _status(change: Change) -> str:
 def render_text(result: DiffResult) -> str:
     confirmed = sum(1 for c in result.changes if c.confirmation is not None and c.confirmation.ok)
     checked = sum(1 for c in result.changes if c.confirmation is not None)
+    real = f"{confirmed} of {checked} witnesses confirmed on real Flink" if checked else "not run on real Flink"
     lines = [f"Flink {result.a} -> {result.b}: {len(result.changes)} change(s) in {len(result.areas)} area(s), "
-             f"{confirmed} of {checked} witnesses confirmed on real Flink ({result.cases} inputs judged, "
+             f"{real} ({result.cases} inputs judged, "
              f"{result.examples} drawn per area and version, seed {result.seed}, {result.seconds:.1f} s)"]
     if result.defaults:
         lines += ["", "Defaults that differ:"]
@@ -474,7 +516,7 @@ def render_text(result: DiffResult) -> str:
             f"   {KINDS[c.kind]}; seen on {c.seen} input(s)"
             + (f"; this witness also changes at {', '.join(also)}" if also else ""),
         ]
-        lines += [f"   known: {k}" for k in c.known]
+        lines += [f"   known: {k}" for k in c.known] or ["   known: (not in FLINK_RULES section 6)"]
         lines += [
             f"   witness: {json.dumps(c.witness.input)}",
             f"   first difference: {c.witness.first_difference}",
@@ -482,6 +524,10 @@ def render_text(result: DiffResult) -> str:
             f"   {result.b}: {_short(c.witness.answer_b, 400)}",
             f"   real Flink: {_status(c)}",
         ]
+    unseen = unseen_changes(result)
+    if unseen:
+        lines += ["", "Known changes in this range without a witness:"]
+        lines += [f"  {since}: {change} ({why})" for since, change, why in unseen]
     if result.unconfirmed:
         lines += ["", f"{len(result.unconfirmed)} witness(es) did NOT reproduce on real Flink: "
                   + ", ".join(f"#{result.changes.index(c) + 1}" for c in result.unconfirmed)]
@@ -524,6 +570,11 @@ def render_markdown(result: DiffResult, command: str | None = None) -> str:
         for d in result.defaults:
             ref = f"#{d.witness + 1}" if d.witness is not None else "none found"
             lines.append(f"| `{d.option}` | {d.area} | `{_cell(d.value_a)}` | `{_cell(d.value_b)}` | {ref} |")
+    unseen = unseen_changes(result)
+    if unseen:
+        lines += ["", "Known changes in this range without a witness:", "",
+                  "| version | change | why |", "|---|---|---|"]
+        lines += [f"| {since} | {_cell(change)} | {_cell(why)} |" for since, change, why in unseen]
     return "\n".join(lines) + "\n"
 
 
