@@ -27,7 +27,7 @@ from flinkspec.mutants import Mutant, Request, Response, mutant
 from flinkspec.mutants.classloading import _answer as _classloading_answer
 from flinkspec.mutants.memory import _old_network_default
 from oracle import classloading_config as clc
-from oracle.coordinator_rules import Completed, CompletedStore, FailureManager, Rules, rules_for
+from oracle.coordinator_rules import Completed, CompletedStore, Rules, rules_for
 from oracle.valve import LONG_MAX, Element, StatusWatermarkValve, Watermark
 from oracle.versions import FlinkVersion, UnknownVersion, parse_version, v
 
@@ -126,13 +126,6 @@ def _rules_with(**changes: Any) -> Callable[[FlinkVersion], Rules]:
     return tweaked
 
 
-class _CountsPastFailures(FailureManager):
-    """FLINK-18336: a failure of a checkpoint older than the last successful one counts again."""
-
-    def succeeded(self, checkpoint_id: int) -> None:
-        self._clear()  # no lastSucceededCheckpointId: every success just resets the count
-
-
 class _DropOldest(CompletedStore):
     """FLINK-21351: the store drops its oldest entries past ``retain``, savepoint or not, so adding
     a savepoint with retain 1 discards the last checkpoint (``CheckpointSubsumeHelper`` absent)."""
@@ -151,12 +144,6 @@ _historical(
     f"{PR}23364 (Flink 1.19.0)", "1.13-1.18",
     after=_with_patches((oracle.coordinator, "rules_for", _rules_with(remembers_all_removed=lambda _: True))))
 _historical(
-    18336, COORDINATOR,
-    "CheckpointFailureManager forgets counted failures after a success and counts failures of "
-    "checkpoints older than the last successful one again.",
-    f"{PR}12751 (Flink 1.12.0)", "1.9-1.11",
-    after=_with_patches((oracle.coordinator_machine, "FailureManager", _CountsPastFailures)))
-_historical(
     25191, COORDINATOR,
     "Savepoints are added to the completed-checkpoint store and subsume older pending checkpoints "
     "and stored checkpoints, as up to 1.14 (FLIP-193 changed this; a behaviour change, not a bug fix).",
@@ -174,19 +161,29 @@ _historical(
 
 # ---- classloading.resolve ----------------------------------------------------------------------
 
-def _without_rocksdb(config: Mapping[str, str], version: FlinkVersion) -> clc.LoaderSettings:
-    read = clc.settings(config, version)
-    if clc.DEFAULT_KEY in config or "classloader.parent-first-patterns" in config:
-        return read
-    return attrs.evolve(read, patterns=tuple(p for p in read.patterns if p != "org.rocksdb."))
+def _default_pattern_missing(pattern: str) -> Callable[[Mapping[str, str], FlinkVersion], clc.LoaderSettings]:
+    """Settings as Flink reads them, but with ``pattern`` absent from the built-in defaults."""
+    def read(config: Mapping[str, str], version: FlinkVersion) -> clc.LoaderSettings:
+        settings = clc.settings(config, version)
+        if clc.DEFAULT_KEY in config or "classloader.parent-first-patterns" in config:
+            return settings
+        return attrs.evolve(settings, patterns=tuple(p for p in settings.patterns if p != pattern))
+    return read
 
 
+CLASSLOADING = "classloading.resolve"
 _historical(
-    23649, "classloading.resolve",
+    8455, CLASSLOADING,
+    "org.apache.hadoop. is not among the default parent-first patterns: Hadoop classes bundled in a job "
+    "jar are loaded child-first (ClassCastExceptions with the BucketingSink).",
+    f"{PR}5313 (Flink 1.5.0)", "1.4.0 and earlier",
+    after=_classloading_answer(read_settings=_default_pattern_missing("org.apache.hadoop.")))
+_historical(
+    23649, CLASSLOADING,
     "org.rocksdb. is not among the default parent-first patterns: RocksDB (FRocksDB) classes bundled "
     "in a job jar are loaded child-first.",
     f"{PR}16811 (Flink 1.14.0)", "1.13 and earlier",
-    after=_classloading_answer(read_settings=_without_rocksdb))
+    after=_classloading_answer(read_settings=_default_pattern_missing("org.rocksdb.")))
 
 
 # ---- memory.taskmanager ------------------------------------------------------------------------
