@@ -242,6 +242,8 @@ def cmd_mutants(args: argparse.Namespace) -> int:
 
     for name, m in sorted(MUTANTS.items()):
         print(f"{name:40s} {m.area:22s} {m.doc}")
+        if m.ticket:
+            print(f"{'':63s} {m.ticket}, fixed by {m.fixed_by}; affected: {m.affected}")
     return EXIT_OK
 
 
