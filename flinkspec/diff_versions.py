@@ -108,20 +108,24 @@ KNOWN: tuple[Known, ...] = (
 )
 
 # Version changes the oracle knows that no protocol answer shows (so no witness can exist), or that the
-# generated inputs do not reach: (first version, change, why). Listed in the report when in range.
-UNSEEN: tuple[tuple[str, str, str], ...] = (
-    ("1.14", "StreamStatus -> WatermarkStatus rename; two-input operators combine idleness themselves",
-     "same valve output (the combined-operator effect is the watermark.combined 1.14 change)"),
-    ("1.14", "CPU cores cut to 8 decimals (Resource value scale)", "the protocol's memory output has no CPU cores"),
-    ("1.15", "dynamic config external-resources value quoted", "the protocol's memory output has no dynamic configs"),
-    ("1.15", "timer loop: key set before poll", "same timers fired (the protocol reads no keyed state)"),
-    ("1.16", "FlinkUserCodeClassLoaders moved to org.apache.flink.util", "same loader behaviour"),
-    ("1.17", "StatusWatermarkValve on HeapPriorityQueue", "same valve output"),
-    ("1.18", "timer loop: stops on cancellation", "the protocol has no task cancellation"),
-    ("1.20", "timer loop: interruptible (tryAdvanceWatermark)", "the protocol has no interruption"),
-    ("1.20", "MemorySize: NPE text 'text' -> 'text cannot be null', divisor message, NaN multiplication",
-     "no generated memory configuration reaches these paths"),
-    ("1.20", "checkpoint option keys renamed to execution.checkpointing.* (old keys kept)",
+# generated inputs do not reach: (area, first version, change, why). Listed in the report when in range.
+UNSEEN: tuple[tuple[str, str, str, str], ...] = (
+    ("watermark.valve", "1.14", "StreamStatus -> WatermarkStatus rename",
+     "same valve output (two-input operators: the watermark.combined 1.14 change)"),
+    ("memory.taskmanager", "1.14", "CPU cores cut to 8 decimals (Resource value scale)",
+     "the protocol's memory output has no CPU cores"),
+    ("memory.taskmanager", "1.15", "dynamic config external-resources value quoted",
+     "the protocol's memory output has no dynamic configs"),
+    ("watermark.timers", "1.15", "timer loop: key set before poll",
+     "same timers fired (the protocol reads no keyed state)"),
+    ("classloading.resolve", "1.16", "FlinkUserCodeClassLoaders moved to org.apache.flink.util",
+     "same loader behaviour"),
+    ("watermark.valve", "1.17", "StatusWatermarkValve on HeapPriorityQueue", "same valve output"),
+    ("watermark.timers", "1.18", "timer loop: stops on cancellation", "the protocol has no task cancellation"),
+    ("watermark.timers", "1.20", "timer loop: interruptible (tryAdvanceWatermark)", "the protocol has no interruption"),
+    ("memory.taskmanager", "1.20", "MemorySize: NPE text 'text' -> 'text cannot be null', divisor message, "
+     "NaN multiplication", "no generated memory configuration reaches these paths"),
+    ("checkpoint.coordinator", "1.20", "checkpoint option keys renamed to execution.checkpointing.* (old keys kept)",
      "the protocol's coordinator config has its own field names"),
 )
 
@@ -412,17 +416,20 @@ def area_changes(area: str, a: FlinkVersion, b: FlinkVersion, inputs: Sequence[I
     return changes
 
 
-def default_changes(a: FlinkVersion, b: FlinkVersion, changes: Sequence[Change]) -> tuple[DefaultChange, ...]:
-    """The option defaults that differ between ``a`` and ``b``, each with a change that shows it."""
+def default_changes(a: FlinkVersion, b: FlinkVersion, areas: Sequence[str],
+                    changes: Sequence[Change]) -> tuple[DefaultChange, ...]:
+    """The option defaults of ``areas`` that differ between ``a`` and ``b``, each with a change that shows it."""
     out = []
     lo, hi = min(a, b), max(a, b)
     for d in DEFAULT_TABLES:
         va, vb = pick(d.table, a), pick(d.table, b)
-        if va == vb:
+        if va == vb or d.area not in areas:
             continue
-        steps = {str(since) for since in d.table if lo < since <= hi}
-        found = [i for i, c in enumerate(changes) if c.area == d.area and c.step in steps]
-        best = min(found, key=lambda i: (len(changes[i].witness.steps), changes[i].size), default=None)
+        # the step that brings the newer version's value first, then the earlier ones
+        rank = {str(since): -since.minor - 100 * since.major for since in d.table if lo < since <= hi}
+        found = [i for i, c in enumerate(changes) if c.area == d.area and c.step in rank]
+        best = min(found, key=lambda i: (rank[changes[i].step], len(changes[i].witness.steps), changes[i].size),
+                   default=None)
         out.append(DefaultChange(d.option, d.area, d.show(va), d.show(vb), best))
     return tuple(out)
 
@@ -445,7 +452,7 @@ def diff(a: FlinkVersion, b: FlinkVersion, areas: Sequence[str], examples: int =
         changes.extend(found)
     changes.sort(key=lambda c: (parse_version(c.step), order[c.area], c.kind, c.what))
     return DiffResult(str(a), str(b), tuple(areas), examples, seed, counter[0], time.monotonic() - started,
-                      tuple(changes), default_changes(a, b, changes))
+                      tuple(changes), default_changes(a, b, areas, changes))
 
 
 def judge_real(change: Change, a: str, b: str, real: Mapping[str, Response]) -> Confirmation:
@@ -468,15 +475,15 @@ def judge_real(change: Change, a: str, b: str, real: Mapping[str, Response]) -> 
 # Rendering
 
 
-def unseen_changes(result: DiffResult) -> list[tuple[str, str, str]]:
-    """The entries of :data:`UNSEEN` between A (exclusive) and B."""
+def unseen_changes(result: DiffResult) -> list[tuple[str, str, str, str]]:
+    """The entries of :data:`UNSEEN` of the report's areas between A (exclusive) and B."""
     lo, hi = sorted((parse_version(result.a), parse_version(result.b)))
-    return [u for u in UNSEEN if lo < parse_version(u[0]) <= hi]
+    return [u for u in UNSEEN if u[0] in result.areas and lo < parse_version(u[1]) <= hi]
 
 
 def to_json(result: DiffResult) -> dict[str, Any]:
     out = attrs.asdict(result)
-    out["unseen"] = [dict(zip(("since", "change", "why"), u, strict=True)) for u in unseen_changes(result)]
+    out["unseen"] = [dict(zip(("area", "since", "change", "why"), u, strict=True)) for u in unseen_changes(result)]
     out["kinds"] = KINDS
     out["unconfirmed"] = len(result.unconfirmed)
     return out
@@ -527,7 +534,7 @@ def render_text(result: DiffResult) -> str:
     unseen = unseen_changes(result)
     if unseen:
         lines += ["", "Known changes in this range without a witness:"]
-        lines += [f"  {since}: {change} ({why})" for since, change, why in unseen]
+        lines += [f"  {since} {area}: {change} ({why})" for area, since, change, why in unseen]
     if result.unconfirmed:
         lines += ["", f"{len(result.unconfirmed)} witness(es) did NOT reproduce on real Flink: "
                   + ", ".join(f"#{result.changes.index(c) + 1}" for c in result.unconfirmed)]
@@ -573,8 +580,8 @@ def render_markdown(result: DiffResult, command: str | None = None) -> str:
     unseen = unseen_changes(result)
     if unseen:
         lines += ["", "Known changes in this range without a witness:", "",
-                  "| version | change | why |", "|---|---|---|"]
-        lines += [f"| {since} | {_cell(change)} | {_cell(why)} |" for since, change, why in unseen]
+                  "| version | area | change | why |", "|---|---|---|---|"]
+        lines += [f"| {since} | {area} | {_cell(change)} | {_cell(why)} |" for area, since, change, why in unseen]
     return "\n".join(lines) + "\n"
 
 
