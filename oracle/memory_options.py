@@ -110,7 +110,7 @@ SEGMENT_SIZE = _memory(TM + "segment-size", "32kb")
 CPU_CORES = ConfigOption("taskmanager.cpu.cores", "double")
 NUM_TASK_SLOTS = ConfigOption("taskmanager.numberOfTaskSlots", "int", 1, "1")
 
-# taskmanager.memory.network.max: 1g until 1.16, MemorySize.MAX_VALUE from 1.17 (FLINK-30469)
+# taskmanager.memory.network.max: 1g until 1.16, MemorySize.MAX_VALUE from 1.17 (FLINK-30472, FLIP-266)
 NETWORK_MAX_DEFAULT = {v("1.13"): MemorySize.parse("1g"), v("1.17"): MAX_VALUE}
 
 

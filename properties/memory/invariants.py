@@ -182,7 +182,7 @@ def _legacy_network(cfg: dict[str, str], version: FlinkVersion) -> bool:
 
 @invariant("TM-5", "memory.taskmanager", "Network memory lies within [network.min, network.max] "
            "(defaults 64m and 1g up to Flink 1.16, 64m and unlimited from 1.17), unless the legacy "
-           "number of network buffers sets it.", "seed 000 §3.3; Flink docs; FLINK-29716 (1.17 default)")
+           "number of network buffers sets it.", "seed 000 §3.3; Flink docs; FLINK-30472 (1.17 default, FLIP-266)")
 def tm_network_in_range(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     out, cfg = _out(resp), _config(req)
     if out is None or not isinstance(out.get("network"), int) or _legacy_network(cfg, version):
