@@ -6,17 +6,20 @@
 
 For each area the suite's strategies draw inputs for version A and for version B (they can depend
 on the version: an input only one version accepts is itself a difference), plus a few directed
-inputs per known change (:data:`SEEDS`); the oracle of both versions answers each. An input whose
-two answers differ is classified by a *signature*: the area, what differs (the first differing
-output path with list indices dropped, or which side rejects the input and with which exception,
-or how the error messages differ) and the versions between A and B at which the answer changes
-(the oracle of every version in between is asked). Each signature is one change; its smallest
-input is shrunk with :func:`flinkspec.reduce.reduce` while the signature holds, so the witness is
-1-minimal. Unless ``--no-confirm``, each witness is sent to real Flink A and B (the JVM bridges)
-and the change is *confirmed* only if both real answers equal the oracle's (error messages compared
-exactly in the areas whose messages the oracle reproduces byte for byte, and wherever the change is a
-message). Known changes (FLINK_RULES section 6) are named; option defaults that differ are listed
-with the change that witnesses them.
+inputs per known change (:data:`SEEDS`), and the oracle of A and of B answers each. Where the two
+answers differ, the oracle of every version in between is asked too, and each version step at
+which the answer changes gives a *signature*: the step, what differs there (the first differing
+output path without list indices, which side rejects the input with which exception, or how the
+error message changes) and the area. One signature is one change: its simplest input is shrunk
+with :func:`flinkspec.reduce.reduce` (then empty fields dropped and sizes written in whole units)
+while it still shows that change, so the witness is 1-minimal. Unless ``--no-confirm``, real Flink
+A and B and real Flink on both sides of the step (the JVM bridges, one at a time) answer each
+witness, and a change is *confirmed* only if all four answers equal the oracle's (error messages
+compared exactly in the areas whose messages the oracle reproduces byte for byte, and wherever the
+change is a message); anything else is reported as NOT CONFIRMED. Known changes (FLINK_RULES.md
+section 6) are named, option defaults that differ are listed with a witness, and known changes no
+protocol answer can show are listed as such. Changes that a later version undoes are not reported
+(an input on which A and B agree is not examined).
 
 Exit codes: 0 the report was produced (with or without changes), 1 a witness did not reproduce on
 the real jars, 2 bad usage (unknown version or area).
@@ -78,7 +81,7 @@ class Known:
 
 
 KNOWN: tuple[Known, ...] = (
-    Known("memory.taskmanager", "1.17", "taskmanager.memory.network.max default 1g -> Long.MAX_VALUE"),
+    Known("memory.taskmanager", "1.17", "taskmanager.memory.network.max default 1g -> Long.MAX_VALUE (FLINK-30472)"),
     Known("memory.taskmanager", "2.0", "legacy heap keys/env, legacy numberOfBuffers, DATAPROC weight name removed"),
     Known("memory.jobmanager", "2.0", "legacy heap keys removed; error prefix 'JobManager memory configuration "
           "failed: ' dropped (it came from the legacy-mapping entry point)"),
@@ -410,7 +413,7 @@ def area_changes(area: str, a: FlinkVersion, b: FlinkVersion, inputs: Sequence[I
                 return False
 
         minimal = reduce({"area": area, "input": best}, same, max_calls=shrink_calls)["input"]
-        minimal = polish(minimal, lambda inp, same=same: same({"input": inp}))  # type: ignore[misc]
+        minimal = polish(minimal, lambda inp, same=same: same({"input": inp}))
         changes.append(Change(area, _previous(sig.step), sig.step, sig.kind, sig.what, _known(area, sig),
                               len(members), AREAS[area].size({"input": minimal}), _witness(area, a, b, minimal)))
     return changes
