@@ -162,12 +162,17 @@ SEEDS: Mapping[str, tuple[Input, ...]] = {
     "watermark.combined": ({"inputs": 2, "events": [{"input": 1, "status": "IDLE"}, {"input": 0, "watermark": 5}]},
                            {"inputs": 2, "events": [{"input": 0, "watermark": 5}, {"input": 0, "status": "IDLE"},
                                                     {"input": 1, "status": "IDLE"}]}),
-    # a decline reason that only some versions have (CheckpointFailureReason, FLINK_RULES section 6)
-    "checkpoint.coordinator": tuple(
-        {"tasks": ["t0"], "events": [{"at": 0, "trigger": "checkpoint"},
-                                     {"at": 1, "decline": "t0", "checkpoint": 1, "reason": reason}]}
-        for reason in ("EXCEPTION", "IO_EXCEPTION", "FINALIZE_CHECKPOINT_FAILURE",
-                       "CHANNEL_STATE_SHARED_STREAM_EXCEPTION", "BLOCKING_OUTPUT_EXIST")),
+    "checkpoint.coordinator": (
+        # a decline reason that only some versions have (CheckpointFailureReason, FLINK_RULES section 6)
+        *({"tasks": ["t0"], "events": [{"at": 0, "trigger": "checkpoint"},
+                                       {"at": 1, "decline": "t0", "checkpoint": 1, "reason": reason}]}
+          for reason in ("EXCEPTION", "IO_EXCEPTION", "FINALIZE_CHECKPOINT_FAILURE",
+                         "CHANNEL_STATE_SHARED_STREAM_EXCEPTION", "BLOCKING_OUTPUT_EXIST")),
+        # CC-10 (1.16): a subsuming completion runs the request queue once more
+        {"config": {"min_pause_ms": 5}, "tasks": ["t0"],
+         "events": [*[{"at": 0, "trigger": "periodic"}] * 4, {"at": 184, "trigger": "checkpoint"},
+                    {"at": 204, "ack": "t0", "checkpoint": 1}, {"at": 264, "ack": "t0", "checkpoint": 2}]},
+    ),
 }
 
 
