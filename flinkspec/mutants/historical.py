@@ -157,6 +157,23 @@ _historical(
     f"{PR}14953 (Flink 1.12.2 / 1.13.0)", "1.10-1.12.1",
     after=_with_patches((oracle.coordinator_machine, "CompletedStore", _DropOldest),
                         (oracle.coordinator, "rules_for", _rules_with(stores_savepoints=lambda _: True))))
+def _not_counted(reason: str) -> Callable[[Request, Response], Response]:
+    """Answer as if the failure manager did not count ``reason`` towards the tolerable failures."""
+    return _with_patches((oracle.coordinator, "rules_for", _rules_with(counted=lambda counted: counted - {reason})))
+
+
+_historical(
+    27570, COORDINATOR,
+    "A task's decline with FINALIZE_CHECKPOINT_FAILURE is not counted towards the tolerable "
+    "checkpoint failures (the job keeps running past the threshold).",
+    f"{PR}20091 (Flink 1.15.2, per its release notes)", "1.15.1 and earlier",
+    after=_not_counted("FINALIZE_CHECKPOINT_FAILURE"))
+_historical(
+    23189, COORDINATOR,
+    "A checkpoint that fails with IO_EXCEPTION is not counted towards the tolerable checkpoint "
+    "failures, as before 1.14.",
+    f"{PR}16637 (Flink 1.14.0)", "1.13 and earlier",
+    after=_not_counted("IO_EXCEPTION"))
 
 
 # ---- classloading.resolve ----------------------------------------------------------------------

@@ -20,7 +20,8 @@ from properties.draws import choice
 
 AREA = "checkpoint.coordinator"
 COMMON_REASONS = ("CHECKPOINT_DECLINED", "CHECKPOINT_DECLINED_TASK_NOT_READY", "CHECKPOINT_EXPIRED",
-                  "CHECKPOINT_ASYNC_EXCEPTION", "CHECKPOINT_SUBSUMED", "TASK_FAILURE", "FINALIZE_CHECKPOINT_FAILURE")
+                  "CHECKPOINT_ASYNC_EXCEPTION", "CHECKPOINT_SUBSUMED", "TASK_FAILURE", "FINALIZE_CHECKPOINT_FAILURE",
+                  "IO_EXCEPTION")
 
 
 @st.composite
@@ -52,6 +53,12 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     reasons = sorted(set(COMMON_REASONS) & set(rules_for(version).reasons)) or sorted(rules_for(version).reasons)
     events: list[dict[str, Any]] = []
     at, triggered = 0, 0
+    if draw(st.integers(0, 3)) == 0:  # a pending checkpoint, declined for reasons the failure manager counts
+        reasons = sorted(rules_for(version).counted)
+        events.append({"at": 0, "trigger": "periodic"})
+        triggered = 1
+        if draw(st.booleans()):
+            events.append({"at": 0, "decline": choice(draw, tasks), "checkpoint": 1, "reason": choice(draw, reasons)})
     if draw(st.integers(0, 39)) == 0:  # past the request queue's 1000 entries
         events += [{"at": 0, "trigger": "periodic"}] * draw(st.integers(1000, 1003))
     for _ in range(draw(st.integers(0, 30))):
