@@ -31,9 +31,7 @@ from properties.rules import RULES, compare, judge
 
 Conformance = str  # "flink" | "documented"
 MAX_FOCUS_PASSES = 4
-SEARCH_EXAMPLES = 1000  # per (area, version): at most this many (and at most half) judged one by one under
-# Hypothesis's engine, which shrinks; the rest are independent draws judged in batches (the engine alone
-# repeats itself: half of its memory configs are duplicates, and rare shapes it may never reach)
+SEARCH_EXAMPLES = 1000  # per (area, version): judged one by one under Hypothesis; the rest in batches
 BATCH = 256
 
 
@@ -135,7 +133,7 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
                unsupported: frozenset[str] = frozenset()) -> AreaRun:
     """Check one area at one version with ``examples`` generated requests.
 
-    Half of them, up to :data:`SEARCH_EXAMPLES`, are drawn and judged one at a time by Hypothesis, which
+    Up to :data:`SEARCH_EXAMPLES` of them are drawn and judged one at a time by Hypothesis, which
     shrinks what fails; the rest come from a pre-drawn corpus (:mod:`flinkspec.corpus`, shared
     by the versions that draw the same inputs), pipelined through the implementation in batches;
     what fails there is delta-debugged. Every counterexample ends minimal either way."""
@@ -194,7 +192,7 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
             if rest is not None:
                 raise rest from None
 
-    search = min((examples + 1) // 2, SEARCH_EXAMPLES)
+    search = min(examples, SEARCH_EXAMPLES)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Generating overly large repr")
         try:

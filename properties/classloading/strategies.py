@@ -11,7 +11,6 @@ treats differently (whitespace, empty and duplicate entries, quotes, YAML lists 
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 from hypothesis import strategies as st
@@ -19,7 +18,6 @@ from hypothesis import strategies as st
 from oracle import classloading_config as clc
 from oracle.classloading import class_file, jdk_resources
 from oracle.versions import FlinkVersion, pick, v
-from properties.draws import choice, shuffled
 
 AREA = "classloading.resolve"
 
@@ -35,10 +33,8 @@ FRAMEWORK = ("org.apache.flink.api.common.JobID", "org.apache.flink.Fake", "scal
              "org.rocksdb.RocksDB", "org.xmlpull.v1.XmlPullParser", "org.apache.xerces.Parser",
              "ch.qos.logback.Logger", "org.apache.commons.logging.Log", "org.apache.loggingx.Fake")
 
-_LOWER, _UPPER, _DIGITS = "abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789_"
-# [a-z][a-z0-9_]{0,6} and [A-Z][A-Za-z0-9_]{0,6}, without from_regex's cost
-_ascii_ident = st.builds(str.__add__, st.sampled_from(_LOWER), st.text(_LOWER + _DIGITS, max_size=6))
-_class_ident = st.builds(str.__add__, st.sampled_from(_UPPER), st.text(_LOWER + _UPPER + _DIGITS, max_size=6))
+_ascii_ident = st.from_regex(r"[a-z][a-z0-9_]{0,6}", fullmatch=True)
+_class_ident = st.from_regex(r"[A-Z][A-Za-z0-9_]{0,6}", fullmatch=True)
 _unicode_ident = st.sampled_from(["ünï", "日本", "Ωmega", "ça", "_", "$", "a$", "x1", "1x", "𝔘nicode", "İd"])
 _segment = st.one_of(_ascii_ident, _ascii_ident, _unicode_ident)
 
@@ -46,13 +42,12 @@ _segment = st.one_of(_ascii_ident, _ascii_ident, _unicode_ident)
 @st.composite
 def binary_names(draw: st.DrawFn) -> str:
     """A valid binary name: a package of 0-12 segments and a class, maybe nested."""
-    package = draw(st.lists(_segment, max_size=choice(draw, [2, 3, 12])))
+    package = draw(st.lists(_segment, max_size=draw(st.sampled_from([2, 3, 12]))))
     cls = draw(st.one_of(_class_ident, _unicode_ident))
     nested = draw(st.lists(st.one_of(_class_ident, st.sampled_from(["1", "Inner", "$"])), max_size=2))
     return ".".join([*package, "$".join([cls, *nested])])
 
 
-@cache
 def _seed_names() -> st.SearchStrategy[str]:
     return st.one_of(binary_names(), binary_names(), st.sampled_from(JDK_NAMES), st.sampled_from(NEAR_JDK),
                      st.sampled_from(FRAMEWORK), st.sampled_from(["com.acme.Job", "com.acme.Job$Inner",
@@ -93,21 +88,21 @@ def _spell(pieces: list[str], version: FlinkVersion, draw: st.DrawFn) -> str:
         styles += ["quoted", "bad-quote"]
     if version >= v("1.19"):
         styles += ["yaml", "yaml", "yaml-null"]
-    style = choice(draw, styles)
+    style = draw(st.sampled_from(styles))
     if style == "spaced":
         return " ; ".join(f" {p} " for p in pieces)
     if style == "empties":
-        return ";".join(p for piece in pieces for p in (piece, "")) + choice(draw, ["", ";", ";;"])
+        return ";".join(p for piece in pieces for p in (piece, "")) + draw(st.sampled_from(["", ";", ";;"]))
     if style == "trailing":
         return ";" + ";".join(pieces) + ";"
     if style == "quoted":
         return ";".join(f"'{p}'" if i % 2 else f'"{p}"' for i, p in enumerate(pieces))
     if style == "bad-quote":
-        return choice(draw, ["'a'b", "'unclosed", "\"x\"y;z", "a'b;c"])
+        return draw(st.sampled_from(["'a'b", "'unclosed", "\"x\"y;z", "a'b;c"]))
     if style == "yaml":
         items = [p if draw(st.booleans()) else f"'{p}'" for p in pieces if _yaml_plain(p)]
-        items += choice(draw, [[], [], ["1"], ["true"], ["0x1F"], ["''"]])
-        return choice(draw, ["[{}]", "[ {} ]", "[{},]"]).format(", ".join(items))
+        items += draw(st.sampled_from([[], [], ["1"], ["true"], ["0x1F"], ["''"]]))
+        return draw(st.sampled_from(["[{}]", "[ {} ]", "[{},]"])).format(", ".join(items))
     if style == "yaml-null":
         return "[" + ", ".join([*pieces[:1], "~"]) + "]"
     return ";".join(pieces)
@@ -123,9 +118,9 @@ def _yaml_plain(piece: str) -> bool:
 @st.composite
 def configs(draw: st.DrawFn, version: FlinkVersion, seeds: list[str]) -> dict[str, str]:
     config: dict[str, str] = {}
-    order = choice(draw, [None, None, "child-first", "parent-first", "parent-first", "Parent-First",
+    order = draw(st.sampled_from([None, None, "child-first", "parent-first", "parent-first", "Parent-First",
                                   "CHILD-FIRST", " child-first", "parent-first ", "child_first", "parent-firſt",
-                                  "chİld-first", "", "bogus"])
+                                  "chİld-first", "", "bogus"]))
     if order is not None:
         config["classloader.resolve-order"] = order
     cuts = [c for s in seeds for c in _cuts(s)]
@@ -133,12 +128,12 @@ def configs(draw: st.DrawFn, version: FlinkVersion, seeds: list[str]) -> dict[st
     if draw(st.integers(0, 5)) == 0:  # override the defaults (maybe dropping java.)
         keys = ["classloader.parent-first-patterns.default", "classloader.parent-first-patterns"]
         defaults = list(pick(clc.DEFAULT_PATTERNS, version))
-        base = choice(draw, [[], defaults[1:], ["javax.", "org.apache.flink."], draw(pieces)])
-        for key in choice(draw, [keys[:1], keys[1:], keys]):
+        base = draw(st.sampled_from([[], defaults[1:], ["javax.", "org.apache.flink."], draw(pieces)]))
+        for key in draw(st.sampled_from([keys[:1], keys[1:], keys])):
             config[key] = _spell(base or ["scala."], version, draw)
     if draw(st.integers(0, 3)) > 0:
         config["classloader.parent-first-patterns.additional"] = _spell(draw(pieces), version, draw)
-    leak = choice(draw, [None, None, None, "true", "false", "FALSE", "nope"])
+    leak = draw(st.sampled_from([None, None, None, "true", "false", "FALSE", "nope"]))
     if leak is not None:
         config["classloader.check-leaked-classloader"] = leak
     if draw(st.integers(0, 9)) == 0:
@@ -169,12 +164,12 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     user: list[str] = []
     parent: list[str] = []
     for name in names:
-        side = choice(draw, ["user", "parent", "both", "neither"])
+        side = draw(st.sampled_from(["user", "parent", "both", "neither"]))
         if side in ("user", "both"):
             user.append(name)
         if side in ("parent", "both"):
             parent.append(name)
-    lookups = shuffled(draw, names)
+    lookups = draw(st.permutations(names))
     if draw(st.integers(0, 4)) == 0:
         lookups = [*lookups, *lookups[:2]]  # a class asked for twice
     res_pool = [*_RESOURCES, *(class_file(n) for n in names), *sorted(jdk_resources())[:3]]

@@ -46,7 +46,7 @@ def _side(name: str, inp: dict[str, Any]) -> str:
 CORNERS: dict[str, Callable[[dict[str, Any]], bool]] = {
     "a lookup equal to a pattern": _lookups_with(lambda n, pats, _i: n in pats),
     "inside a pattern without a dot boundary": _lookups_with(
-        lambda n, pats, _i: any(p and not p.endswith(".") and n.startswith(p) and n[len(p)] != "." and n != p
+        lambda n, pats, _i: any(p and not p.endswith(".") and n.startswith(p) and n != p and n[len(p)] != "."
                                 for p in pats)),
     "just outside a dotted pattern": _lookups_with(
         lambda n, pats, _i: any(p.endswith(".") and n.startswith(p[:-1]) and not n.startswith(p) for p in pats)),
