@@ -22,7 +22,7 @@ from properties.memory.strategies import (
 )
 
 # generate only: a meta-test needs any witness, not a minimal one
-REACH = settings(max_examples=3000, database=None, deadline=None, phases=[Phase.generate], derandomize=True,
+REACH = settings(max_examples=6000, database=None, deadline=None, phases=[Phase.generate], derandomize=True,
                  suppress_health_check=list(HealthCheck))
 
 
