@@ -1,4 +1,4 @@
-"""The ``flinkspec`` command: check, replay, serve, memory, mutants, rules.
+"""The ``flinkspec`` command: check, replay, serve, memory, mutants, rules, record, ...
 
 Exit codes: 0 the implementation conforms (or the command succeeded), 1 it does not (or Flink
 rejects the configuration), 2 bad usage or a broken implementation.
@@ -362,11 +362,13 @@ def build_parser() -> argparse.ArgumentParser:
     from flinkspec.diff_versions import add_parser as add_diff_versions
     from flinkspec.fanout_cli import add_parser as add_fanout
     from flinkspec.memory_cli import add_parser as add_memory
+    from flinkspec.record import add_parser as add_record
 
     add_memory(sub)
     add_classpath(sub)
     add_fanout(sub)
     add_diff_versions(sub)
+    add_record(sub)
     return p
 
 

@@ -1,0 +1,63 @@
+"""Real Flink's recorded answers: the implementation under test gives each of them, byte for byte.
+
+``properties/recorded/<area>.jsonl.gz`` holds inputs drawn by the suite's strategies and the answer
+the jar of each Flink version gave (``flinkspec record --impl flink``; the header of each file
+says how it was made). This is the differential check against real Flink without a JVM: it runs
+on every test run, and it is the test of the oracle's mutation score (``python -m
+flinkspec.mutation_score``). Messages are compared too for the oracle (it matches Flink byte for byte);
+for another implementation only with ``--strict-messages``.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from flinkspec.check import replay_command
+from flinkspec.impls import Implementation
+from flinkspec.record import RECORDED, read
+from oracle.versions import FlinkVersion
+from properties.areas import AREAS
+from properties.rules import compare
+
+BATCH = 200  # answers judged per batch; the test stops after the first batch that differs
+SHOWN = 3
+
+
+@cache
+def _recorded(area: str) -> dict[str, list[dict[str, Any]]]:
+    path: Path = RECORDED / f"{area}.jsonl.gz"
+    if not path.exists():
+        return {}
+    _, records = read(path)
+    out: dict[str, list[dict[str, Any]]] = {}
+    for rec in records:
+        out.setdefault(rec["flink"], []).append(rec)
+    return out
+
+
+@pytest.mark.parametrize("area", list(AREAS))
+def test_gives_real_flinks_recorded_answers(impl: Implementation, flink_version: FlinkVersion, area: str,
+                                            request: pytest.FixtureRequest) -> None:
+    records = _recorded(area).get(str(flink_version))
+    if not records:
+        pytest.skip(f"no recorded answers of Flink {flink_version} for {area} in {RECORDED}")
+    spec = request.config.getoption("--impl")
+    strict = spec == "oracle" or bool(request.config.getoption("--strict-messages"))
+    norm = AREAS[area].normalize
+    for start in range(0, len(records), BATCH):
+        chunk = records[start:start + BATCH]
+        reqs = [{"id": start + i + 1, "area": area, "flink": str(flink_version), "input": rec["input"]}
+                for i, rec in enumerate(chunk)]
+        differing = []
+        for req, rec, actual in zip(reqs, chunk, impl.answer_many(reqs), strict=True):
+            diff = compare(norm(rec["answer"]), norm(actual), strict_messages=strict)
+            if diff:
+                differing.append(f"{diff}\n    replay: {replay_command(spec, req, strict)}")
+        if differing:
+            shown = "\n  ".join(differing[:SHOWN])
+            pytest.fail(f"{len(differing)} of {len(chunk)} answers (records {start + 1}-{start + len(chunk)}) "
+                        f"differ from Flink {flink_version}'s recorded ones, e.g.\n  {shown}")
