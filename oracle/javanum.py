@@ -211,11 +211,11 @@ def _scan_decimal(s: str, negative: bool, start: int) -> _Scanned:
     assert m is not None  # every part is optional
     int_part, point, frac_part = m.groups()
     digits = int_part + frac_part
+    end = m.end()
+    if s[end:end + 1] == ".":  # thrown while scanning, before the digit count is looked at ("..1")
+        raise NumberFormatException("multiple points")
     if not digits:
         raise _for_input_string(s)
-    end = m.end()
-    if s[end:end + 1] == ".":
-        raise NumberFormatException("multiple points")
     stripped = digits.lstrip("0")
     significant = stripped.rstrip("0")
     # the value is 0.<significant> * 10**dec_exp, counted as FloatingDecimal counts it
