@@ -210,10 +210,3 @@ def jvm_parameters(spec: ProcessMemorySpec[FlinkMemory], direct_memory_limit: bo
         args["MaxDirectMemorySize"] = spec.flink.jvm_direct.bytes
     args["MaxMetaspaceSize"] = spec.jvm.metaspace.bytes
     return args
-
-
-def jvm_parameters_str(spec: ProcessMemorySpec[FlinkMemory], direct_memory_limit: bool) -> str:
-    """``generateJvmParametersStr``: ``-Xmx<H> -Xms<H> [-XX:MaxDirectMemorySize=<D>]
-    -XX:MaxMetaspaceSize=<M>`` (values in bytes, no unit)."""
-    args = jvm_parameters(spec, direct_memory_limit)
-    return " ".join(f"-{k}{val}" if k.startswith("X") else f"-XX:{k}={val}" for k, val in args.items())

@@ -14,6 +14,7 @@ import pytest
 
 from oracle import SUPPORTED, answer
 from oracle.javanum import (
+    ArithmeticException,
     IllegalArgumentException,
     JavaException,
     NumberFormatException,
@@ -411,6 +412,16 @@ def test_invalid_negative_divisor(version: FlinkVersion, message: str) -> None:
     with pytest.raises(IllegalArgumentException) as info:
         MemorySize.parse("1b").divide(-1, version)
     assert info.value.message == message
+
+
+@pytest.mark.parametrize("version", [v("1.13"), v("2.3")], ids=str)
+def test_divide_truncates_and_zero_divides_by_zero(version: FlinkVersion) -> None:
+    """``bytes / by`` (ldiv, 2.3 jar): 10b / 3 = 3b; ``by >= 0`` lets 0 through to ArithmeticException."""
+    assert MemorySize.parse("10b").divide(3, version).bytes == 3
+    assert MemorySize.parse("10b").divide(1, version).bytes == 10
+    with pytest.raises(ArithmeticException) as info:
+        MemorySize.parse("1b").divide(0, version)
+    assert info.value.message == "/ by zero"
 
 
 @pytest.mark.parametrize(("value", "text"), [

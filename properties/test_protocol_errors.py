@@ -1,0 +1,49 @@
+"""The reference's own words for a malformed request: each BadRequest of the oracle names the field,
+what it must be and what it got (PROTOCOL.md: "a message naming what was wrong"). Other
+implementations word theirs as they like; these pin the oracle's, which users read in reports."""
+
+from __future__ import annotations
+
+import pytest
+
+import oracle
+
+VERSIONS = "1.13, 1.14, 1.15, 1.16, 1.17, 1.18, 1.19, 1.20, 2.0, 2.1, 2.2, 2.3"
+AREAS = ("checkpoint.alignment, checkpoint.coordinator, checkpoint.recovery, classloading.resolve, "
+         "memory.jobmanager, memory.taskmanager, watermark.combined, watermark.timers, watermark.valve")
+WM = {"area": "watermark.valve", "flink": "2.3"}
+CASES = [
+    ({"area": "memory.taskmanager", "flink": "3.0", "input": {}},
+     f"unknown Flink version '3.0': supported are {VERSIONS} (MAJOR.MINOR, optionally .PATCH)"),
+    ({"area": "memory.taskmanager", "flink": 2.3, "input": {}},
+     f"unknown Flink version 2.3: supported are {VERSIONS} (MAJOR.MINOR, optionally .PATCH)"),
+    ({"area": "memory.nope", "flink": "2.3", "input": {}}, f"unknown area 'memory.nope'; known areas: {AREAS}"),
+    ({"flink": "2.3", "input": {}}, f"unknown area None; known areas: {AREAS}"),
+    ({"area": "memory.taskmanager", "flink": "2.3", "input": []}, "input must be a JSON object"),
+    ({"area": "memory.taskmanager", "flink": "2.3", "input": {"config": {"a": 1}}},
+     "input.config['a'] must be a string, got int"),
+    ({"area": "memory.taskmanager", "flink": "2.3", "input": {"config": []}},
+     "input.config must be an object, got list"),
+    ({"area": "watermark.valve", "flink": "2.3", "input": {"channels": True, "events": []}},
+     "input.channels must be an integer, got a boolean"),
+    ({"area": "watermark.valve", "flink": "2.3", "input": {"channels": 2, "events": {}}},
+     "input.events must be an array, got dict"),
+    ({"area": "watermark.valve", "flink": "2.3", "input": {"channels": 2, "events": [5]}},
+     "input.events[0] must be an object, got int"),
+    ({**WM, "input": {"channels": 2, "events": [{"channel": 0, "watermark": 1.5}]}},
+     "input.events[0].watermark must be an integer, got float"),
+    ({**WM, "input": {"channels": 2, "events": [{"channel": 0, "watermark": 1 << 63}]}},
+     "input.events[0].watermark = 9223372036854775808 does not fit a signed 64-bit long"),
+    ({"area": "classloading.resolve", "flink": "2.3", "input": {"lookups": [1]}},
+     "input.lookups[0] must be a string, got int"),
+]
+
+
+@pytest.mark.parametrize(("request_", "message"), CASES, ids=[m[:40] for _, m in CASES])
+def test_the_oracle_names_what_is_wrong(request_: dict, message: str) -> None:
+    assert oracle.answer({"id": 7, **request_}) == {"id": 7, "error": {"type": "BadRequest", "message": message}}
+
+
+def test_a_request_that_is_not_an_object() -> None:
+    assert oracle.answer([1]) == {"id": None, "error": {"type": "BadRequest",
+                                                        "message": "a request must be a JSON object, got list"}}
