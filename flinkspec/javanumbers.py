@@ -67,8 +67,11 @@ def _text(rng: random.Random) -> str:
         return rng.choice(["", "-", "+"]) + text
     if kind < 0.4:  # a Java hexadecimal float
         mant = "".join(rng.choice("0123456789abcdefABCDEF") for _ in range(rng.randint(0, 16)))
+        if rng.random() < 0.2:
+            mant = rng.choice(["0", "00", "1", "01", "0000000000001", "1" + "0" * rng.randint(1, 20)])
         cut = rng.randint(0, len(mant))
-        exp = rng.choice(["p", "P"]) + rng.choice(["", "+", "-"]) + str(rng.randint(0, 1100))
+        power = rng.choice([rng.randint(0, 1100), 2**31 - 1, 2**31, 2**31 + 1, 10**rng.randint(10, 30)])
+        exp = rng.choice(["p", "P"]) + rng.choice(["", "+", "-"]) + str(power)
         return rng.choice(["", "-", "+"]) + rng.choice(["0x", "0X"]) + mant[:cut] + "." * rng.randint(0, 1) \
             + mant[cut:] + (exp if rng.random() < 0.9 else "") + rng.choice(["", "", "f", "d"])
     if kind < 0.55:  # an integer near the int and long limits
@@ -81,6 +84,9 @@ def _text(rng: random.Random) -> str:
 
 
 def _double_case(rng: random.Random) -> float:
+    kind = rng.random()
+    if kind < 0.25:  # up to 17 digits at any decimal exponent: the BigInteger path of the digit generator
+        return float(f"{rng.randint(1, 10 ** rng.randint(1, 17))}e{rng.randint(-340, 310)}")
     kind = rng.random()
     if kind < 0.35:
         d = _double(rng.getrandbits(64) - 2**63)

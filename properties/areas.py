@@ -8,6 +8,7 @@ import attrs
 from hypothesis import strategies as st
 
 from oracle.versions import SUPPORTED, FlinkVersion
+from oracle.watermark import SUBPARTITIONS_SINCE
 from properties.checkpoint import alignment_invariants as _alignment_invariants  # noqa: F401
 from properties.checkpoint import alignment_strategies, coordinator_strategies, recovery
 from properties.checkpoint import coordinator_invariants as _coordinator_invariants  # noqa: F401
@@ -46,7 +47,7 @@ AREAS: dict[str, AreaSpec] = {
     ),
     "watermark.valve": AreaSpec(
         "watermark.valve", "WM", lambda ver: watermark_strategies.requests("watermark.valve", ver),
-        size=watermark_strategies.event_count,
+        size=watermark_strategies.event_count, corpus_key=lambda ver: ver >= SUBPARTITIONS_SINCE,
     ),
     "watermark.combined": AreaSpec(
         "watermark.combined", "CWM", lambda ver: watermark_strategies.requests("watermark.combined", ver),

@@ -36,6 +36,14 @@ CASES = [
      "input.events[0].watermark = 9223372036854775808 does not fit a signed 64-bit long"),
     ({"area": "classloading.resolve", "flink": "2.3", "input": {"lookups": [1]}},
      "input.lookups[0] must be a string, got int"),
+    ({**WM, "input": {"channels": 2, "events": [{"channel": 0, "status": 5}]}},
+     "input.events[0].status must be a string, got int"),
+    ({**WM, "input": {"channels": 2, "events": [{"channel": 0, "status": "idle"}]}},
+     'input.events[0].status = \'idle\' must be "IDLE" or "ACTIVE"'),
+    ({**WM, "flink": "1.18", "input": {"channels": 1, "events": [{"channel": 0, "watermark": 1, "subpartition": 0}]}},
+     "input.events[0].subpartition is not defined for Flink 1.18 (before 1.19)"),
+    ({**WM, "input": {"channels": 1, "events": [{"channel": 0, "status": "IDLE", "subpartition": 0}]}},
+     "input.events[0].subpartition is only defined on a watermark event"),
 ]
 
 
@@ -47,3 +55,11 @@ def test_the_oracle_names_what_is_wrong(request_: dict, message: str) -> None:
 def test_a_request_that_is_not_an_object() -> None:
     assert oracle.answer([1]) == {"id": None, "error": {"type": "BadRequest",
                                                         "message": "a request must be a JSON object, got list"}}
+
+
+def test_an_unknown_version_keeps_the_text() -> None:
+    from oracle.versions import UnknownVersion, parse_version
+
+    with pytest.raises(UnknownVersion) as info:
+        parse_version("3.0")
+    assert info.value.text == "3.0"

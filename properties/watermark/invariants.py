@@ -77,6 +77,11 @@ def _replay(req: Request, resp: Response, index: str, checks: dict[str, Any]) ->
     if steps is None:
         return {}
     n = req["input"]["channels" if index == "channel" else "inputs"]
+    if index == "channel" and "subpartitions" in req["input"]:
+        sliced = _by_slot(req["input"]["subpartitions"], steps)
+        if sliced is None:
+            return {}
+        n, steps = sliced
     sk = Sketch.of(n)
     found: dict[str, Violation] = {}
     for i, (ev, emitted) in enumerate(steps):
@@ -100,6 +105,26 @@ def _replay(req: Request, resp: Response, index: str, checks: dict[str, Any]) ->
         if len(found) == len(checks):
             break
     return found
+
+
+def _by_slot(ranges: list[list[int]], steps: list[tuple[dict[str, Any], list[dict[str, Any]]]]
+             ) -> tuple[int, list[tuple[dict[str, Any], list[dict[str, Any]]]]] | None:
+    """Since 1.19 a channel may consume subpartitions ``first..last``, and the valve keeps one
+    watermark and status per (channel, subpartition): the rules hold per such slot, so the events
+    are replayed on slots. None (no sequence rule applies) for a status event on a channel of
+    several subpartitions, which Flink refuses (WM-10)."""
+    offsets, total = [], 0
+    for first, last in ranges:
+        offsets.append(total)
+        total += last - first + 1
+    out = []
+    for ev, emitted in steps:
+        first, last = ranges[ev["channel"]]
+        if "status" in ev and last > first:
+            return None
+        slot = offsets[ev["channel"]] + ev.get("subpartition", first) - first
+        out.append(({**{k: x for k, x in ev.items() if k != "subpartition"}, "channel": slot}, emitted))
+    return total, out
 
 
 _LAST: list[Any] = [None, None, {}]  # (request, response, violations) of the last replay

@@ -14,6 +14,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from oracle.versions import FlinkVersion
+from oracle.watermark import SUBPARTITIONS_SINCE
 
 LONG_MIN, LONG_MAX = -(1 << 63), (1 << 63) - 1
 CORNER_TIMESTAMPS = (LONG_MIN, LONG_MIN + 1, -1, 0, 1, 2, 3, 5, 10, 100, LONG_MAX - 1, LONG_MAX)
@@ -96,10 +97,39 @@ def timer_scripts(draw: st.DrawFn) -> dict[str, Any]:
     return {"events": events}
 
 
+@st.composite
+def with_subpartitions(draw: st.DrawFn, base: st.SearchStrategy[dict[str, Any]]) -> dict[str, Any]:
+    """Since 1.19 (``SUBPARTITIONS_SINCE``) a channel may consume several subpartitions, each with
+    its own watermark and status in the valve. One sequence in four gives each channel a range of 1
+    to 3 subpartitions starting at 0 to 2; watermarks on a wider channel name their subpartition.
+    Status events on a wider channel are left out; on the others they stay, and Flink refuses the
+    whole sequence (WM-10: a status input once any channel is shared), in about a third of them."""
+    inp = draw(base)
+    if draw(_SOME) != 3:  # shrinks towards no subpartitions
+        return inp
+    ranges = []
+    for _ in range(inp["channels"]):
+        first, width = draw(_FIRST), draw(_WIDTH)
+        ranges.append([first, first + width - 1])
+    events = []
+    for i, ev in enumerate(inp["events"]):
+        first, last = ranges[ev["channel"]]
+        if last == first:
+            events.append(ev)
+        elif "watermark" in ev:
+            events.append({**ev, "subpartition": first + (i * 7 + ev["channel"]) % (last - first + 1)})
+    return {**inp, "subpartitions": ranges, "events": events}
+
+
+_SOME, _FIRST, _WIDTH = st.integers(0, 3), st.integers(0, 2), st.sampled_from([1, 1, 2, 3])
+
+
 def requests(area: str, version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
     """Protocol requests for one watermark area and version."""
     if area == "watermark.valve":
         inputs = sequences("channel")
+        if version >= SUBPARTITIONS_SINCE:
+            inputs = with_subpartitions(inputs)
     elif area == "watermark.combined":
         inputs = sequences("input", max_n=2 if version.minor == 13 and version.major == 1 else 4)
     else:

@@ -41,6 +41,13 @@ BAD = [  # (area, input, the field the BadRequest names; since 1.19 only where "
     ("watermark.valve", {"channels": 2, "subpartitions": [[0, 0], [1, "2"]], "events": []}, "subpartitions[1]"),
     ("watermark.valve", {"channels": 2, "subpartitions": [[0, 0], [1, 2, 3]], "events": []}, "subpartitions[1]"),
     ("watermark.valve", {"channels": 1, "subpartitions": [[-1, 0]], "events": []}, "subpartitions[0]"),
+    ("watermark.valve", {"channels": 1, "subpartitions": [[0, 32768]], "events": []}, "subpartitions[0]"),
+    ("watermark.valve", {**SUBS, "events": [{"channel": 1, "watermark": 1, "subpartition": "1"}]},
+     "events[0].subpartition"),
+    ("watermark.valve", {**SUBS, "events": [{"channel": 1, "watermark": 1, "subpartition": 32768}]},
+     "events[0].subpartition"),
+    ("watermark.valve", {"channels": 2, "events": [W, {"channel": "1", "watermark": 1}]}, "events[1].channel"),
+    ("watermark.valve", {"channels": 2, "events": [W, {"channel": 1, "status": 5}]}, "events[1].status"),
 ]
 
 
@@ -65,3 +72,14 @@ def test_a_hundred_thousand_events_get_an_answer(impl: Implementation, flink_ver
     answer = answer_one(impl, {"id": 1, "area": "watermark.valve", "flink": str(flink_version),
                                "input": {"channels": 16, "events": events}})
     assert len(answer["output"]["emitted"]) == 100_000
+
+
+def test_a_subpartition_before_119_is_a_bad_request(impl: Implementation, flink_version: FlinkVersion) -> None:
+    """Before 1.19 a channel has no subpartitions to name."""
+    payload = {"channels": 1, "events": [{"channel": 0, "watermark": 1, "subpartition": 0}]}
+    answer = answer_one(impl, {"id": 1, "area": "watermark.valve", "flink": str(flink_version), "input": payload})
+    if flink_version >= SUBPARTITIONS_SINCE:
+        assert answer.get("output") == {"emitted": [[{"watermark": 1}]]}, answer
+    else:
+        assert answer.get("error", {}).get("type") == "BadRequest", answer
+        assert "input.events[0].subpartition" in answer["error"]["message"], answer

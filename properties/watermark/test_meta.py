@@ -31,7 +31,10 @@ def _all_idle_in_order(order: tuple[int, ...]) -> Callable[[dict[str, Any]], boo
 
 def _resumes_behind(r: dict[str, Any]) -> bool:
     """Some channel becomes ACTIVE while its watermark is behind the valve's output."""
-    out = oracle.answer({"id": 0, **r})["output"]["emitted"]
+    answer = oracle.answer({"id": 0, **r})
+    if "output" not in answer:  # a status event once a channel is shared (WM-10)
+        return False
+    out = answer["output"]["emitted"]
     last, wm, idle = LONG_MIN, {}, set()
     for e, emitted in zip(_ev(r), out, strict=True):
         ch = e["channel"]
