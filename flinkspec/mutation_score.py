@@ -1,0 +1,256 @@
+"""The oracle's mutation score, per area: how much of the oracle the suite pins to real Flink.
+
+``python -m flinkspec.mutation_score --run`` runs mutmut (configured in pyproject.toml) over
+``oracle/`` with the tests that hold the oracle to real Flink (the recorded answers of the jars,
+``properties/recorded/``; the JDK's answers for Java's number primitives; the scenarios of Flink's
+own tests; the malformed inputs), then gives every mutant mutmut saw survive a second chance to be
+caught: a fresh interpreter with the mutant active from the first import, running every one of
+those tests of the mutant's area. (mutmut runs only the tests its call statistics tie to the
+mutated function; a rule table the oracle builds at import, or a cached function, is tied to the
+first test that happened to build it, so mutmut alone calls many caught mutants survivors.)
+Then it sums up the verdicts per area. A mutant that survives both changes the oracle where none
+of the inputs looks, or does not change any answer (an equivalent mutant): docs/mutation-score.md
+explains them. Without ``--run`` it summarises the last run (``mutants/``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import attrs
+
+ROOT = Path(__file__).resolve().parent.parent
+MUTANTS = ROOT / "mutants" / "oracle"
+SECOND_PASS = ROOT / "mutants" / "second-pass.json"
+SECOND_PASS_TIMEOUT_S = 600
+# The modules whose mutants mutmut's call statistics can tie to too few tests: those that build rule
+# tables at import (coordinator_rules, memory_options; versions and javanum, which those call; the
+# area registry in __init__) and those with caches (memsize, javadtoa, classloading), plus those
+# whose tests grew after the measured mutmut run (watermark, protocol; memory, whose recorded
+# answers went from 600 to 3,000 generated inputs per version). Everywhere else a function runs
+# when a test calls it, and mutmut's verdict stands.
+SECOND_PASS_MODULES = ("coordinator_rules", "memory_options", "versions", "__init__", "memsize", "protocol",
+                       "watermark", "javanum", "javadtoa", "classloading", "memory", "memory_jm", "memory_tm",
+                       "memory_process")
+SECOND_PASS_COORDINATOR_RECORDS = 200  # of ~500 per version: the coordinator's are the slow ones
+
+
+def _env(**extra: str) -> dict[str, str]:
+    """The environment of mutmut and its workers: bytecode written (each worker imports the mutated
+    oracle afresh; compiling its every mutant each time made a worker 3.5x slower here)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, **extra}
+
+AREA_OF_FILE = {
+    "memory": ("memory", "memory_jm", "memory_options", "memory_process", "memory_tm", "memsize"),
+    "watermark": ("valve", "combined", "timers", "watermark"),
+    "classloading": ("classloading", "classloading_config"),
+    "checkpoint": ("alignment", "alignment_handlers", "coordinator", "coordinator_machine",
+                   "coordinator_rules", "recovery"),
+    "java numbers (memory, classloading)": ("javanum", "javadtoa"),
+    "protocol and dispatch": ("__init__", "protocol", "versions"),
+}
+
+
+def _recorded(*areas: str) -> list[str]:
+    from oracle.versions import SUPPORTED
+
+    return [f"properties/test_recorded_answers.py::test_gives_real_flinks_recorded_answers[{v}-{a}]"
+            for a in areas for v in SUPPORTED]
+
+
+def area_tests(area: str) -> list[str]:
+    """Every test of the mutation score's selection that bears on ``area``, quickest killers first."""
+    memory = ["properties/test_flink_tables.py", "properties/test_oracle_memory_examples.py",
+              *_recorded("memory.taskmanager", "memory.jobmanager")]
+    watermark = ["properties/test_oracle_watermark_examples.py", "properties/watermark/test_bad_input.py",
+                 "properties/test_protocol_errors.py",
+                 *_recorded("watermark.valve", "watermark.combined", "watermark.timers")]
+    classloading = ["properties/classloading/test_bad_input.py", *_recorded("classloading.resolve")]
+    checkpoint = ["properties/test_flink_tables.py", "properties/checkpoint/test_examples.py",
+                  "properties/checkpoint/test_bad_input.py",
+                  *_recorded("checkpoint.alignment", "checkpoint.coordinator", "checkpoint.recovery")]
+    return {
+        "memory": memory, "watermark": watermark, "classloading": classloading, "checkpoint": checkpoint,
+        "java numbers (memory, classloading)": ["properties/test_java_numbers.py", *memory, *classloading],
+        "protocol and dispatch": ["properties/test_protocol_errors.py", "properties/test_java_numbers.py",
+                                  *memory, *watermark, *classloading,
+                                  *checkpoint],
+    }[area]
+
+
+# mutmut's exit codes (mutmut.stats.status_by_exit_code), the ones a finished run leaves
+STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped",
+          36: "timeout", 24: "timeout", -24: "timeout", 152: "timeout", 255: "timeout",
+          -11: "segfault", -9: "segfault", None: "not checked"}
+
+
+@attrs.frozen
+class AreaScore:
+    area: str
+    counts: dict[str, int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def killed(self) -> int:
+        # a mutant that makes the oracle hang or crash the interpreter is caught as well
+        return sum(self.counts.get(s, 0) for s in ("killed", "timeout", "segfault"))
+
+    @property
+    def score(self) -> float:
+        judged = self.killed + self.counts.get("survived", 0) + self.counts.get("no tests", 0)
+        return self.killed / judged if judged else 0.0
+
+
+def area_of(module: str) -> str:
+    for area, names in AREA_OF_FILE.items():
+        if module in names:
+            return area
+    raise KeyError(f"oracle/{module}.py belongs to no area in AREA_OF_FILE")
+
+
+def verdicts(mutants: Path = MUTANTS) -> dict[str, tuple[str, str]]:
+    """mutmut's verdict for every mutant of the last run: ``{mutant name: (oracle module, status)}``."""
+    if not mutants.is_dir():
+        raise FileNotFoundError(f"{mutants} does not exist: run with --run first")
+    out: dict[str, tuple[str, str]] = {}
+    for meta in sorted(mutants.glob("*.py.meta")):
+        module = meta.name.removesuffix(".py.meta")
+        for key, code in json.loads(meta.read_text())["exit_code_by_key"].items():
+            out[key] = (module, STATUS.get(code, "suspicious"))
+    return out
+
+
+def scores(found: dict[str, tuple[str, str]]) -> list[AreaScore]:
+    by_area: dict[str, Counter[str]] = {a: Counter() for a in AREA_OF_FILE}
+    for module, status in found.values():
+        by_area[area_of(module)][status] += 1
+    return [AreaScore(a, dict(c)) for a, c in by_area.items() if c]
+
+
+def sync_tests() -> None:
+    """Copy the suite (pyproject's ``also_copy``) into ``mutants/`` again: the second pass runs the
+    tests as they are now, beside the mutated oracle of the last mutmut run."""
+    import shutil
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]
+    for name in config["also_copy"]:
+        src, dst = ROOT / name, ROOT / "mutants" / name
+        if src.is_dir():
+            shutil.copytree(src, dst, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(src, dst)
+
+
+def second_pass(names: list[str], modules: dict[str, str], workers: int, done: dict[str, str],
+                progress: Callable[[int, int], None] | None = None) -> dict[str, str]:
+    """Each mutant in a fresh interpreter, active from the first import, against its area's tests.
+    Every verdict is saved as it comes (with ``done``, the earlier ones), so a stopped pass resumes."""
+    import threading
+
+    sync_tests()
+    results: dict[str, str] = {}
+    lock = threading.Lock()
+
+    def one(name: str) -> None:
+        env = _env(MUTANT_UNDER_TEST=name, PY_IGNORE_IMPORTMISMATCH="1",
+                   FLINKSPEC_RECORDED_LIMIT=f"checkpoint.coordinator={SECOND_PASS_COORDINATOR_RECORDS}")
+        cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--rootdir=.",
+               *area_tests(area_of(modules[name]))]
+        try:
+            proc = subprocess.run(cmd, cwd=ROOT / "mutants", env=env, capture_output=True,
+                                  timeout=SECOND_PASS_TIMEOUT_S)
+            results[name] = {0: "survived", 1: "killed", 5: "no tests"}.get(proc.returncode, "suspicious")
+        except subprocess.TimeoutExpired:
+            results[name] = "timeout"
+        with lock:
+            SECOND_PASS.write_text(json.dumps({**done, **results}, indent=1, sort_keys=True) + "\n")
+        if progress:
+            progress(len(results), len(names))
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(one, names))
+    return results
+
+
+def merged(found: dict[str, tuple[str, str]], second: dict[str, str]) -> dict[str, tuple[str, str]]:
+    """mutmut's verdicts, with the second pass's for the mutants it ran."""
+    return {n: (m, second.get(n, s)) for n, (m, s) in found.items()}
+
+
+def survivors(found: dict[str, tuple[str, str]]) -> list[str]:
+    return sorted(n for n, (_, s) in found.items() if s in ("survived", "no tests"))
+
+
+def markdown(rows: list[AreaScore]) -> str:
+    lines = ["| area | mutants | killed | survived | no tests | timeout | score |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    total = AreaScore("all", dict(sum((Counter(r.counts) for r in rows), Counter())))
+    for r in [*rows, total]:
+        c = r.counts
+        lines.append(f"| {r.area} | {r.total} | {c.get('killed', 0)} | {c.get('survived', 0)} | "
+                     f"{c.get('no tests', 0)} | {c.get('timeout', 0)} | {100 * r.score:.1f}% |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m flinkspec.mutation_score", description=__doc__.splitlines()[0])
+    p.add_argument("--run", action="store_true", help="run mutmut first (minutes to hours)")
+    p.add_argument("--max-children", type=int, default=2, help="mutmut workers")
+    p.add_argument("--second-pass", action="store_true",
+                   help="(with or without --run) re-run mutmut's survivors in fresh interpreters")
+    p.add_argument("--json", help="write the scores and the survivors' names to this file")
+    args = p.parse_args(argv)
+    seconds: dict[str, float] = {}
+    if args.run:
+        started = time.monotonic()
+        ran = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.max_children)],
+                              cwd=ROOT, env=_env(), check=False)
+        seconds["mutmut"] = round(time.monotonic() - started, 1)
+        if ran.returncode not in (0, 1):
+            print(f"mutmut run exited with {ran.returncode}", file=sys.stderr)
+            return 2
+    try:
+        found = verdicts()
+    except FileNotFoundError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    print("mutmut alone:\n" + markdown(scores(found)) + "\n")
+    if args.run or args.second_pass:
+        started = time.monotonic()
+        done = json.loads(SECOND_PASS.read_text()) if SECOND_PASS.exists() and not args.run else {}
+        order = {m: i for i, m in enumerate(SECOND_PASS_MODULES)}
+        names = sorted((n for n in survivors(found) if found[n][0] in order and n not in done),
+                       key=lambda n: (order[found[n][0]], n))
+        second_pass(names, {n: m for n, (m, _) in found.items()}, args.max_children, done,
+                    lambda i, n: print(f"\rsecond pass: {i}/{n}", end="", file=sys.stderr, flush=True))
+        seconds["second pass"] = round(time.monotonic() - started, 1)
+        print(file=sys.stderr)
+    second = json.loads(SECOND_PASS.read_text()) if SECOND_PASS.exists() else {}
+    found = merged(found, second)
+    rows = scores(found)
+    print(f"after the second pass ({len(second)} mutants run again):\n" + markdown(rows))
+    for what, secs in seconds.items():
+        print(f"{what}: {secs} s")
+    if args.json:
+        Path(args.json).write_text(json.dumps({
+            "seconds": seconds, "areas": {r.area: {**r.counts, "score": round(r.score, 4)} for r in rows},
+            "survivors": survivors(found)}, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
