@@ -313,8 +313,10 @@ def _gist(err: Mapping[str, Any], words: int = 4) -> str:
 def describe(ra: Response, rb: Response, a: str, b: str) -> tuple[str, str, str] | None:
     """``(kind, what, first difference)`` for the answers of versions ``a`` and ``b``, or None if equal."""
     ea, eb = ra.get("error"), rb.get("error")
-    if ra == rb or (ea and eb and ea.get("type") == eb.get("type") == "BadRequest"):
-        return None  # a request neither version's protocol accepts says nothing about Flink
+    if ra == rb or (ea and eb and "BadRequest" in (ea.get("type"), eb.get("type"))):
+        # a request one version's protocol refuses and the other's refuses too, or Flink rejects,
+        # says nothing about Flink beyond the inputs the later version accepts
+        return None
     if ea is None and eb is None:
         path, va, vb = next(differing_paths(ra.get("output"), rb.get("output"), "output"))
         return "output", _general(path), f"{path}: {_short(va)} at {a}, {_short(vb)} at {b}"
