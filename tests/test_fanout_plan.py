@@ -30,9 +30,13 @@ def test_the_plan_depends_on_seed_and_cases_only() -> None:
 
 
 def test_versions_that_draw_the_same_inputs_share_a_chunk() -> None:
-    """watermark.valve draws the same inputs at every version: one chunk checks them all."""
+    """watermark.valve draws one set of inputs before 1.19 and one with subpartitions from 1.19 on:
+    one chunk checks each group of versions."""
     chunks = plan([("watermark.valve", v) for v in SUPPORTED], 1200, seed=0)
-    assert len(chunks) == 1 and chunks[0].versions == tuple(str(v) for v in SUPPORTED) and chunks[0].n == 100
+    names = [str(v) for v in SUPPORTED]
+    cut = names.index("1.19")
+    assert [c.versions for c in chunks] == [tuple(names[:cut]), tuple(names[cut:])]
+    assert all(c.n == 100 for c in chunks)
 
 
 def test_local_masters_retry_failed_tasks() -> None:

@@ -101,12 +101,12 @@ def test_every_rule_a_property_names_is_registered() -> None:
 
 @pytest.mark.parametrize(("mutant", "area", "flink"), [
     ("memory-network-max-1g", "memory.taskmanager", "2.3"),
-    ("valve-reemit-on-active", "watermark.valve", "1.20"),
+    ("valve-reemit-on-active", "watermark.valve", "1.18"),
 ])
 def test_counterexamples_name_registry_rules(mutant: str, area: str, flink: str) -> None:
     impl = open_impl(f"mutant:{mutant}")
     try:
-        run = check_area(impl, f"mutant:{mutant}", area, parse_version(flink), examples=50, seed_value=7)
+        run = check_area(impl, f"mutant:{mutant}", area, parse_version(flink), examples=200, seed_value=7)
     finally:
         impl.close()
     assert run.counterexamples
