@@ -54,17 +54,19 @@ def _versions(text: str | None, pinned: str | None) -> list[FlinkVersion]:
     return chosen
 
 
-def _areas(text: str | None) -> list[str]:
-    from properties.areas import AREAS
+def _areas(text: str | None, extra: bool = False) -> list[str]:
+    """The areas ``--area`` names (``all``: every one); with ``extra``, the extra corpora too."""
+    from properties.areas import AREAS, EXTRA_CORPORA
 
+    known = [*AREAS, *(EXTRA_CORPORA if extra else ())]
     if text is None or text.strip() == "all":
-        return list(AREAS)
+        return known
     names = [a.strip() for a in text.split(",") if a.strip()]
     if not names:
-        raise CliError(f"--area names no area; known: {', '.join(AREAS)}")
-    unknown = [a for a in names if a not in AREAS]
+        raise CliError(f"--area names no area; known: {', '.join(known)}")
+    unknown = [a for a in names if a not in known]
     if unknown:
-        raise CliError(f"--area: unknown area(s) {', '.join(unknown)}; known: {', '.join(AREAS)}")
+        raise CliError(f"--area: unknown area(s) {', '.join(unknown)}; known: {', '.join(known)}")
     return names
 
 

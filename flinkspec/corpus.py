@@ -14,7 +14,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from oracle.versions import FlinkVersion
-from properties.areas import AREAS
+from properties.areas import AREAS, EXTRA_CORPORA
 
 _CACHE: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
 
@@ -36,7 +36,14 @@ def draw(strategy: st.SearchStrategy[dict[str, Any]], n: int, seed: int) -> list
 
 
 def inputs(area: str, version: FlinkVersion, n: int, seed: int) -> list[dict[str, Any]]:
-    """``n`` generated ``input`` objects for ``area`` at ``version`` (cached per strategy and seed)."""
+    """``n`` generated ``input`` objects for ``area`` (or an extra corpus) at ``version`` (cached per
+    strategy and seed)."""
+    if area in EXTRA_CORPORA:
+        extra = EXTRA_CORPORA[area]
+        key = (extra.name, extra.corpus_key(version), n, seed)
+        if key not in _CACHE:
+            _CACHE[key] = [r["input"] for r in draw(extra.requests(version), n, seed)]
+        return list(_CACHE[key])
     spec = AREAS[area]
     source = AREAS[spec.corpus_of or area]  # an area may extend another's inputs (see AreaSpec.corpus_of)
     key = (source.name, source.corpus_key(version), n, seed)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from flinkspec.flinkjars import dist_jar
+from flinkspec.jdklist import jdk_tools
 from flinkspec.record import RECORDED
 from oracle.versions import SUPPORTED
 
@@ -29,9 +29,7 @@ RECORDING = RECORDED / "flink-tables.json"
 
 def read_jar(version: str) -> dict[str, Any]:
     """The tables of one version, from its jar: ``{"reasons": {name: [pre, msg]}, "options": {key: text}}``."""
-    java, javac = shutil.which("java"), shutil.which("javac")
-    if java is None or javac is None:
-        raise SystemExit("flinkspec.flinktables: needs a JDK 17 (java, javac) on PATH")
+    java, javac = jdk_tools()
     jar = dist_jar(version)
     with tempfile.TemporaryDirectory(prefix="flinkspec-tables") as tmp:
         subprocess.run([javac, "-nowarn", "-cp", str(jar), "-d", tmp, str(TOOL)], check=True)

@@ -27,7 +27,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from flinkspec.jdklist import JVM_FLAGS, _check_version, _tool
+from flinkspec.jdklist import JVM_FLAGS, jdk_tools
 from flinkspec.record import RECORDED
 from oracle import javanum
 from oracle.javadtoa import double_to_string, format_fixed
@@ -115,8 +115,7 @@ def questions(n: int, seed: int) -> list[Question]:
 
 def ask_jdk(qs: Sequence[Question]) -> list[Answer]:
     """The JDK's answers (JDK 17 on PATH, the bridge's)."""
-    java, javac = _tool("java"), _tool("javac")
-    _check_version(java)
+    java, javac = jdk_tools()
     with tempfile.TemporaryDirectory(prefix="flinkspec-javanumbers") as tmp:
         subprocess.run([javac, "-nowarn", "-encoding", "UTF-8", "-d", tmp, str(TOOL)], check=True)
         stdin = "".join(f"{op}\t{arg.encode().hex()}\n" for op, arg in qs)

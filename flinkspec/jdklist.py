@@ -25,18 +25,16 @@ JVM_FLAGS = ["-Xss4m", "-XX:+UseSerialGC", "-XX:+TieredCompilation"]  # as flink
 FEATURE = 17
 
 
-def _tool(name: str) -> str:
-    path = shutil.which(name)
-    if path is None:
-        raise SystemExit(f"flinkspec.jdklist: {name} not found: needs a JDK {FEATURE} on PATH")
-    return path
-
-
-def _check_version(java: str) -> None:
-    out = subprocess.run([java, "-version"], capture_output=True, text=True, check=True).stderr
-    found = re.search(r'version "(\d+)', out)
-    if found is None or int(found.group(1)) != FEATURE:
-        raise SystemExit(f"flinkspec.jdklist: needs java {FEATURE}, found: {out.splitlines()[0]}")
+def jdk_tools() -> tuple[str, str]:
+    """``java`` and ``javac`` of the JDK on PATH, which must be a JDK 17 (what the recordings assume)."""
+    found = [shutil.which(name) for name in ("java", "javac")]
+    if found[0] is None or found[1] is None:
+        raise SystemExit(f"flinkspec: java and javac not found: needs a JDK {FEATURE} on PATH")
+    out = subprocess.run([found[0], "-version"], capture_output=True, text=True, check=True).stderr
+    version = re.search(r'version "(\d+)', out)
+    if version is None or int(version.group(1)) != FEATURE:
+        raise SystemExit(f"flinkspec: needs java {FEATURE}, found: {out.splitlines()[0]}")
+    return found[0], found[1]
 
 
 def _gzip(src: Path, dst: Path) -> int:
@@ -47,8 +45,7 @@ def _gzip(src: Path, dst: Path) -> int:
 
 
 def main() -> int:
-    java, javac = _tool("java"), _tool("javac")
-    _check_version(java)
+    java, javac = jdk_tools()
     with tempfile.TemporaryDirectory(prefix="flinkspec-jdklist") as tmp:
         work = Path(tmp)
         subprocess.run([javac, "-nowarn", "-encoding", "UTF-8", "-d", str(work), str(TOOL)], check=True)

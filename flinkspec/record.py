@@ -28,8 +28,9 @@ def record_area(impl: Implementation, impl_spec: str, area: str, versions: Seque
     """Ask ``impl`` the distinct inputs among ``n`` generated for ``area`` per version; write the answers."""
     from flinkspec import corpus
     from flinkspec.check import versions_for
+    from properties.areas import area_of_corpus
 
-    chosen = versions_for(area, versions)
+    chosen = versions_for(area_of_corpus(area), versions)
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{area}.jsonl.gz"
     tmp = path.with_suffix(".tmp")
@@ -46,7 +47,7 @@ def record_area(impl: Implementation, impl_spec: str, area: str, versions: Seque
                     seen.add(key)
                     inputs.append(inp)
             for start in range(0, len(inputs), BATCH):
-                reqs = [{"id": start + i + 1, "area": area, "flink": str(version), "input": inp}
+                reqs = [{"id": start + i + 1, "area": area_of_corpus(area), "flink": str(version), "input": inp}
                         for i, inp in enumerate(inputs[start:start + BATCH])]
                 for req, ans in zip(reqs, impl.answer_many(reqs), strict=True):
                     kept = {k: ans[k] for k in ("output", "error") if k in ans}
@@ -93,7 +94,8 @@ def add_parser(sub: Any) -> None:
                        help="record an implementation's answers (real Flink's, normally) to generated inputs")
     p.add_argument("--impl", default="flink", help="the implementation to record (default: flink)")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds per request")
-    p.add_argument("--area", help="comma-separated areas (default: all)")
+    p.add_argument("--area", help="comma-separated areas or extra corpora (classloading.values: the class-loading "
+                                  "options' values fuzzed); default: all of them")
     p.add_argument("--flink", help="comma-separated versions, or all (default: the impl's own, else all)")
     p.add_argument("--examples", type=int, default=300, help="generated inputs per area and version")
     p.add_argument("--seed", type=int, default=0)
@@ -107,7 +109,7 @@ def cmd_record(args: Any) -> int:
     from flinkspec.cli import _areas, _open, _versions
     from flinkspec.impls import pinned_version
 
-    areas = _areas(args.area)
+    areas = _areas(args.area, extra=True)
     impl = _open(args.impl, args.timeout)
     try:
         versions = _versions(args.flink, pinned_version(impl))

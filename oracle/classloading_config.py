@@ -18,7 +18,10 @@ computes the patterns when it reads the configuration; the resolve order is pars
 - CL-4  1.19+: a list value is first parsed as YAML (``YamlParserUtils.convertToObject(value, List.class)``,
         SnakeYAML engine, core schema; 1.19-1.20 only while ``GlobalConfiguration.isStandardYaml()``, true
         unless a legacy ``flink-conf.yaml`` was loaded). A YAML sequence gives its items (non-strings as the
-        YAML dumper prints them); anything else, a null item or a YAML error falls back to CL-3.
+        YAML dumper prints them); anything else, a null item or a YAML error (a character outside YAML's
+        printable set anywhere, a comment that holds one included) falls back to CL-3. Blank and
+        comment lines around the one line of a value change nothing; NEL, LS and PS separate tokens as line
+        breaks do but are text in a comment or a plain scalar.
 - CL-5  ``ResolveOrder.fromString`` compares with ``equalsIgnoreCase`` and does not trim: anything but
         ``child-first``/``parent-first`` is ``IllegalArgumentException("Unknown resolve order: <value>")``.
 - CL-6  A value that does not parse is ``IllegalArgumentException("Could not parse value '<raw>' for key
@@ -182,11 +185,18 @@ def yaml_then_split(value: str) -> tuple[str, ...]:
 
 def _yaml_sequence(value: str) -> list[str | None] | None:
     """The items of a single-line YAML flow sequence of scalars, None for what is no YAML list."""
-    if "\n" in value or "\r" in value:
-        raise UnmodelledValue("a multi-line value")
-    body = value.lstrip(" ")
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+        raise UnmodelledValue("a lone surrogate")  # JSON carries it; the bridge's transport does not
+    if not all(_yaml_printable(ch) for ch in value):
+        return None  # the YAML reader refuses the value: not a list
+    lines = [line for line in _LINE_BREAK.split(value) if not _BLANK_OR_COMMENT.fullmatch(line)]
+    body = lines[0].lstrip(_BREAK_SPACE) if lines else ""
+    if len(lines) > 1:  # the document's root starts where its first line does: a list only from these
+        if body[:1] in ("[", "%", ".") or _maybe_sequence_root(body):
+            raise UnmodelledValue("a value of several lines")
+        return None
     if not body.startswith("["):
-        if body[:1] in ("-", "&", "!", "\t", "\ufeff"):  # maybe a block sequence, anchor, tag
+        if _maybe_sequence_root(body):
             raise UnmodelledValue(f"a value starting with {body[:1]!r}")
         return None  # a scalar, a mapping, a comment or an error: never a list
     items: list[str | None] = []
@@ -204,14 +214,39 @@ def _yaml_sequence(value: str) -> list[str | None] | None:
             i += 1
         elif i < len(body) and body[i] != "]":
             raise UnmodelledValue(f"{body[i]!r} after an item of a flow sequence")
-    rest = body[i + 1:].strip(" ")
+    rest = body[i + 1:].strip(_BREAK_SPACE)
     if rest and not rest.startswith("#"):
         raise UnmodelledValue("text after a flow sequence")
     return items
 
 
+# Lines end at CR and LF; NEL, LS and PS separate tokens as a line break does, but are text inside a
+# comment or a plain scalar (so a comment runs on past them). A line of separators or a comment alone,
+# before or after the one line of the value, changes nothing.
+_LINE_BREAK = re.compile("\r\n|[\r\n]")
+_BREAK_SPACE = " \u0085\u2028\u2029"
+_BLANK_OR_COMMENT = re.compile(f"[{_BREAK_SPACE}]*(#.*)?")
+
+
+def _yaml_printable(ch: str) -> bool:
+    """The characters the YAML reader accepts (``StreamReader.isPrintable``)."""
+    code = ord(ch)
+    return (code in (0x09, 0x0A, 0x0D, 0x85) or 0x20 <= code <= 0x7E or 0xA0 <= code <= 0xD7FF
+            or 0xE000 <= code <= 0xFFFD or code >= 0x10000)
+
+
+def _maybe_sequence_root(body: str) -> bool:
+    """Whether a document starting with ``body`` (not ``[``) may be a block sequence, an anchored or
+    tagged node, or start with a tab or a BOM: the forms the oracle leaves unmodelled. A ``-`` followed
+    by anything but a separator (or ``---`` by one) starts a plain scalar: never a list."""
+    separators = ("", "\t", *_BREAK_SPACE)
+    if body[:1] == "-":
+        return body[1:2] in separators or (body.startswith("---") and body[3:4] in separators)
+    return body[:1] in ("&", "!", "\t", "\ufeff")
+
+
 def _skip_spaces(text: str, i: int) -> int:
-    while i < len(text) and text[i] == " ":
+    while i < len(text) and text[i] in _BREAK_SPACE:
         i += 1
     return i
 
@@ -250,7 +285,8 @@ def _plain_ok(text: str) -> bool:
 
 
 def _unicode_ok(ch: str) -> bool:
-    return ord(ch) > 0x7F and ch.isprintable() and not 0xD800 <= ord(ch) <= 0xDFFF and ch != "\ufeff"
+    """A character beyond ASCII a plain scalar may hold: YAML-printable (line breaks are split off), not the BOM."""
+    return ord(ch) > 0x7F and _yaml_printable(ch) and ch != "\ufeff"
 
 
 def _resolve_plain(text: str) -> str | None:

@@ -74,3 +74,28 @@ AREAS: dict[str, AreaSpec] = {
         size=watermark_strategies.event_count, adapt=recovery.from_alignment, corpus_of="checkpoint.alignment",
     ),
 }
+
+
+@attrs.frozen
+class ExtraCorpus:
+    """Requests of one area drawn by another strategy than the area's own, for ``flinkspec record``
+    (``--area NAME``) and the recorded-answers test: a part of the rules the area's strategy reaches
+    only by chance, fuzzed on its own."""
+
+    name: str
+    area: str
+    requests: Callable[[FlinkVersion], st.SearchStrategy[dict]]
+    corpus_key: Callable[[FlinkVersion], object]
+
+
+EXTRA_CORPORA: dict[str, ExtraCorpus] = {
+    # the readers of the class-loading options (CL-2 ... CL-6), their values fuzzed
+    "classloading.values": ExtraCorpus("classloading.values", "classloading.resolve",
+                                       classloading_strategies.value_requests,
+                                       classloading_strategies.value_corpus_key),
+}
+
+
+def area_of_corpus(name: str) -> str:
+    """The protocol area of an area's own corpus or of an :data:`EXTRA_CORPORA` entry."""
+    return EXTRA_CORPORA[name].area if name in EXTRA_CORPORA else name

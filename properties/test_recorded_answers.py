@@ -21,7 +21,7 @@ from flinkspec.check import replay_command
 from flinkspec.impls import Implementation
 from flinkspec.record import RECORDED, read
 from oracle.versions import FlinkVersion
-from properties.areas import AREAS
+from properties.areas import AREAS, EXTRA_CORPORA, area_of_corpus
 from properties.rules import compare
 
 BATCH = 200  # answers judged per batch; the test stops after the first batch that differs
@@ -44,14 +44,15 @@ def _recorded(area: str) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-@pytest.mark.parametrize("area", list(AREAS))
-def test_gives_real_flinks_recorded_answers(impl: Implementation, flink_version: FlinkVersion, area: str,
+@pytest.mark.parametrize("corpus", [*AREAS, *EXTRA_CORPORA])
+def test_gives_real_flinks_recorded_answers(impl: Implementation, flink_version: FlinkVersion, corpus: str,
                                             request: pytest.FixtureRequest) -> None:
-    records = _recorded(area).get(str(flink_version))
-    if area in LIMITS and records:
-        records = records[:LIMITS[area]]
+    records = _recorded(corpus).get(str(flink_version))
+    if corpus in LIMITS and records:
+        records = records[:LIMITS[corpus]]
     if not records:
-        pytest.skip(f"no recorded answers of Flink {flink_version} for {area} in {RECORDED}")
+        pytest.skip(f"no recorded answers of Flink {flink_version} for {corpus} in {RECORDED}")
+    area = area_of_corpus(corpus)
     spec = request.config.getoption("--impl")
     strict = spec == "oracle" or bool(request.config.getoption("--strict-messages"))
     norm = AREAS[area].normalize

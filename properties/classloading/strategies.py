@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from oracle import classloading_config as clc
 from oracle.classloading import class_file, jdk_resources
-from oracle.versions import FlinkVersion, pick, v
+from oracle.versions import FlinkVersion, parse_version, pick, v
 
 AREA = "classloading.resolve"
 
@@ -198,3 +198,116 @@ def name_count(request: dict[str, Any]) -> int:
 def corpus_key(version: FlinkVersion) -> object:
     """Versions whose splitters and defaults agree draw the same requests."""
     return (pick(clc.SPLITTERS, version).__name__, pick(clc.DEFAULT_PATTERNS, version))
+
+
+# --------------------------------------------------------------------------------------------
+# Configuration values, fuzzed: the readers of the three options (CL-2 ... CL-6) on their own
+
+# pieces a pattern-list value is glued together from: delimiters, quotes in every position, doubled
+# quotes, and the characters on both sides of Java's trim() (<= U+0020) and isWhitespace() tables
+_VALUE_PIECES = (
+    "com.acme.", "org.x", "a", "a b", "ü.", "日本.", "x$", ";", ";", ";;", "'", '"', "''", '""', "'a;b'", '"a;b"',
+    "'it''s'", '"say ""hi"""', "' q '", " ", " ", "  ", "\t", "\u000b", "\u000c", "\u0001", "\u0000", "\u001c",
+    "\u001f", "\u007f", "\u0085", "\u00a0", "\u1680", "\u2000", "\u2003", "\u2007", "\u200a", "\u200b", "\u2028",
+    "\u2029", "\u202f", "\u205f", "\u3000", "\ufeff", "#", "[", "]", ",", "-", "- ", "~", "\n", "\r\n", " # c",
+)
+# flow-sequence items of YAML's core schema: plain scalars it resolves to ints, booleans, nulls (and
+# strings that only look like them), quoted scalars
+_YAML_ITEMS = (
+    "com.acme.", "a b", "x;y", "ünï", "a'b", 'a"b', "a#b", "a #b", "x~", "$x", "=x", "(x)", "^x", "+x", "/x", "<x",
+    "1", "+7", "007", "-0", "0o17", "0o8", "0x1F", "0xff", "0xG", "12_3", "1.5", ".inf",
+    "true", "True", "TRUE", "tRUE", "false", "FALSE", "yes", "on", "null", "~", "Null", "NULL", "nULL",
+    "''", "'x'", "'it''s'", "' sp '", "'a,b'", "'[x]'", '""', '"x"', '"a,b"', '"1"',
+    "a\u3000b", "\u00a0x", "x\u00ad", "a\u0085b", "-x", "--x",
+)
+_SPACES = st.sampled_from(["", "", " ", "  ", "\u2028"])
+
+
+@st.composite
+def _yaml_value(draw: st.DrawFn) -> str:
+    items = draw(st.lists(st.sampled_from(_YAML_ITEMS), max_size=4))
+    seps = [draw(st.sampled_from([",", ", ", " ,", ",  "])) for _ in items[1:]]
+    body = items[0] if items else ""
+    for sep, item in zip(seps, items[1:], strict=True):
+        body += sep + item
+    body = draw(_SPACES) + body + draw(st.sampled_from(["", "", ",", " ", ", "]))
+    tail = draw(st.sampled_from(["", "", "", " ", " # note", "#x", " x", ";b", "\n", "\n# c", "\u2028"]))
+    head = draw(st.sampled_from(["", "", "", " ", "  ", "\n", "# c\n", "\u0085", "--- "]))
+    return head + "[" + body + "]" + tail
+
+
+@st.composite
+def _pieces_value(draw: st.DrawFn) -> str:
+    return "".join(draw(st.lists(st.sampled_from(_VALUE_PIECES), max_size=10)))
+
+
+@st.composite
+def _mangled(draw: st.DrawFn, base: st.SearchStrategy[str]) -> str:
+    """A value with one piece spliced in somewhere: just off what the reader accepts."""
+    value = draw(base)
+    at = draw(st.integers(0, len(value)))
+    return value[:at] + draw(st.sampled_from(_VALUE_PIECES)) + value[at:]
+
+
+# characters whose Java case mapping meets an ASCII letter (or nearly does)
+_FOLD_NEAR = {"i": ("\u0131", "\u0130", "\u00ec"), "s": ("\u017f", "\u0161"), "k": ("\u212a", "\u0137"),
+              "e": ("\u00e9",), "f": ("\ufb00",), "t": ("\u0163",), "r": ("\u0155",)}
+
+
+@st.composite
+def _word_variant(draw: st.DrawFn, word: str) -> str:
+    """``word`` with each letter kept, case-swapped or replaced by a character its case folding meets."""
+    out = []
+    for ch in word:
+        how = draw(st.sampled_from(["keep"] * 10 + ["swap", "swap", "fold"]))
+        if how == "swap":
+            ch = ch.swapcase()
+        elif how == "fold" and ch.lower() in _FOLD_NEAR:
+            ch = draw(st.sampled_from(_FOLD_NEAR[ch.lower()]))
+        out.append(ch)
+    pad = st.sampled_from(["", "", "", "", " ", "\t", "\u2003"])
+    return draw(pad) + "".join(out) + draw(pad)
+
+
+def _word_values(*words: str) -> st.SearchStrategy[str]:
+    return st.one_of(*(_word_variant(w) for w in words), st.sampled_from(["", "1", "yes", "-", words[0][:-1]]))
+
+
+@st.composite
+def value_inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
+    """A configuration of the three options with fuzzed values, and a few lookups: the readers' edges."""
+    lists = [_pieces_value(), _mangled(_pieces_value())]
+    if version >= v("1.19"):
+        lists += [_yaml_value(), _yaml_value(), _mangled(_yaml_value())]
+    config: dict[str, str] = {}
+    keys = ["classloader.parent-first-patterns.default", "classloader.parent-first-patterns",
+            "classloader.parent-first-patterns.additional"]
+    for key in draw(st.lists(st.sampled_from(keys), min_size=1, max_size=3, unique=True)):
+        config[key] = draw(st.one_of(*lists))
+    if draw(st.integers(0, 2)) == 0:
+        config["classloader.resolve-order"] = draw(_word_values("child-first", "parent-first"))
+    if draw(st.integers(0, 2)) == 0:
+        config["classloader.check-leaked-classloader"] = draw(_word_values("true", "false"))
+    lookups = draw(st.lists(st.sampled_from(["com.acme.Job", "org.x.Y", "a.B", "java.lang.String", "Top"]),
+                            max_size=2, unique=True))
+    return {"config": config, "user_classes": lookups, "parent_classes": lookups[:1], "lookups": lookups}
+
+
+def _modelled(request: dict[str, Any]) -> bool:
+    try:
+        clc.settings(request["input"]["config"], parse_version(request["flink"]))
+    except clc.UnmodelledValue:
+        return False
+    except clc.JavaException:
+        pass
+    return True
+
+
+def value_requests(version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
+    """Requests that exercise the configuration readers (the oracle's unmodelled YAML values left out)."""
+    return value_inputs(version).map(lambda i: {"area": AREA, "flink": str(version), "input": i}).filter(_modelled)
+
+
+def value_corpus_key(version: FlinkVersion) -> object:
+    """The value fuzz depends only on whether the version reads YAML lists."""
+    return version >= v("1.19")
