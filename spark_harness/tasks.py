@@ -23,8 +23,6 @@ from typing import Any
 
 import attrs
 
-import flinkspec.mutants  # noqa: F401  every module a task may load, loaded before any draw: Hypothesis
-import properties.oracle_rules  # noqa: F401  mixes constants of the loaded modules into its draws
 from flinkspec import corpus
 from flinkspec.check import Conformance, evaluate
 from flinkspec.impls import DEFAULT_TIMEOUT_S, Implementation, ImplementationBroken, answer_one, open_impl
