@@ -16,8 +16,11 @@ explains them. Without ``--run`` it summarises the last run (``mutants/``).
 from __future__ import annotations
 
 import argparse
+import ast
+import functools
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -75,7 +78,8 @@ def area_tests(area: str) -> list[str]:
     watermark = ["properties/test_oracle_watermark_examples.py", "properties/watermark/test_bad_input.py",
                  "properties/test_protocol_errors.py",
                  *_recorded("watermark.valve", "watermark.combined", "watermark.timers")]
-    classloading = ["properties/classloading/test_bad_input.py", *_recorded("classloading.resolve")]
+    classloading = ["properties/classloading/test_bad_input.py",
+                    *_recorded("classloading.values", "classloading.resolve")]
     checkpoint = ["properties/test_flink_tables.py", "properties/checkpoint/test_examples.py",
                   "properties/checkpoint/test_bad_input.py",
                   *_recorded("checkpoint.alignment", "checkpoint.coordinator", "checkpoint.recovery")]
@@ -109,8 +113,23 @@ class AreaScore:
         return sum(self.counts.get(s, 0) for s in ("killed", "timeout", "segfault"))
 
     @property
+    def survived(self) -> int:
+        return self.counts.get("survived", 0) + self.counts.get("no tests", 0)
+
+    @property
+    def equivalent(self) -> int:
+        return sum(n for s, n in self.counts.items() if s.startswith("equivalent"))
+
+    @property
     def score(self) -> float:
-        judged = self.killed + self.counts.get("survived", 0) + self.counts.get("no tests", 0)
+        """Killed, of the checked mutants that change an answer of Flink's."""
+        judged = self.killed + self.survived
+        return self.killed / judged if judged else 0.0
+
+    @property
+    def raw_score(self) -> float:
+        """Killed, of every checked mutant."""
+        judged = self.killed + self.survived + self.equivalent
         return self.killed / judged if judged else 0.0
 
 
@@ -195,16 +214,181 @@ def survivors(found: dict[str, tuple[str, str]]) -> list[str]:
     return sorted(n for n, (_, s) in found.items() if s in ("survived", "no tests"))
 
 
+# ------------------------------------------------------------------------------------------------
+# What a surviving mutant changes, and which survivors change no answer of Flink's
+
+EQUIVALENT = ROOT / "docs" / "evidence" / "equivalent-mutants.json"
+# exceptions whose text is the oracle's own (a BadRequest names a malformed field for the human who
+# wrote the request; UnmodelledValue and OverflowError become BadRequests): the protocol pins their
+# type and the field, never the words, so a mutant that only rewords them changes no Flink answer
+REFUSALS = {"BadRequest", "UnmodelledValue", "OverflowError", "RuntimeError"}
+# helpers that only build those texts
+REFUSAL_TEXT_FUNCTIONS = {"_kind_name"}
+
+
+@attrs.frozen
+class MutantDiff:
+    name: str
+    module: str
+    function: str
+    removed: tuple[str, ...]
+    added: tuple[str, ...]
+    first_line: int  # of the first changed line, within the function
+
+
+@functools.cache
+def _function_sources(module: str) -> dict[str, tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    path = MUTANTS / f"{module}.py"
+    text = path.read_text()
+    lines = text.splitlines()
+    out = {}
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and "__mutmut_" in node.name:
+            out[node.name] = ("\n".join(lines[node.lineno - 1:node.end_lineno]), node)
+    return out
+
+
+def diffs(names: list[str]) -> dict[str, MutantDiff]:
+    """The lines each named mutant removes from and adds to its function (from ``mutants/``)."""
+    import difflib
+
+    by_module: dict[str, list[str]] = {}
+    for name in names:
+        by_module.setdefault(name.split(".")[1], []).append(name)
+    out = {}
+    for module, wanted in by_module.items():
+        funcs = _function_sources(module)
+        for name in wanted:
+            local = name.split(".", 2)[2]  # x_func__mutmut_3 or xǁClassǁmethod__mutmut_3
+            orig_name = local.rsplit("__mutmut_", 1)[0] + "__mutmut_orig"
+            if local not in funcs or orig_name not in funcs:
+                continue
+            orig = funcs[orig_name][0].splitlines()[1:]
+            mutated = funcs[local][0].splitlines()[1:]
+            removed, added, first = [], [], -1
+            for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, orig, mutated, autojunk=False).get_opcodes():
+                if op != "equal":
+                    first = i1 + 1 if first < 0 else first
+                    removed += orig[i1:i2]
+                    added += mutated[j1:j2]
+            function = orig_name.removesuffix("__mutmut_orig").removeprefix("x_").replace("xǁ", "").replace("ǁ", ".")
+            out[name] = MutantDiff(name, module, function, tuple(removed), tuple(added), first)
+    return out
+
+
+def _changed(d: MutantDiff) -> tuple[str, str]:
+    """The removed and added text between the common prefix and suffix of the changed lines."""
+    removed, added, _ = _changed_at(d)
+    return removed, added
+
+
+def _changed_at(d: MutantDiff) -> tuple[str, str, int]:
+    """:func:`_changed`, and where the change starts in the changed lines (stripped, joined)."""
+    r, a = "\n".join(x.strip() for x in d.removed), "\n".join(x.strip() for x in d.added)
+    start = 0
+    while start < min(len(r), len(a)) and r[start] == a[start]:
+        start += 1
+    end = 0
+    while end < min(len(r), len(a)) - start and r[len(r) - 1 - end] == a[len(a) - 1 - end]:
+        end += 1
+    return r[start:len(r) - end], a[start:len(a) - end], start
+
+
+def _raised_in(d: MutantDiff) -> str | None:
+    """The name of the exception the changed line's ``raise`` statement constructs, if any."""
+    if not (MUTANTS / f"{d.module}.py").exists():
+        return None
+    local = d.name.split(".", 2)[2]
+    found = _function_sources(d.module).get(local.rsplit("__mutmut_", 1)[0] + "__mutmut_orig")
+    if found is None:
+        return None
+    orig = found[1]
+    line = orig.lineno + d.first_line
+    for node in ast.walk(orig):
+        if isinstance(node, ast.Raise) and node.lineno <= line <= (node.end_lineno or node.lineno):
+            call = node.exc
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
+                return call.func.id
+    return None
+
+
+def _text_only(removed: str, added: str, whole_removed: str, whole_added: str) -> bool:
+    """A change inside a string literal alone: XX around it, its case, or None for the literal."""
+    if whole_added.replace("XX", "") == whole_removed:
+        return True
+    if removed and added and removed.lower() == added.lower():
+        return True
+    return added == "None" and removed[:1] in ("'", '"', "f")
+
+
+def classify(d: MutantDiff) -> str | None:
+    """Why a surviving mutant changes no answer of Flink's (a category), or None: a gap of the suite."""
+    removed, added, at = _changed_at(d)
+    whole_r, whole_a = "\n".join(d.removed), "\n".join(d.added)
+    stripped = "\n".join(x.strip() for x in d.removed)
+    in_path = any(m.start() <= at and at + len(removed) <= m.end() for m in re.finditer(r'"input[^"]*"', stripped))
+    if removed in ("exc", ", exc", "IllegalArgumentException(cause)", "cause") and added in ("None", ""):
+        return "exception cause"  # the protocol carries the thrown exception's type and message only
+    if whole_r.strip().startswith("cause = "):
+        return "exception cause"
+    # the text of a refusal, or the field path (`where`: "input", "input.config") its message names
+    refusal = d.function in REFUSAL_TEXT_FUNCTIONS or in_path or _raised_in(d) in REFUSALS
+    if refusal and _text_only(removed, added, whole_r, whole_a):
+        return "refusal text"
+    return None
+
+
+def equivalents() -> dict[str, str]:
+    """Survivors argued one by one to change no answer: ``{mutant name: why}`` (docs/evidence)."""
+    return json.loads(EQUIVALENT.read_text()) if EQUIVALENT.exists() else {}
+
+
 def markdown(rows: list[AreaScore]) -> str:
-    lines = ["| area | mutants | not checked | killed | timeout | survived | no tests | score of the checked |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| area | mutants | not checked | killed | timeout | survived, change no Flink answer | survived "
+             "| killed of the checked | **killed of those that change an answer** |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     total = AreaScore("all", dict(sum((Counter(r.counts) for r in rows), Counter())))
     for r in [*rows, total]:
         c = r.counts
-        lines.append(f"| {r.area} | {r.total} | {c.get('not checked', 0)} | {c.get('killed', 0)} | "
-                     f"{c.get('timeout', 0)} | {c.get('survived', 0)} | {c.get('no tests', 0)} | "
-                     f"{100 * r.score:.1f}% |")
+        lines.append(f"| {r.area} | {r.total:,} | {c.get('not checked', 0):,} | {c.get('killed', 0):,} | "
+                     f"{c.get('timeout', 0)} | {r.equivalent} | {r.survived} | {100 * r.raw_score:.1f}% | "
+                     f"**{100 * r.score:.1f}%** |")
     return "\n".join(lines)
+
+
+def with_equivalents(found: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """The survivors that change no answer of Flink's marked ``equivalent: <why>``: by their diff
+    (:func:`classify`) or argued one by one (:data:`EQUIVALENT`)."""
+    argued = equivalents()
+    ds = diffs(survivors(found))
+    out = dict(found)
+    for name, d in ds.items():
+        why = argued.get(name) or classify(d)
+        if why:
+            out[name] = (found[name][0], f"equivalent: {why}")
+    return out
+
+
+def survivor_listing(found: dict[str, tuple[str, str]]) -> str:
+    """Every survivor with its diff, grouped by function; the equivalent ones with the reason."""
+    names = sorted(n for n, (_, s) in found.items() if s in ("survived", "no tests") or s.startswith("equivalent"))
+    ds = diffs(names)
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        d = ds.get(name)
+        if d is None:
+            continue
+        why = found[name][1].removeprefix("equivalent: ") if found[name][1].startswith("equivalent") else "GAP"
+        minus = " | ".join(f"-{x.rstrip()}" for x in d.removed)
+        plus = " | ".join(f"+{x.rstrip()}" for x in d.added)
+        groups.setdefault(f"oracle/{d.module}.py {d.function}", []).append(
+            f"  {name.rsplit('_', 1)[1]} [{why}]: {minus} || {plus}"[:400])
+    out = ["Surviving mutants of oracle/ (python -m flinkspec.mutation_score --survivors FILE), grouped by "
+           "function; each line: mutant number, [why it changes no answer of Flink's, or GAP: a part of "
+           "the rules the suite does not reach], the lines it removes (-) and adds (+).", ""]
+    for group in sorted(groups):
+        out += [f"## {group} ({len(groups[group])})", *groups[group], ""]
+    return "\n".join(out)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -218,6 +402,7 @@ def main(argv: list[str] | None = None) -> int:
                         "not checked, in fresh interpreters against their area's tests")
     p.add_argument("--sample-area", action="append", choices=list(AREA_OF_FILE), help="with --sample: from this area")
     p.add_argument("--json", help="write the scores and the survivors' names to this file")
+    p.add_argument("--survivors", help="write every survivor's diff, and why it survives, to this file")
     args = p.parse_args(argv)
     seconds: dict[str, float] = {}
     if args.run:
@@ -252,15 +437,20 @@ def main(argv: list[str] | None = None) -> int:
         seconds["second pass"] = round(time.monotonic() - started, 1)
         print(file=sys.stderr)
     second = json.loads(SECOND_PASS.read_text()) if SECOND_PASS.exists() else {}
-    found = merged(found, second)
+    found = with_equivalents(merged(found, second))
     rows = scores(found)
     print(f"after the second pass ({len(second)} mutants run again):\n" + markdown(rows))
     for what, secs in seconds.items():
         print(f"{what}: {secs} s")
     if args.json:
         Path(args.json).write_text(json.dumps({
-            "seconds": seconds, "areas": {r.area: {**r.counts, "score": round(r.score, 4)} for r in rows},
-            "survivors": survivors(found)}, indent=1) + "\n")
+            "seconds": seconds, "areas": {r.area: {**r.counts, "score": round(r.score, 4),
+                                                   "score_of_all_checked": round(r.raw_score, 4)} for r in rows},
+            "survivors": survivors(found),
+            "equivalent": {n: s.removeprefix("equivalent: ") for n, (_, s) in sorted(found.items())
+                           if s.startswith("equivalent")}}, indent=1) + "\n")
+    if args.survivors:
+        Path(args.survivors).write_text(survivor_listing(found) + "\n")
     return 0
 
 

@@ -40,8 +40,36 @@ def test_verdicts_scores_and_the_second_pass(tmp_path: Path) -> None:
     again = ms.merged(found, {"oracle.memsize.x_b__mutmut_1": "killed"})
     assert {r.area: r for r in ms.scores(again)}["memory"].score == pytest.approx(1 / 2)
     table = ms.markdown(ms.scores(again))
-    assert "| memory | 3 | 1 | 1 | 0 | 0 | 1 | 50.0% |" in table
+    assert "| memory | 3 | 1 | 1 | 0 | 0 | 1 | 50.0% | **50.0%** |" in table
     assert table.splitlines()[-1].startswith("| all | 6 | 1 |")
+    marked = {**again, "oracle.memsize.x_b__mutmut_2": ("memsize", "equivalent: exception cause")}
+    memory = {r.area: r for r in ms.scores(marked)}["memory"]
+    assert (memory.equivalent, memory.survived, memory.score, memory.raw_score) == (1, 0, 1.0, 0.5)
+
+
+def _diff(function: str, removed: str, added: str) -> ms.MutantDiff:
+    return ms.MutantDiff(f"oracle.nowhere.x_{function}__mutmut_1", "nowhere", function, (removed,), (added,), 1)
+
+
+@pytest.mark.parametrize(("diff", "why"), [
+    (_diff("f", "    raise X(prefix + exc.message, exc) from exc", "    raise X(prefix + exc.message, None) from exc"),
+     "exception cause"),
+    (_diff("f", "    raise X(prefix + exc.message, exc) from exc", "    raise X(prefix + exc.message, ) from exc"),
+     "exception cause"),
+    (_diff("f", '        cause = "fraction must be in range [0, 1)"', "        cause = None"), "exception cause"),
+    (_diff("_kind_name", '    names = {str: "a string"}', '    names = {str: "XXa stringXX"}'), "refusal text"),
+    (_diff("f", '    cfg = string_map(payload, "config", "input")', '    cfg = string_map(payload, "config", "INPUT")'),
+     "refusal text"),
+    (_diff("f", '    cfg = string_map(payload, "config", "input")', '    cfg = string_map(payload, "config", None)'),
+     "refusal text"),
+    # not equivalent: a bound, a key read, the text of an answer of Flink's
+    (_diff("f", "    if size < 4096:", "    if size <= 4096:"), None),
+    (_diff("f", '    cfg = string_map(payload, "config", "input")', '    cfg = string_map(payload, "CONFIG", "input")'),
+     None),
+    (_diff("f", '    msg = "long overflow"', '    msg = "LONG OVERFLOW"'), None),
+])
+def test_what_changes_no_answer_of_flinks(diff: ms.MutantDiff, why: str | None) -> None:
+    assert ms.classify(diff) == why
 
 
 def test_without_a_run_it_says_what_is_missing(tmp_path: Path) -> None:

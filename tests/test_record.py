@@ -32,6 +32,17 @@ def test_record_writes_distinct_inputs_with_answers(tmp_path: Path) -> None:
     assert all(("output" in r["answer"]) != ("error" in r["answer"]) for r in records)
 
 
+def test_record_draws_an_extra_corpus(tmp_path: Path) -> None:
+    """classloading.values: requests of classloading.resolve from the option-value fuzzer."""
+    res = run("flinkspec.cli", "record", "--impl", "oracle", "--area", "classloading.values", "--flink", "1.14,2.3",
+              "--examples", "40", "--seed", "3", "--out", str(tmp_path))
+    assert res.returncode == 0, res.stderr
+    header, records = read(tmp_path / "classloading.values.jsonl.gz")
+    assert header["area"] == "classloading.values" and {r["flink"] for r in records} == {"1.14", "2.3"}
+    assert all(set(r["input"]) == {"config", "user_classes", "parent_classes", "lookups"} for r in records)
+    assert any("error" in r["answer"] for r in records) and any("output" in r["answer"] for r in records)
+
+
 def test_record_refuses_an_unknown_area(tmp_path: Path) -> None:
     res = run("flinkspec.cli", "record", "--impl", "oracle", "--area", "memory.nope", "--out", str(tmp_path))
     assert res.returncode == 2 and "unknown area(s) memory.nope" in res.stderr
@@ -53,9 +64,9 @@ def test_a_malformed_recording_is_named(tmp_path: Path, content: bytes, says: st
 
 def test_every_area_is_recorded_from_real_flink_for_every_version() -> None:
     from oracle.versions import SUPPORTED
-    from properties.areas import AREAS
+    from properties.areas import AREAS, EXTRA_CORPORA
 
-    for area in AREAS:
+    for area in [*AREAS, *EXTRA_CORPORA]:
         header, records = read(RECORDED / f"{area}.jsonl.gz")
         assert header["recorded_from"] == "flink" and header["versions"] == [str(v) for v in SUPPORTED]
         assert {r["flink"] for r in records} == set(header["versions"])
