@@ -223,7 +223,11 @@ EQUIVALENT = ROOT / "docs" / "evidence" / "equivalent-mutants.json"
 # type and the field, never the words, so a mutant that only rewords them changes no Flink answer
 REFUSALS = {"BadRequest", "UnmodelledValue", "OverflowError", "RuntimeError"}
 # helpers that only build those texts
-REFUSAL_TEXT_FUNCTIONS = {"_kind_name"}
+REFUSAL_TEXT_FUNCTIONS = {"_kind_name", "_name_problem"}
+# exceptions that only ever become the cause of another: StructuredOptionsSplitter's errors are the
+# cause of "Could not parse value '<raw>' for key '<key>'." (CL-6), whose text alone Flink answers
+CAUSE_ONLY_FUNCTIONS = {"_split_error"}
+CAUSE_ONLY_CALL = "_split_error("
 
 
 @attrs.frozen
@@ -329,8 +333,11 @@ def classify(d: MutantDiff) -> str | None:
     in_path = any(m.start() <= at and at + len(removed) <= m.end() for m in re.finditer(r'"input[^"]*"', stripped))
     if removed in ("exc", ", exc", "IllegalArgumentException(cause)", "cause") and added in ("None", ""):
         return "exception cause"  # the protocol carries the thrown exception's type and message only
-    if whole_r.strip().startswith("cause = "):
+    if whole_r.strip().startswith("cause = ") or d.function in CAUSE_ONLY_FUNCTIONS:
         return "exception cause"
+    call = stripped.find(CAUSE_ONLY_CALL)
+    if 0 <= call < at and stripped.endswith(")") and at + len(removed) < len(stripped):
+        return "exception cause"  # an argument of the cause-only exception
     # the text of a refusal, or the field path (`where`: "input", "input.config") its message names
     refusal = d.function in REFUSAL_TEXT_FUNCTIONS or in_path or _raised_in(d) in REFUSALS
     if refusal and _text_only(removed, added, whole_r, whole_a):

@@ -93,6 +93,11 @@ EXTRA_CORPORA: dict[str, ExtraCorpus] = {
     "classloading.values": ExtraCorpus("classloading.values", "classloading.resolve",
                                        classloading_strategies.value_requests,
                                        classloading_strategies.value_corpus_key),
+    # configurations on the edges of the memory rules: derived sizes configured back, a byte off
+    "memory.taskmanager.edges": ExtraCorpus("memory.taskmanager.edges", "memory.taskmanager",
+                                            memory_strategies.edge_requests("memory.taskmanager"), str),
+    "memory.jobmanager.edges": ExtraCorpus("memory.jobmanager.edges", "memory.jobmanager",
+                                           memory_strategies.edge_requests("memory.jobmanager"), str),
 }
 
 

@@ -62,6 +62,8 @@ def _diff(function: str, removed: str, added: str) -> ms.MutantDiff:
      "refusal text"),
     (_diff("f", '    cfg = string_map(payload, "config", "input")', '    cfg = string_map(payload, "config", None)'),
      "refusal text"),
+    (_diff("escaped_split", '    raise _split_error(f"Illegal quoting at position: {nxt[2] - 1}")',
+           '    raise _split_error(f"Illegal quoting at position: {nxt[2] + 1}")'), "exception cause"),
     # not equivalent: a bound, a key read, the text of an answer of Flink's
     (_diff("f", "    if size < 4096:", "    if size <= 4096:"), None),
     (_diff("f", '    cfg = string_map(payload, "config", "input")', '    cfg = string_map(payload, "CONFIG", "input")'),

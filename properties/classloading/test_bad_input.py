@@ -42,6 +42,32 @@ def test_invalid_classloading_input_is_a_bad_request(impl: Implementation, flink
     assert ok.get("output", {}).get("resolved") == ["parent"], ok
 
 
+# names exactly at the protocol's limits (1 to 1,024 UTF-16 units, no control character, no "." or ".."
+# segment in a resource name): accepted, and one step past each limit: refused
+ASTRAL = "\U0001d518"  # two UTF-16 units
+EDGES = [
+    ({"lookups": ["x" * 1024]}, True),
+    ({"lookups": ["x" * 1022 + ASTRAL]}, True),
+    ({"lookups": ["x" * 1023 + ASTRAL]}, False),
+    ({"lookups": ["a.b" + "\u001f"]}, False),
+    ({"lookups": ["a.\u0020b"]}, True),
+    ({"lookups": ["a.\u007fb"]}, True),
+    ({"resource_lookups": ["a/.../b"]}, True),
+    ({"resource_lookups": ["a/./b"]}, False),
+    ({"resource_lookups": ["a/.b/c."]}, True),
+]
+
+
+@pytest.mark.parametrize(("payload", "accepted"), EDGES, ids=[f"{i}-{a}" for i, (_, a) in enumerate(EDGES)])
+def test_names_at_the_protocols_limits(impl: Implementation, flink_version: FlinkVersion, payload: dict,
+                                       accepted: bool) -> None:
+    answer = answer_one(impl, {"id": 1, "area": "classloading.resolve", "flink": str(flink_version),
+                               "input": payload})
+    assert ("output" in answer) == accepted, answer
+    if not accepted:
+        assert answer["error"]["type"] == "BadRequest" and next(iter(payload)) in answer["error"]["message"], answer
+
+
 def test_unknown_resolve_order_is_rejected_by_flink(impl: Implementation, flink_version: FlinkVersion) -> None:
     """An unknown resolve order is Flink's verdict (InvalidConfiguration), not a malformed request."""
     answer = answer_one(impl, {"id": 1, "area": "classloading.resolve", "flink": str(flink_version),

@@ -11,7 +11,9 @@ long).
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from decimal import Decimal
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -255,3 +257,63 @@ def requests(area: str, version: FlinkVersion) -> st.SearchStrategy[dict]:
 
 
 versions = st.sampled_from(SUPPORTED)
+
+
+# --------------------------------------------------------------------------------------------
+# Configurations on the edges of the rules: a size the oracle derives, configured back exactly or one
+# byte off (a range's min or max, the sum of the parts as the total, the process size), and the
+# segment sizes around Flink's checks. The oracle only aims; the answers recorded are Flink's.
+
+SEGMENT_EDGES = (4095, 4096, 4097, 8192, 12288, 2**30, 2**31 - 1, 2**31, 2**31 + 1, 2**32)
+_OFF = st.sampled_from((0, 0, -1, 1))
+_TM_PARTS = {"task_heap": "task.heap.size", "managed": "managed.size", "framework_heap": "framework.heap.size",
+             "framework_off_heap": "framework.off-heap.size", "task_off_heap": "task.off-heap.size"}
+_JM_PARTS = {"heap": "heap.size", "off_heap": "off-heap.size"}
+
+
+def _derived(area: str, config: dict[str, str], version: FlinkVersion) -> dict[str, Any] | None:
+    import oracle
+
+    return oracle.answer({"id": 0, "area": area, "flink": str(version), "input": {"config": config}}).get("output")
+
+
+def _b(n: int) -> str:
+    return f"{max(n, 0)}b"
+
+
+@st.composite
+def _edge_config(draw: st.DrawFn, area: str, version: FlinkVersion) -> dict[str, str]:
+    tm = area == "memory.taskmanager"
+    config = draw(taskmanager_configs(version) if tm else jobmanager_configs(version))
+    prefix, parts = (TM, _TM_PARTS) if tm else (JM, _JM_PARTS)
+    out = _derived(area, config, version)
+    aims = ["overhead", "process", "parts"] + (["network", "segment"] if tm else [])
+    aim = draw(st.sampled_from(aims))
+    if aim == "segment" or out is None:
+        if tm:
+            config[TM + "segment-size"] = _b(draw(st.sampled_from(SEGMENT_EDGES)))
+        return config
+    off = draw(_OFF)
+    if aim == "network":
+        ends = draw(st.sampled_from([("min",), ("max",), ("min", "max")]))
+        for end in ends:
+            config[f"{TM}network.{end}"] = _b(out["network"] + (off if end == ends[-1] else 0))
+    elif aim == "overhead":
+        for end in draw(st.sampled_from([("min",), ("max",), ("min", "max")])):
+            config[f"{prefix}jvm-overhead.{end}"] = _b(out["jvm_overhead"] + off)
+    elif aim == "process":
+        config[prefix + "flink.size"] = _b(out["total_flink"])
+        config[prefix + "process.size"] = _b(out["total_process"] + off)
+    else:  # every part configured, and the total: equal to their sum, or a byte off
+        for name, key in parts.items():
+            config[prefix + key] = _b(out[name])
+        if tm:
+            config[TM + "network.min"] = config[TM + "network.max"] = _b(out["network"])
+        config[prefix + "flink.size"] = _b(out["total_flink"] + off)
+    return config
+
+
+def edge_requests(area: str) -> Callable[[FlinkVersion], st.SearchStrategy[dict]]:
+    """Requests of ``area`` on the edges of its rules (see above), per version."""
+    return lambda version: _edge_config(area, version).map(
+        lambda c: {"area": area, "flink": str(version), "input": {"config": c}})
