@@ -74,7 +74,8 @@ def _recorded(*areas: str) -> list[str]:
 def area_tests(area: str) -> list[str]:
     """Every test of the mutation score's selection that bears on ``area``, quickest killers first."""
     memory = ["properties/test_flink_tables.py", "properties/test_oracle_memory_examples.py",
-              *_recorded("memory.taskmanager", "memory.jobmanager")]
+              *_recorded("memory.taskmanager.edges", "memory.jobmanager.edges", "memory.taskmanager",
+                         "memory.jobmanager")]
     watermark = ["properties/test_oracle_watermark_examples.py", "properties/watermark/test_bad_input.py",
                  "properties/test_protocol_errors.py",
                  *_recorded("watermark.valve", "watermark.combined", "watermark.timers")]
