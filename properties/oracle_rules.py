@@ -189,7 +189,9 @@ _RULES: tuple[Rule, ...] = (
                 "StructuredOptionsSplitter.splitEscaped (List<String> options), 1.15.4-1.18.1 jars (and the 1.19+ "
                 "fallback)", "CLR-9"),
     oracle_rule("CL-4", "From 1.19 a list value is first parsed as a YAML sequence (1.19-1.20 only while the "
-                "configuration is standard YAML); anything else, a null item or a YAML error falls back to CL-3.",
+                "configuration is standard YAML); anything else, a null item or a YAML error (a character outside "
+                "YAML's printable set anywhere, a comment included) falls back to CL-3. NEL, LS and PS separate "
+                "tokens like line breaks but are text inside a comment or a plain item.",
                 "YamlParserUtils.convertToObject(value, List.class), GlobalConfiguration.isStandardYaml, "
                 "1.19.3-2.3.0 jars", "CLR-9"),
     oracle_rule("CL-5", "ResolveOrder.fromString compares with equalsIgnoreCase and does not trim: anything but "
