@@ -83,7 +83,8 @@ def area_tests(area: str) -> list[str]:
                     *_recorded("classloading.values", "classloading.resolve")]
     checkpoint = ["properties/test_flink_tables.py", "properties/checkpoint/test_examples.py",
                   "properties/checkpoint/test_bad_input.py",
-                  *_recorded("checkpoint.alignment", "checkpoint.coordinator", "checkpoint.recovery")]
+                  *_recorded("checkpoint.alignment.ends", "checkpoint.alignment", "checkpoint.coordinator",
+                             "checkpoint.recovery")]
     return {
         "memory": memory, "watermark": watermark, "classloading": classloading, "checkpoint": checkpoint,
         "java numbers (memory, classloading)": ["properties/test_java_numbers.py", *memory, *classloading],

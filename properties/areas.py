@@ -7,7 +7,7 @@ from collections.abc import Callable
 import attrs
 from hypothesis import strategies as st
 
-from oracle.versions import SUPPORTED, FlinkVersion
+from oracle.versions import SUPPORTED, FlinkVersion, v
 from oracle.watermark import SUBPARTITIONS_SINCE
 from properties.checkpoint import alignment_invariants as _alignment_invariants  # noqa: F401
 from properties.checkpoint import alignment_strategies, coordinator_strategies, recovery
@@ -98,6 +98,10 @@ EXTRA_CORPORA: dict[str, ExtraCorpus] = {
                                             memory_strategies.edge_requests("memory.taskmanager"), str),
     "memory.jobmanager.edges": ExtraCorpus("memory.jobmanager.edges", "memory.jobmanager",
                                            memory_strategies.edge_requests("memory.jobmanager"), str),
+    # short alignment runs where barriers, cancel markers and ends of partition meet (ALO-11's failure)
+    "checkpoint.alignment.ends": ExtraCorpus("checkpoint.alignment.ends", "checkpoint.alignment",
+                                             alignment_strategies.ending_requests,
+                                             lambda ver: ver >= v("1.14")),
 }
 
 

@@ -87,6 +87,37 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     return payload
 
 
+@st.composite
+def _ending(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
+    """A short run on 2 or 3 channels where barriers of a few ids, cancel markers and ends of
+    partition meet: the paths of ALO-6 ... ALO-11 the long runs above reach only now and then."""
+    channels = choice(draw, [2, 2, 3])
+    events: list[dict[str, Any]] = []
+    ended: set[int] = set()
+    for _ in range(draw(st.integers(2, 8))):
+        open_ch = [c for c in range(channels) if c not in ended]
+        if not open_ch:
+            break
+        c = choice(draw, open_ch)
+        kind = choice(draw, ["barrier", "barrier", "barrier", "end", "end", "cancel"])
+        if kind == "end":
+            events.append({"channel": c, "end": True})
+            ended.add(c)
+        else:  # mostly the newest id or the next one, sometimes an older one
+            newest = max((e.get("barrier", e.get("cancel", 0)) for e in events), default=0)
+            events.append({"channel": c, kind: max(1, newest + choice(draw, [0, 1, 1, 1, -1]))})
+    payload: dict[str, Any] = {"mode": choice(draw, ["at_least_once"] * 4 + ["exactly_once"]),
+                               "channels": channels, "events": events}
+    if version >= v("1.14") and draw(st.integers(0, 3)) > 0:
+        payload["checkpoints_after_finish"] = draw(st.integers(0, 3)) > 0
+    return payload
+
+
+def ending_requests(version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
+    """Requests of short runs that end their channels (an extra recorded corpus)."""
+    return _ending(version).map(lambda i: {"area": AREA, "flink": str(version), "input": i})
+
+
 def requests(version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
     """Protocol requests for ``checkpoint.alignment`` and ``version``."""
     return inputs(version).map(lambda i: {"area": AREA, "flink": str(version), "input": i})
