@@ -94,6 +94,15 @@ def area_tests(area: str) -> list[str]:
     }[area]
 
 
+def module_tests(module: str) -> list[str]:
+    """:func:`area_tests` of the module's area, less those that cannot reach it: the alignment
+    modules are not called by the coordinator's tests (the slowest of the selection)."""
+    tests = area_tests(area_of(module))
+    if module in ("alignment", "alignment_handlers"):
+        return [t for t in tests if not t.endswith("-checkpoint.coordinator]")]
+    return tests
+
+
 # mutmut's exit codes (mutmut.stats.status_by_exit_code), the ones a finished run leaves
 STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped",
           36: "timeout", 24: "timeout", -24: "timeout", 152: "timeout", 255: "timeout",
@@ -190,7 +199,7 @@ def second_pass(names: list[str], modules: dict[str, str], workers: int, done: d
         env = _env(MUTANT_UNDER_TEST=name, PY_IGNORE_IMPORTMISMATCH="1",
                    FLINKSPEC_RECORDED_LIMIT=f"checkpoint.coordinator={SECOND_PASS_COORDINATOR_RECORDS}")
         cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--rootdir=.",
-               *area_tests(area_of(modules[name]))]
+               *module_tests(modules[name])]
         try:
             proc = subprocess.run(cmd, cwd=ROOT / "mutants", env=env, capture_output=True,
                                   timeout=SECOND_PASS_TIMEOUT_S)
