@@ -290,8 +290,12 @@ def _edge_config(draw: st.DrawFn, area: str, version: FlinkVersion) -> dict[str,
     aims = ["overhead", "process", "parts"] + (["network", "segment"] if tm else [])
     aim = draw(st.sampled_from(aims))
     if aim == "segment" or out is None:
-        if tm:
+        if tm:  # the segment size is read (and checked) for the legacy network size: buffers x segment
             config[TM + "segment-size"] = _b(draw(st.sampled_from(SEGMENT_EDGES)))
+            if draw(st.booleans()):
+                for key in [k for k in config if k.startswith(TM + "network.")]:
+                    del config[key]
+                config["taskmanager.network.numberOfBuffers"] = draw(st.sampled_from(("1", "2048", "32768")))
         return config
     off = draw(_OFF)
     if aim == "network":
