@@ -374,14 +374,14 @@ def markdown(rows: list[AreaScore]) -> str:
     return "\n".join(lines)
 
 
-def with_equivalents(found: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
+def with_equivalents(found: dict[str, tuple[str, str]], argued: bool = True) -> dict[str, tuple[str, str]]:
     """The survivors that change no answer of Flink's marked ``equivalent: <why>``: by their diff
-    (:func:`classify`) or argued one by one (:data:`EQUIVALENT`)."""
-    argued = equivalents()
+    (:func:`classify`) or argued group by group (:data:`EQUIVALENT`; not with ``argued=False``)."""
+    argued_ones = equivalents() if argued else {}
     ds = diffs(survivors(found))
     out = dict(found)
     for name, d in ds.items():
-        why = argued.get(name) or classify(d)
+        why = argued_ones.get(name) or classify(d)
         if why:
             out[name] = (found[name][0], f"equivalent: {why}")
     return out
