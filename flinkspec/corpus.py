@@ -38,15 +38,15 @@ def draw(strategy: st.SearchStrategy[dict[str, Any]], n: int, seed: int) -> list
 def inputs(area: str, version: FlinkVersion, n: int, seed: int) -> list[dict[str, Any]]:
     """``n`` generated ``input`` objects for ``area`` (or an extra corpus) at ``version`` (cached per
     strategy and seed)."""
-    if area in EXTRA_CORPORA:
-        extra = EXTRA_CORPORA[area]
-        key = (extra.name, extra.corpus_key(version), n, seed)
-        if key not in _CACHE:
-            _CACHE[key] = [r["input"] for r in draw(extra.requests(version), n, seed)]
-        return list(_CACHE[key])
-    spec = AREAS[area]
-    source = AREAS[spec.corpus_of or area]  # an area may extend another's inputs (see AreaSpec.corpus_of)
+    if area in EXTRA_CORPORA:  # drawn by its own strategy, used as drawn
+        source, adapt = EXTRA_CORPORA[area], None
+    else:
+        spec = AREAS[area]
+        source = AREAS[spec.corpus_of or area]  # an area may extend another's inputs (see AreaSpec.corpus_of)
+        adapt = spec.adapt
     key = (source.name, source.corpus_key(version), n, seed)
     if key not in _CACHE:
         _CACHE[key] = [r["input"] for r in draw(source.requests(version), n, seed)]
-    return [spec.adapt(inp, version) for inp in _CACHE[key]]
+    if adapt is None:
+        return list(_CACHE[key])
+    return [adapt(inp, version) for inp in _CACHE[key]]

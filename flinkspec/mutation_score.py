@@ -263,6 +263,13 @@ def _function_sources(module: str) -> dict[str, tuple[str, ast.FunctionDef | ast
     return out
 
 
+def _local_names(name: str) -> tuple[str, str]:
+    """A mutant's function name in its mutated module (``x_func__mutmut_3``, ``xǁClassǁmethod__mutmut_3``)
+    and that of the unmutated original beside it."""
+    local = name.split(".", 2)[2]
+    return local, local.rsplit("__mutmut_", 1)[0] + "__mutmut_orig"
+
+
 def diffs(names: list[str]) -> dict[str, MutantDiff]:
     """The lines each named mutant removes from and adds to its function (from ``mutants/``)."""
     import difflib
@@ -274,8 +281,7 @@ def diffs(names: list[str]) -> dict[str, MutantDiff]:
     for module, wanted in by_module.items():
         funcs = _function_sources(module)
         for name in wanted:
-            local = name.split(".", 2)[2]  # x_func__mutmut_3 or xǁClassǁmethod__mutmut_3
-            orig_name = local.rsplit("__mutmut_", 1)[0] + "__mutmut_orig"
+            local, orig_name = _local_names(name)
             if local not in funcs or orig_name not in funcs:
                 continue
             orig = funcs[orig_name][0].splitlines()[1:]
@@ -291,14 +297,9 @@ def diffs(names: list[str]) -> dict[str, MutantDiff]:
     return out
 
 
-def _changed(d: MutantDiff) -> tuple[str, str]:
-    """The removed and added text between the common prefix and suffix of the changed lines."""
-    removed, added, _ = _changed_at(d)
-    return removed, added
-
-
 def _changed_at(d: MutantDiff) -> tuple[str, str, int]:
-    """:func:`_changed`, and where the change starts in the changed lines (stripped, joined)."""
+    """The removed and added text between the common prefix and suffix of the changed lines (stripped,
+    joined), and where in them the change starts."""
     r, a = "\n".join(x.strip() for x in d.removed), "\n".join(x.strip() for x in d.added)
     start = 0
     while start < min(len(r), len(a)) and r[start] == a[start]:
@@ -313,8 +314,7 @@ def _raised_in(d: MutantDiff) -> str | None:
     """The name of the exception the changed line's ``raise`` statement constructs, if any."""
     if not (MUTANTS / f"{d.module}.py").exists():
         return None
-    local = d.name.split(".", 2)[2]
-    found = _function_sources(d.module).get(local.rsplit("__mutmut_", 1)[0] + "__mutmut_orig")
+    found = _function_sources(d.module).get(_local_names(d.name)[1])
     if found is None:
         return None
     orig = found[1]

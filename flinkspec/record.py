@@ -30,7 +30,8 @@ def record_area(impl: Implementation, impl_spec: str, area: str, versions: Seque
     from flinkspec.check import versions_for
     from properties.areas import area_of_corpus
 
-    chosen = versions_for(area_of_corpus(area), versions)
+    request_area = area_of_corpus(area)  # an extra corpus asks its area's questions
+    chosen = versions_for(request_area, versions)
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{area}.jsonl.gz"
     tmp = path.with_suffix(".tmp")
@@ -47,7 +48,7 @@ def record_area(impl: Implementation, impl_spec: str, area: str, versions: Seque
                     seen.add(key)
                     inputs.append(inp)
             for start in range(0, len(inputs), BATCH):
-                reqs = [{"id": start + i + 1, "area": area_of_corpus(area), "flink": str(version), "input": inp}
+                reqs = [{"id": start + i + 1, "area": request_area, "flink": str(version), "input": inp}
                         for i, inp in enumerate(inputs[start:start + BATCH])]
                 for req, ans in zip(reqs, impl.answer_many(reqs), strict=True):
                     kept = {k: ans[k] for k in ("output", "error") if k in ans}
