@@ -17,9 +17,9 @@ MAX_SIZE = {"memory.taskmanager": 3, "memory.jobmanager": 3, "watermark.valve": 
 
 
 # Requests per mutant: a memory request costs microseconds, so its mutants get a wider margin
-# (Hypothesis 6.170 mixes the loaded modules' constants into its draws, so the cases drawn move
-# whenever a module is added to the project; 400 once caught them all, 2,000 keeps a margin).
-# Reproduce a CI miss with the whole suite collected: `pytest -k "memory-lenient-decimal"`.
+# (chosen while Hypothesis still mixed the loaded modules' constants into its draws and the cases
+# moved with every module added; the suite turns that off now, properties/__init__.py, so the
+# cases depend on the seed alone; 400 once caught them all, 2,000 keeps a margin).
 EXAMPLES = {"memory.taskmanager": 2000, "memory.jobmanager": 2000}
 SEEDS = {"memory.taskmanager": 1, "memory.jobmanager": 1}  # seed 0 drew no decimal size in 2,000 (lenient-decimal)
 
