@@ -96,10 +96,14 @@ def area_tests(area: str) -> list[str]:
 
 def module_tests(module: str) -> list[str]:
     """:func:`area_tests` of the module's area, less those that cannot reach it: the alignment
-    modules are not called by the coordinator's tests (the slowest of the selection)."""
+    modules are not called by the coordinator's tests (the slowest of the selection), nor the
+    coordinator's modules by the alignment's and recovery's recorded answers."""
     tests = area_tests(area_of(module))
     if module in ("alignment", "alignment_handlers"):
         return [t for t in tests if not t.endswith("-checkpoint.coordinator]")]
+    if module.startswith("coordinator"):
+        return [t for t in tests if not t.endswith(("-checkpoint.alignment]", "-checkpoint.alignment.ends]",
+                                                     "-checkpoint.recovery]"))]
     return tests
 
 
@@ -185,6 +189,20 @@ def sync_tests() -> None:
             shutil.copy2(src, dst)
 
 
+def _save_verdict(name: str, verdict: str, done: dict[str, str]) -> None:
+    """Add one verdict to :data:`SECOND_PASS` as it is on disk now (another pass, of other mutants,
+    may be writing it too: an exclusive lock, read, merge, replace)."""
+    import fcntl
+
+    with open(SECOND_PASS.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        saved = json.loads(SECOND_PASS.read_text()) if SECOND_PASS.exists() else {}
+        merged_ = {**done, **saved, name: verdict}
+        tmp = SECOND_PASS.with_suffix(".tmp")
+        tmp.write_text(json.dumps(merged_, indent=1, sort_keys=True) + "\n")
+        tmp.replace(SECOND_PASS)
+
+
 def second_pass(names: list[str], modules: dict[str, str], workers: int, done: dict[str, str],
                 progress: Callable[[int, int], None] | None = None) -> dict[str, str]:
     """Each mutant in a fresh interpreter, active from the first import, against its area's tests.
@@ -207,7 +225,7 @@ def second_pass(names: list[str], modules: dict[str, str], workers: int, done: d
         except subprocess.TimeoutExpired:
             results[name] = "timeout"
         with lock:
-            SECOND_PASS.write_text(json.dumps({**done, **results}, indent=1, sort_keys=True) + "\n")
+            _save_verdict(name, results[name], done)
         if progress:
             progress(len(results), len(names))
 
@@ -439,7 +457,9 @@ def main(argv: list[str] | None = None) -> int:
     print("mutmut alone:\n" + markdown(scores(found)) + "\n")
     if args.run or args.second_pass:
         started = time.monotonic()
-        done = json.loads(SECOND_PASS.read_text()) if SECOND_PASS.exists() and not args.run else {}
+        if args.run:  # mutmut's new mutants: the last pass's verdicts are of others
+            SECOND_PASS.unlink(missing_ok=True)
+        done = json.loads(SECOND_PASS.read_text()) if SECOND_PASS.exists() else {}
         order = {m: i for i, m in enumerate(SECOND_PASS_MODULES)}
         if args.sample:
             import random

@@ -1,8 +1,9 @@
 """The oracle's Java numbers give the JDK's recorded answers (``properties/recorded/java-numbers.jsonl.gz``,
 written by ``python -m flinkspec.javanumbers --record`` from JDK 17): ``Double.parseDouble``,
 ``Float.parseFloat``, ``Integer.parseInt``, ``Long.parseLong``, ``String.trim``, ``Double.toString``,
-``BigDecimal.valueOf(double)`` and ``String.format("%.Nf")``, the primitives the memory and
-class-loading rules read and print option values with."""
+``BigDecimal.valueOf(double)`` and its ``multiply``/``setScale(DOWN)``/``doubleValue``, and
+``String.format("%.Nf")``, the primitives the memory and class-loading rules read, compute and
+print option values with."""
 
 from __future__ import annotations
 

@@ -25,6 +25,15 @@ def test_every_area_has_tests_that_exist() -> None:
             assert (ROOT / test.split("::")[0]).exists(), test
 
 
+def test_a_module_is_spared_only_the_recorded_answers_that_never_call_it() -> None:
+    coordinator, alignment = ms.module_tests("coordinator_machine"), ms.module_tests("alignment")
+    assert any(t.endswith("-checkpoint.coordinator]") for t in coordinator)
+    assert not any(t.endswith(("-checkpoint.alignment]", "-checkpoint.recovery]")) for t in coordinator)
+    assert any(t.endswith("-checkpoint.alignment]") for t in alignment)
+    assert not any(t.endswith("-checkpoint.coordinator]") for t in alignment)
+    assert ms.module_tests("recovery") == ms.area_tests("checkpoint")
+
+
 def test_verdicts_scores_and_the_second_pass(tmp_path: Path) -> None:
     (tmp_path / "valve.py.meta").write_text(json.dumps({"exit_code_by_key": {
         "oracle.valve.x_a__mutmut_1": 1, "oracle.valve.x_a__mutmut_2": 0, "oracle.valve.x_a__mutmut_3": 36}}))
@@ -77,3 +86,12 @@ def test_what_changes_no_answer_of_flinks(diff: ms.MutantDiff, why: str | None) 
 def test_without_a_run_it_says_what_is_missing(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="run with --run first"):
         ms.verdicts(tmp_path / "absent")
+
+
+def test_two_passes_at_once_keep_each_others_verdicts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ms, "SECOND_PASS", tmp_path / "second-pass.json")
+    ms._save_verdict("oracle.valve.x_a__mutmut_1", "killed", {"oracle.old.x_b__mutmut_1": "survived"})
+    ms._save_verdict("oracle.javanum.x_c__mutmut_2", "survived", {})  # a pass started before the first wrote
+    assert json.loads(ms.SECOND_PASS.read_text()) == {
+        "oracle.old.x_b__mutmut_1": "survived", "oracle.valve.x_a__mutmut_1": "killed",
+        "oracle.javanum.x_c__mutmut_2": "survived"}

@@ -2,6 +2,7 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.Locale;
@@ -33,6 +34,22 @@ public final class JavaNumbers {
             case "bigDecimal": {
                 BigDecimal d = BigDecimal.valueOf(Double.longBitsToDouble(Long.parseLong(arg)));
                 return d.unscaledValue() + " " + d.scale();
+            }
+            case "multiply": {  // MemorySize.multiply: BigDecimal.valueOf(multiplier).multiply(valueOf(bytes))
+                String[] parts = arg.split(" ");
+                BigDecimal product = BigDecimal.valueOf(Double.longBitsToDouble(Long.parseLong(parts[0])))
+                        .multiply(BigDecimal.valueOf(Long.parseLong(parts[1])));
+                int sign = product.compareTo(BigDecimal.valueOf(Long.MAX_VALUE));
+                return sign > 0 ? "1" : sign + " " + product.longValue();  // above Long.MAX_VALUE Flink throws
+            }
+            case "doubleValue":  // CPUResource's value read back
+                return Long.toString(Double.doubleToRawLongBits(
+                        BigDecimal.valueOf(Double.longBitsToDouble(Long.parseLong(arg))).doubleValue()));
+            case "setScaleDown": {  // CPUResource's value at a scale, rounded DOWN
+                String[] parts = arg.split(" ");
+                BigDecimal d = BigDecimal.valueOf(Double.longBitsToDouble(Long.parseLong(parts[0])));
+                return Long.toString(Double.doubleToRawLongBits(
+                        d.setScale(Integer.parseInt(parts[1]), RoundingMode.DOWN).doubleValue()));
             }
             default: {
                 if (op.startsWith("format")) {  // formatN: String.format(Locale.ROOT, "%.Nf", d)
