@@ -36,6 +36,11 @@ COORDINATOR: list[tuple[dict[str, Any], str]] = [
     ({**TASKS, "events": [AT0], "config": {"timeout_ms": 2 ** 63}}, "timeout_ms"),
     ({**TASKS, "events": [AT0], "config": {"max_concurrnt": 2}}, "max_concurrnt"),
     ({**TASKS, "events": "trigger"}, "events"),
+    ({**TASKS, "events": [{"at": 0, "trigger": 5}]}, "events[0].trigger"),
+    ({**TASKS, "events": [AT0, {"at": 1, "decline": "t0", "checkpoint": 1, "reason": 5}]}, "events[1].reason"),
+    ({**TASKS, "events": [{"at": 0, "ack": 5, "checkpoint": 1}]}, "events[0].ack"),
+    ({"tasks": ["t0", ""], "events": [AT0]}, "tasks"),
+    ({**TASKS, "events": [AT0], "config": {"tolerable_failures": -(2 ** 31) - 1}}, "tolerable_failures"),
 ]
 
 ALIGNMENT: list[tuple[dict[str, Any], str]] = [
@@ -94,3 +99,14 @@ def test_a_negative_timeout_is_flinks_verdict(impl: Implementation, flink_versio
     answer = answer_one(impl, {"id": 1, "area": "checkpoint.coordinator", "flink": str(flink_version),
                                "input": {**TASKS, "events": [AT0], "config": {"timeout_ms": -5}}})
     assert answer.get("error", {}).get("type") == "InvalidConfiguration", answer
+
+
+def test_values_at_the_limits_are_no_bad_request(impl: Implementation, flink_version: FlinkVersion) -> None:
+    """The last time the protocol allows and the smallest Java int are well-formed: whatever Flink
+    answers (a negative failure count is Flink's own InvalidConfiguration), it is no BadRequest."""
+    for payload in ({**TASKS, "events": [{"at": 2 ** 40, "trigger": "periodic"}]},  # the protocol's last time
+                    {**TASKS, "events": [AT0], "config": {"tolerable_failures": -(2 ** 31)}},
+                    {**TASKS, "events": [AT0], "config": {"max_concurrent": 2 ** 31 - 1}}):
+        answer = answer_one(impl, {"id": 1, "area": "checkpoint.coordinator", "flink": str(flink_version),
+                                   "input": payload})
+        assert answer.get("error", {}).get("type") != "BadRequest", (payload, answer)
