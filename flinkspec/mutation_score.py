@@ -45,6 +45,7 @@ SECOND_PASS_MODULES = ("coordinator_rules", "memory_options", "versions", "__ini
                        "watermark", "memory", "memory_jm", "memory_tm", "memory_process", "classloading",
                        "javanum", "javadtoa")
 SECOND_PASS_COORDINATOR_RECORDS = 200  # of ~500 per version: the coordinator's are the slow ones
+SECOND_PASS_PROTOCOL_RECORDS = 100  # per version and corpus, for the mutants that reach every area
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -97,7 +98,12 @@ def area_tests(area: str) -> list[str]:
 def module_tests(module: str) -> list[str]:
     """:func:`area_tests` of the module's area, less those that cannot reach it: the alignment
     modules are not called by the coordinator's tests (the slowest of the selection), nor the
-    coordinator's modules by the alignment's and recovery's recorded answers."""
+    coordinator's modules by the alignment's and recovery's recorded answers. The Java-number
+    modules' second pass is the JDK differential alone, which asks their primitives directly:
+    mutmut's first pass ran the memory and class-loading tests that call them (their recorded
+    answers took minutes per surviving mutant here)."""
+    if module in AREA_OF_FILE["java numbers (memory, classloading)"]:
+        return ["properties/test_java_numbers.py"]
     tests = area_tests(area_of(module))
     if module in ("alignment", "alignment_handlers"):
         return [t for t in tests if not t.endswith("-checkpoint.coordinator]")]
@@ -189,6 +195,16 @@ def sync_tests() -> None:
             shutil.copy2(src, dst)
 
 
+def _record_limits(module: str) -> str:
+    """FLINKSPEC_RECORDED_LIMIT for a mutant of ``module``: the protocol modules' tests are every
+    area's, so each recorded corpus is cut to its first answers per version (the quick tests run
+    whole); elsewhere only the coordinator's, the slowest, is cut."""
+    if area_of(module) != "protocol and dispatch":
+        return f"checkpoint.coordinator={SECOND_PASS_COORDINATOR_RECORDS}"
+    corpora = sorted(t.rsplit("-", 1)[1].rstrip("]") for t in area_tests("protocol and dispatch") if "::" in t)
+    return ",".join(f"{c}={SECOND_PASS_PROTOCOL_RECORDS}" for c in dict.fromkeys(corpora))
+
+
 def _save_verdict(name: str, verdict: str, done: dict[str, str]) -> None:
     """Add one verdict to :data:`SECOND_PASS` as it is on disk now (another pass, of other mutants,
     may be writing it too: an exclusive lock, read, merge, replace)."""
@@ -215,13 +231,14 @@ def second_pass(names: list[str], modules: dict[str, str], workers: int, done: d
 
     def one(name: str) -> None:
         env = _env(MUTANT_UNDER_TEST=name, PY_IGNORE_IMPORTMISMATCH="1",
-                   FLINKSPEC_RECORDED_LIMIT=f"checkpoint.coordinator={SECOND_PASS_COORDINATOR_RECORDS}")
+                   FLINKSPEC_RECORDED_LIMIT=_record_limits(modules[name]))
         cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--rootdir=.",
                *module_tests(modules[name])]
         try:
             proc = subprocess.run(cmd, cwd=ROOT / "mutants", env=env, capture_output=True,
                                   timeout=SECOND_PASS_TIMEOUT_S)
-            results[name] = {0: "survived", 1: "killed", 5: "no tests"}.get(proc.returncode, "suspicious")
+            # 3: pytest's internal error, here the plugin failing to import the mutated oracle (as mutmut counts it)
+            results[name] = {0: "survived", 1: "killed", 3: "killed", 5: "no tests"}.get(proc.returncode, "suspicious")
         except subprocess.TimeoutExpired:
             results[name] = "timeout"
         with lock:
@@ -281,10 +298,17 @@ def _function_sources(module: str) -> dict[str, tuple[str, ast.FunctionDef | ast
     return out
 
 
+def _module_and_local(name: str) -> tuple[str, str]:
+    """A mutant's module and its function's name there: ``oracle.valve.x_f__mutmut_3`` is
+    ``valve``'s, ``oracle.x_answer__mutmut_3`` the package's own (``__init__``)."""
+    parts = name.split(".", 2)
+    return ("__init__", parts[1]) if len(parts) == 2 else (parts[1], parts[2])
+
+
 def _local_names(name: str) -> tuple[str, str]:
     """A mutant's function name in its mutated module (``x_func__mutmut_3``, ``xǁClassǁmethod__mutmut_3``)
     and that of the unmutated original beside it."""
-    local = name.split(".", 2)[2]
+    local = _module_and_local(name)[1]
     return local, local.rsplit("__mutmut_", 1)[0] + "__mutmut_orig"
 
 
@@ -294,7 +318,7 @@ def diffs(names: list[str]) -> dict[str, MutantDiff]:
 
     by_module: dict[str, list[str]] = {}
     for name in names:
-        by_module.setdefault(name.split(".")[1], []).append(name)
+        by_module.setdefault(_module_and_local(name)[0], []).append(name)
     out = {}
     for module, wanted in by_module.items():
         funcs = _function_sources(module)

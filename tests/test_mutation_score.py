@@ -32,6 +32,14 @@ def test_a_module_is_spared_only_the_recorded_answers_that_never_call_it() -> No
     assert any(t.endswith("-checkpoint.alignment]") for t in alignment)
     assert not any(t.endswith("-checkpoint.coordinator]") for t in alignment)
     assert ms.module_tests("recovery") == ms.area_tests("checkpoint")
+    assert ms.module_tests("javadtoa") == ["properties/test_java_numbers.py"]
+
+
+def test_the_protocol_modules_judge_every_corpus_cut_short() -> None:
+    limits = dict(x.split("=") for x in ms._record_limits("versions").split(","))
+    assert {"memory.taskmanager", "watermark.valve", "classloading.values", "checkpoint.coordinator"} <= set(limits)
+    assert set(limits.values()) == {str(ms.SECOND_PASS_PROTOCOL_RECORDS)}
+    assert ms._record_limits("valve") == f"checkpoint.coordinator={ms.SECOND_PASS_COORDINATOR_RECORDS}"
 
 
 def test_verdicts_scores_and_the_second_pass(tmp_path: Path) -> None:
@@ -95,3 +103,9 @@ def test_two_passes_at_once_keep_each_others_verdicts(tmp_path: Path, monkeypatc
     assert json.loads(ms.SECOND_PASS.read_text()) == {
         "oracle.old.x_b__mutmut_1": "survived", "oracle.valve.x_a__mutmut_1": "killed",
         "oracle.javanum.x_c__mutmut_2": "survived"}
+
+
+def test_a_mutant_of_the_package_itself_is_of_its_init() -> None:
+    assert ms._module_and_local("oracle.x_answer__mutmut_21") == ("__init__", "x_answer__mutmut_21")
+    assert ms._module_and_local("oracle.valve.xǁValveǁinput__mutmut_2") == ("valve", "xǁValveǁinput__mutmut_2")
+    assert ms._local_names("oracle.x_answer__mutmut_21") == ("x_answer__mutmut_21", "x_answer__mutmut_orig")
