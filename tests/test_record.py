@@ -50,11 +50,11 @@ def test_record_refuses_an_unknown_area(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("content", "says"), [
     (b"not gzip", "not a recorded-answers file"),
-    (gzip.compress(b"[1]\n"), "first line must be the header"),
-    (gzip.compress(b'{"area": "x"}\n'), "header lacks recorded_from"),
+    (gzip.compress(b"[1]\n", mtime=0), "first line must be the header"),
+    (gzip.compress(b'{"area": "x"}\n', mtime=0), "header lacks recorded_from"),
     (gzip.compress(json.dumps({"recorded_from": "flink", "area": "x", "seed": 0, "examples_per_version": 1,
-                               "versions": []}).encode() + b'\n{"flink": "1.13"}\n'), ":2: a record needs"),
-])
+                               "versions": []}).encode() + b'\n{"flink": "1.13"}\n', mtime=0), ":2: a record needs"),
+], ids=["not-gzip", "no-header", "header-without-source", "record-without-fields"])
 def test_a_malformed_recording_is_named(tmp_path: Path, content: bytes, says: str) -> None:
     path = tmp_path / "x.jsonl.gz"
     path.write_bytes(content)
