@@ -1,8 +1,8 @@
 """Delta debugging for counterexamples Hypothesis cannot shrink well (long seeded sequences).
 
 ``reduce(request, still_fails)`` removes chunks of ``input.events`` (halves, quarters ... single
-events), then the names of class-loading requests, then keys of ``input.config``, then lowers
-``channels``/``inputs`` to what the events use,
+events), whole channels or coordinator tasks with their events, then the names of class-loading
+requests, then keys of ``input.config``, then lowers ``channels``/``inputs`` to what the events use,
 keeping every change after which ``still_fails(request)`` holds. The result is 1-minimal: removing
 any single event or key makes the failure go away.
 """
@@ -15,6 +15,8 @@ from typing import Any
 
 Request = dict[str, Any]
 # classloading.resolve: the names a counterexample can do without
+# checkpoint.coordinator: the event fields that name a task
+TASK_FIELDS = ("ack", "decline", "fail", "restart")
 NAME_LISTS = ("lookups", "resource_lookups", "user_classes", "parent_classes", "user_resources", "parent_resources")
 
 
@@ -85,6 +87,29 @@ def _drop_channels(request: Request, still_fails: Callable[[Request], bool], bud
     return request
 
 
+def _drop_tasks(request: Request, still_fails: Callable[[Request], bool], budget: list[int]) -> Request:
+    """Remove whole coordinator tasks: from ``tasks`` and ``sources``, with every event naming them."""
+    tasks = request["input"].get("tasks")
+    if not isinstance(tasks, list) or not isinstance(request["input"].get("events"), list):
+        return request
+    for task in list(tasks):
+        if budget[0] <= 0 or len(request["input"]["tasks"]) <= 1:
+            break
+        candidate = copy.deepcopy(request)
+        inp = candidate["input"]
+        inp["tasks"] = [t for t in inp["tasks"] if t != task]
+        inp["events"] = [e for e in inp["events"]
+                         if not (isinstance(e, dict) and any(e.get(f) == task for f in TASK_FIELDS))]
+        if isinstance(inp.get("sources"), list):
+            inp["sources"] = [t for t in inp["sources"] if t != task]
+            if not inp["sources"]:
+                del inp["sources"]  # the default: every task is a source
+        budget[0] -= 1
+        if still_fails(candidate):
+            request = candidate
+    return request
+
+
 def reduce(request: Request, still_fails: Callable[[Request], bool], max_calls: int = 2000) -> Request:
     """A 1-minimal variant of ``request`` that still fails (within ``max_calls`` attempts)."""
     budget = [max_calls]
@@ -92,6 +117,7 @@ def reduce(request: Request, still_fails: Callable[[Request], bool], max_calls: 
     if isinstance(current["input"].get("events"), list):
         current = _ddmin_list(current, "events", still_fails, budget)
         current = _drop_channels(current, still_fails, budget)
+        current = _drop_tasks(current, still_fails, budget)
         current = _ddmin_list(current, "events", still_fails, budget)
     for name in NAME_LISTS:
         if isinstance(current["input"].get(name), list):

@@ -27,3 +27,19 @@ def test_reduce_drops_config_keys() -> None:
     """Configuration keys that do not matter are removed."""
     req = {"area": "memory.taskmanager", "input": {"config": {"a": "1", "b": "2", "c": "3"}}}
     assert reduce(req, lambda r: "b" in r["input"]["config"])["input"]["config"] == {"b": "2"}
+
+
+def test_reduce_drops_coordinator_tasks_with_their_events() -> None:
+    """A task the failure does not need goes, with its acks, and from ``sources``."""
+    events = [{"at": 0, "trigger": "periodic"}, *({"at": 0, "ack": t, "checkpoint": 1} for t in ("t0", "t1", "t2")),
+              {"at": 5, "fail": "t1"}]
+    req = {"area": "checkpoint.coordinator",
+           "input": {"config": {}, "tasks": ["t0", "t1", "t2"], "sources": ["t1"], "events": events}}
+
+    def fails(r: dict) -> bool:  # "fails" while t2 acks checkpoint 1 after a trigger
+        evs = r["input"]["events"]
+        return {"at": 0, "trigger": "periodic"} in evs and {"at": 0, "ack": "t2", "checkpoint": 1} in evs
+
+    small = reduce(req, fails)
+    assert small["input"] == {"config": {}, "tasks": ["t2"], "events": [{"at": 0, "trigger": "periodic"},
+                                                                         {"at": 0, "ack": "t2", "checkpoint": 1}]}
