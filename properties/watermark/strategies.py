@@ -2,8 +2,10 @@
 
 Timestamps come from a small per-sequence pool (so equal watermarks, regressions and channels
 resuming behind the output are common) seeded with ``Long.MIN_VALUE``/``MAX_VALUE`` and their
-neighbours; sequences may end with every channel going idle in a drawn order; a few sequences are
-thousands of events long (drawn from one seed, for stress, not for shrinking).
+neighbours; sequences may end with every channel going idle in a drawn order, sometimes just after
+a channel resumed behind the output (so an active channel is left unaligned when the others go
+idle: FLINK-7721's corner); a few sequences are thousands of events long (drawn from one seed, for
+stress, not for shrinking).
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ _channels = st.one_of(st.integers(1, 3), st.integers(1, 3), st.integers(1, 16))
 _step = st.tuples(st.integers(0, 4), st.integers(0, 1 << 16), st.integers(0, 1 << 16))
 _steps = st.lists(_step, max_size=40)
 _tail = st.integers(0, 2).map(lambda n: n == 2)  # shrinks towards no all-idle tail
+# how a short sequence ends: 0-3 as drawn, 4 every channel goes idle, 5 first a channel resumes behind
+# the output (the others at the pool's largest timestamp), then every channel goes idle; shrinks towards 0
+_ending = st.integers(0, 5)
 
 
 def _events(index: str, n: int, pool: list[int], steps: list[tuple[int, int, int]]) -> list[dict[str, Any]]:
@@ -48,8 +53,13 @@ def _events(index: str, n: int, pool: list[int], steps: list[tuple[int, int, int
 def short_sequences(draw: st.DrawFn, index: str, max_n: int | None = None) -> dict[str, Any]:
     n = draw(_channels if max_n is None else st.integers(1, max_n))
     pool = draw(_pool)
-    events = _events(index, n, pool, draw(_steps))
-    if draw(_tail):  # every channel goes idle, in a drawn order
+    steps = draw(_steps)
+    ending = draw(_ending)
+    if ending == 5 and n > 1:  # a channel resumes behind the output: active but not aligned (FLINK-7721)
+        late, top = draw(st.integers(0, n - 1)), len(pool) - 1  # steps index the sorted pool
+        steps = [*steps, (0, late, 0), (3, late, 0), *((0, ch, top) for ch in range(n) if ch != late), (4, late, 0)]
+    events = _events(index, n, pool, steps)
+    if ending >= 4:  # every channel goes idle, in a drawn order
         events += [{index: ch, "status": "IDLE"} for ch in draw(st.permutations(range(n)))]
     return {"channels" if index == "channel" else "inputs": n, "events": events}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import attrs
 import pytest
 from hypothesis import HealthCheck, Phase, find, settings
 
@@ -29,25 +30,58 @@ def _all_idle_in_order(order: tuple[int, ...]) -> Callable[[dict[str, Any]], boo
     return pred
 
 
-def _resumes_behind(r: dict[str, Any]) -> bool:
-    """Some channel becomes ACTIVE while its watermark is behind the valve's output."""
+@attrs.frozen
+class _Seen:
+    """The valve's channels just before and just after one event (as StatusWatermarkValve keeps them)."""
+
+    event: dict[str, Any]
+    output_before: int  # the last watermark emitted before the event
+    idle_before: frozenset[int]
+    watermark_before: dict[int, int]
+    idle_after: frozenset[int]
+    aligned_after: frozenset[int]
+
+
+def _replay(r: dict[str, Any]) -> list[_Seen]:
+    """Each event with the channel states around it; the output comes from the oracle's answer. A channel
+    is aligned while active and not behind the output: it stops on IDLE and starts again on ACTIVE or a
+    watermark at or above the output (StatusWatermarkValve's isWatermarkAligned)."""
     answer = oracle.answer({"id": 0, **r})
-    if "output" not in answer:  # a status event once a channel is shared (WM-10)
-        return False
-    out = answer["output"]["emitted"]
-    last, wm, idle = LONG_MIN, {}, set()
-    for e, emitted in zip(_ev(r), out, strict=True):
-        ch = e["channel"]
-        if e.get("status") == "ACTIVE" and ch in idle and wm.get(ch, LONG_MIN) < last:
-            return True
+    if "output" not in answer or "subpartitions" in r["input"]:  # WM-10's refusals; slots, not channels
+        return []
+    n = r["input"]["channels"]
+    last, wm, idle, aligned = LONG_MIN, dict.fromkeys(range(n), LONG_MIN), set(), set(range(n))
+    seen = []
+    for e, emitted in zip(_ev(r), answer["output"]["emitted"], strict=True):
+        ch, before, idle_before = e["channel"], dict(wm), frozenset(idle)
         if e.get("status") == "IDLE":
             idle.add(ch)
+            aligned.discard(ch)
         elif e.get("status") == "ACTIVE":
+            if ch in idle and wm[ch] >= last:
+                aligned.add(ch)
             idle.discard(ch)
-        elif ch not in idle:
-            wm[ch] = max(wm.get(ch, LONG_MIN), e["watermark"])
+        elif ch not in idle and e["watermark"] > wm[ch]:
+            wm[ch] = e["watermark"]
+            if e["watermark"] >= last:
+                aligned.add(ch)
+        seen.append(_Seen(e, last, idle_before, before, frozenset(idle), frozenset(aligned)))
         last = max([last, *[x["watermark"] for x in emitted if "watermark" in x]])
-    return False
+    return seen
+
+
+def _resumes_behind(r: dict[str, Any]) -> bool:
+    """Some channel becomes ACTIVE while its watermark is behind the valve's output."""
+    return any(s.event.get("status") == "ACTIVE" and s.event["channel"] in s.idle_before
+               and s.watermark_before[s.event["channel"]] < s.output_before for s in _replay(r))
+
+
+def _idle_leaves_only_unaligned(r: dict[str, Any]) -> bool:
+    """A channel goes IDLE and every channel still active is behind the output: no aligned channel is left
+    to take the minimum over (FLINK-7721's valve emitted Long.MAX_VALUE here)."""
+    n = r["input"]["channels"]
+    return any(s.event.get("status") == "IDLE" and len(s.idle_after) < n and not s.aligned_after
+               for s in _replay(r))
 
 
 VALVE_CORNERS = {
@@ -64,6 +98,7 @@ VALVE_CORNERS = {
     "every channel idle, 3 channels in order 2,0,1": _all_idle_in_order((2, 0, 1)),
     "every channel idle, 3 channels in order 1,2,0": _all_idle_in_order((1, 2, 0)),
     "a channel resuming behind the output": _resumes_behind,
+    "a channel going idle while every active channel is behind the output": _idle_leaves_only_unaligned,
 }
 
 
