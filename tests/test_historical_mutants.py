@@ -8,21 +8,9 @@ import pytest
 
 from flinkspec.check import check_area
 from flinkspec.impls import open_impl
-from flinkspec.mutants import MUTANTS, Mutant
-from oracle.versions import SUPPORTED, FlinkVersion
+from flinkspec.mutants import MUTANTS
 
 HISTORICAL = sorted(name for name in MUTANTS if name.startswith("flink-"))
-FIXED_IN = re.compile(r"\(Flink (\d+\.\d+)")
-
-
-def _first_version_with_fix(m: Mutant) -> FlinkVersion:
-    """The first release named in ``fixed_by``, or the oldest modelled one if the fix is older."""
-    found = FIXED_IN.search(m.fixed_by)
-    assert found, m.fixed_by
-    major, minor = (int(x) for x in found.group(1).split("."))
-    return min(s for s in SUPPORTED if (s.major, s.minor) >= (major, minor))
-
-
 def test_there_are_at_least_ten() -> None:
     assert len(HISTORICAL) >= 10, HISTORICAL
 
@@ -40,6 +28,7 @@ def test_metadata_names_the_issue_and_the_fix(name: str) -> None:
 def test_caught_at_the_first_version_with_the_fix(name: str) -> None:
     """Flink with the fix is what the oracle answers; the buggy behaviour must be told apart."""
     m = MUTANTS[name]
-    version = _first_version_with_fix(m)
+    version = m.first_fixed()
+    assert version is not None, m.fixed_by
     run = check_area(open_impl(f"mutant:{name}"), f"mutant:{name}", m.area, version, examples=500, seed_value=0)
     assert run.counterexamples, f"{name} survived {run.cases} cases at {version}"

@@ -7,15 +7,18 @@ so each bug is stated in a few lines, independently of the oracle's internals.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 import attrs
 
 import oracle
+from oracle.versions import SUPPORTED, FlinkVersion
 
 Request = dict[str, Any]
 Response = dict[str, Any]
+FIXED_IN = re.compile(r"\(Flink (\d+\.\d+)")  # the release in ``fixed_by``: "https://... (Flink 1.14.0)"
 
 
 @attrs.frozen
@@ -35,6 +38,15 @@ class Mutant:
     ticket: str = ""
     fixed_by: str = ""
     affected: str = ""
+
+    def first_fixed(self) -> FlinkVersion | None:
+        """The first modelled release with the fix (``fixed_by`` names it; an older fix gives the oldest
+        modelled release), or None for a mutant that re-creates no Flink issue."""
+        found = FIXED_IN.search(self.fixed_by)
+        if found is None:
+            return None
+        fixed = tuple(int(x) for x in found.group(1).split("."))
+        return min((v for v in SUPPORTED if (v.major, v.minor) >= fixed), default=None)
 
     def answer(self, request: Request) -> Response:
         if request.get("area") != self.area:
