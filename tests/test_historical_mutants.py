@@ -11,6 +11,8 @@ from flinkspec.impls import open_impl
 from flinkspec.mutants import MUTANTS
 
 HISTORICAL = sorted(name for name in MUTANTS if name.startswith("flink-"))
+
+
 def test_there_are_at_least_ten() -> None:
     assert len(HISTORICAL) >= 10, HISTORICAL
 
