@@ -27,7 +27,7 @@ from flinkspec.mutants import Mutant, Request, Response, mutant
 from flinkspec.mutants.classloading import _answer as _classloading_answer
 from flinkspec.mutants.memory import _old_network_default
 from oracle import classloading_config as clc
-from oracle.coordinator_rules import Completed, CompletedStore, Rules, rules_for
+from oracle.coordinator_rules import Completed, CompletedStore, FailureManager, Rules, rules_for
 from oracle.valve import LONG_MAX, Element, StatusWatermarkValve, Watermark
 from oracle.versions import FlinkVersion, UnknownVersion, parse_version, v
 
@@ -157,6 +157,23 @@ _historical(
     f"{PR}14953 (Flink 1.12.2 / 1.13.0)", "1.10-1.12.1",
     after=_with_patches((oracle.coordinator_machine, "CompletedStore", _DropOldest),
                         (oracle.coordinator, "rules_for", _rules_with(stores_savepoints=lambda _: True))))
+class _NoLastSuccess(FailureManager):
+    """FLINK-18336: before 1.12 ``CheckpointFailureManager`` kept no ``lastSucceededCheckpointId``: every
+    success cleared the count, and a failure of a checkpoint older than the last success counted again."""
+
+    def succeeded(self, checkpoint_id: int) -> None:
+        self._clear()
+
+
+_historical(
+    18336, COORDINATOR,
+    "The failure manager keeps no last successful checkpoint id: a checkpoint older than the last "
+    "success that fails afterwards (a savepoint still pending when a newer checkpoint completes, then "
+    "declined) counts towards the tolerable failures, and any success, even an older one, resets the count.",
+    f"{PR}12751 (Flink 1.12.0)", "1.10 and earlier (1.11.x not checked)",
+    after=_with_patches((oracle.coordinator_machine, "FailureManager", _NoLastSuccess)))
+
+
 def _not_counted(reason: str) -> Callable[[Request, Response], Response]:
     """Answer as if the failure manager did not count ``reason`` towards the tolerable failures."""
     return _with_patches((oracle.coordinator, "rules_for", _rules_with(counted=lambda counted: counted - {reason})))

@@ -7,9 +7,11 @@ triggers, savepoints and synchronous savepoints among checkpoints, acks for the 
 duplicate and unknown acks, declines with the version's reasons, tasks failing and restarting,
 ticks that let timeouts fire; now and then a burst of triggers past the 1000-request queue. One
 sequence in three opens with a checkpoint declined (mostly at once) for a reason the failure manager
-counts, two in nine with one or two checkpoints or savepoints completed: which reasons count
-changed in 1.14 and 1.15, and what the store keeps and the next completion subsumes in 1.15
-(FLINK-23189, FLINK-27570, FLINK-21351, FLINK-25191 turn on these openings).
+counts, two in nine with one or two checkpoints or savepoints completed, four in 27 with a savepoint
+still pending when a newer checkpoint completes, then mostly declined: which reasons count changed
+in 1.14 and 1.15, what the store keeps and the next completion subsumes in 1.15, and that failures
+of checkpoints older than the last success do not count (FLINK-23189, FLINK-27570, FLINK-21351,
+FLINK-25191, FLINK-18336 turn on these openings).
 """
 
 from __future__ import annotations
@@ -68,6 +70,15 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
         kinds = ["periodic", *(choice(draw, TRIGGERS) for _ in range(draw(st.integers(0, 1))))]
         for triggered, kind in enumerate(kinds, 1):
             events += [{"at": 0, "trigger": kind}, *({"at": 0, "ack": t, "checkpoint": triggered} for t in tasks)]
+    elif draw(st.integers(0, 2)) == 0:  # a savepoint outlives a newer completed checkpoint (nothing subsumes it)
+        if payload["config"].get("max_concurrent", 1) == 1:
+            payload["config"]["max_concurrent"] = 2
+        events += [{"at": 0, "trigger": "savepoint"}, {"at": 0, "trigger": "periodic"},
+                   *({"at": 0, "ack": t, "checkpoint": 2} for t in tasks)]
+        triggered = 2
+        if draw(st.integers(0, 3)) != 0:  # then fails: older than the last success, not counted (CC-13)
+            events.append({"at": 0, "decline": choice(draw, tasks), "checkpoint": 1,
+                           "reason": choice(draw, sorted(rules_for(version).counted))})
     if draw(st.integers(0, 39)) == 0:  # past the request queue's 1000 entries
         events += [{"at": 0, "trigger": "periodic"}] * draw(st.integers(1000, 1003))
     for _ in range(draw(st.integers(0, 30))):

@@ -32,6 +32,17 @@ def _rejected(reason: str) -> Callable[[dict[str, Any]], bool]:
     return _any(lambda s: reason in s.get("rejected", []))
 
 
+def _declined_after_newer(r: dict[str, Any]) -> bool:
+    """A decline aborts a checkpoint whose id is below one that already completed (CC-13 ignores it)."""
+    newest = 0
+    for event, step in zip(r["input"]["events"], _steps(r), strict=False):
+        cid = event.get("checkpoint", 0)
+        if "decline" in event and str(cid) in step.get("aborted", {}) and cid < newest:
+            return True
+        newest = max([newest, *step.get("completed", [])])
+    return False
+
+
 CORNERS: dict[str, Callable[[dict[str, Any]], bool]] = {
     "a completion subsumes a pending checkpoint": _aborted("CHECKPOINT_SUBSUMED"),
     "a checkpoint expires": _aborted("CHECKPOINT_EXPIRED"),
@@ -48,6 +59,7 @@ CORNERS: dict[str, Callable[[dict[str, Any]], bool]] = {
     "the job fails (tolerable failures exceeded)": _any(lambda s: "job_failed" in s),
     "a late ack of an expired or aborted checkpoint": _any(lambda s: s.get("was_pending") is True),
     "a rejected configuration": lambda r: "error" in oracle.answer({"id": 0, **r}),
+    "a checkpoint older than the last completed one is declined": lambda r: _declined_after_newer(r),
 }
 
 
