@@ -88,7 +88,8 @@ def _drop_channels(request: Request, still_fails: Callable[[Request], bool], bud
 
 
 def _drop_tasks(request: Request, still_fails: Callable[[Request], bool], budget: list[int]) -> Request:
-    """Remove whole coordinator tasks: from ``tasks`` and ``sources``, with every event naming them."""
+    """Remove whole coordinator tasks: from ``tasks`` and ``sources``, with every event naming them; then
+    ``sources`` itself, where the failure does not need it."""
     tasks = request["input"].get("tasks")
     if not isinstance(tasks, list) or not isinstance(request["input"].get("events"), list):
         return request
@@ -104,6 +105,12 @@ def _drop_tasks(request: Request, still_fails: Callable[[Request], bool], budget
             inp["sources"] = [t for t in inp["sources"] if t != task]
             if not inp["sources"]:
                 del inp["sources"]  # the default: every task is a source
+        budget[0] -= 1
+        if still_fails(candidate):
+            request = candidate
+    if "sources" in request["input"] and budget[0] > 0:  # absent: every task is a source
+        candidate = copy.deepcopy(request)
+        del candidate["input"]["sources"]
         budget[0] -= 1
         if still_fails(candidate):
             request = candidate

@@ -43,3 +43,12 @@ def test_reduce_drops_coordinator_tasks_with_their_events() -> None:
     small = reduce(req, fails)
     assert small["input"] == {"config": {}, "tasks": ["t2"], "events": [{"at": 0, "trigger": "periodic"},
                                                                          {"at": 0, "ack": "t2", "checkpoint": 1}]}
+
+
+def test_reduce_drops_sources_the_failure_does_not_need() -> None:
+    """``sources`` naming the only task says what its absence says: it goes."""
+    events = [{"at": 0, "trigger": "savepoint"}, {"at": 0, "decline": "t0", "checkpoint": 1}]
+    req = {"area": "checkpoint.coordinator",
+           "input": {"config": {}, "tasks": ["t0"], "sources": ["t0"], "events": events}}
+    small = reduce(req, lambda r: len(r["input"]["events"]) == 2)
+    assert small["input"] == {"config": {}, "tasks": ["t0"], "events": events}
