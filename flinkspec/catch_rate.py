@@ -32,6 +32,7 @@ from oracle.versions import LATEST
 @attrs.frozen
 class Task:
     mutant: str
+    area: str
     version: str
     seed: int
     examples: int
@@ -68,7 +69,7 @@ def plan(patterns: Sequence[str], seeds: int, examples: int) -> list[Task]:
     for name in names:
         first = MUTANTS[name].first_fixed()
         for version in dict.fromkeys(str(v) for v in (first, LATEST) if v is not None):
-            tasks += [Task(name, version, s, examples) for s in range(seeds)]
+            tasks += [Task(name, MUTANTS[name].area, version, s, examples) for s in range(seeds)]
     return tasks
 
 
@@ -76,11 +77,10 @@ def run(task: Task) -> Outcome:
     """One ``flinkspec check`` of one mutant at one version and seed, in this process."""
     from flinkspec.check import check_area
     from flinkspec.impls import open_impl
-    from flinkspec.mutants import MUTANTS
     from oracle.versions import parse_version
     from properties.areas import AREAS
 
-    area = MUTANTS[task.mutant].area
+    area = task.area
     started = time.monotonic()
     impl = open_impl(f"mutant:{task.mutant}")
     try:
@@ -103,15 +103,13 @@ def run_all(tasks: Sequence[Task], jobs: int) -> list[Outcome]:
 
 def summarise(outcomes: Iterable[Outcome]) -> list[Rate]:
     """One rate per (mutant, version), in the order first seen."""
-    from flinkspec.mutants import MUTANTS
-
-    groups: dict[tuple[str, str], list[Outcome]] = {}
+    groups: dict[tuple[str, str, str], list[Outcome]] = {}
     for o in outcomes:
-        groups.setdefault((o.task.mutant, o.task.version), []).append(o)
-    return [Rate(name, MUTANTS[name].area, version, sum(o.caught for o in group), len(group),
+        groups.setdefault((o.task.mutant, o.task.area, o.task.version), []).append(o)
+    return [Rate(name, area, version, sum(o.caught for o in group), len(group),
                  max(o.cases for o in group), round(max(o.seconds for o in group), 1),
                  tuple(o.task.seed for o in group if not o.caught), tuple(sorted({o.rule for o in group if o.rule})))
-            for (name, version), group in groups.items()]
+            for (name, area, version), group in groups.items()]
 
 
 def render(rates: Sequence[Rate]) -> str:

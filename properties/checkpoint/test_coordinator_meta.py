@@ -59,7 +59,7 @@ CORNERS: dict[str, Callable[[dict[str, Any]], bool]] = {
     "the job fails (tolerable failures exceeded)": _any(lambda s: "job_failed" in s),
     "a late ack of an expired or aborted checkpoint": _any(lambda s: s.get("was_pending") is True),
     "a rejected configuration": lambda r: "error" in oracle.answer({"id": 0, **r}),
-    "a checkpoint older than the last completed one is declined": lambda r: _declined_after_newer(r),
+    "a checkpoint older than the last completed one is declined": _declined_after_newer,
 }
 
 

@@ -27,7 +27,7 @@ _channels = st.one_of(st.integers(1, 3), st.integers(1, 3), st.integers(1, 16))
 # kind 0-2: watermark (most common), 3: IDLE, 4: ACTIVE
 _step = st.tuples(st.integers(0, 4), st.integers(0, 1 << 16), st.integers(0, 1 << 16))
 _steps = st.lists(_step, max_size=40)
-_tail = st.integers(0, 2).map(lambda n: n == 2)  # shrinks towards no all-idle tail
+_tail = st.integers(0, 2).map(lambda n: n == 2)  # timers: a final Long.MAX_VALUE watermark; shrinks towards none
 # how a short sequence ends: 0-3 as drawn, 4 every channel goes idle, 5 first a channel resumes behind
 # the output (the others at the pool's largest timestamp), then every channel goes idle; shrinks towards 0
 _ending = st.integers(0, 5)
