@@ -1,12 +1,13 @@
-"""The conformance check: generate requests, ask the implementation, judge, shrink, collect.
+"""The conformance check: generate requests, ask the implementation, judge, group, shrink.
 
 For one (area, version) Hypothesis generates requests from the area's strategy; each is answered
 by the implementation under test; every invariant of the area judges the answer and (at the
-``flink`` conformance level) the answer is compared with the oracle's. A violation is raised as
-an exception of a class per rule, so Hypothesis shrinks each broken rule to its own minimal
-request; the smallest request seen for each rule is kept as the counterexample. An implementation
-that breaks (crash, hang, garbage) ends that (area, version) with an infrastructure error; what was
-found before is kept.
+``flink`` conformance level) the answer is compared with the oracle's. Every requested example is
+checked, and the failing ones are grouped into *divergences* (:mod:`flinkspec.divergence`: how the
+answer differs from Flink's and every rule it breaks); each divergence is then shrunk to its own
+minimal, plainly spelled request, so that one bug gives one counterexample and two bugs never
+share one. An implementation that breaks (crash, hang, garbage) ends that (area, version) with an
+infrastructure error; what was found before is kept.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
 import oracle
 from flinkspec import corpus
+from flinkspec.divergence import Signature, features, signature
 from flinkspec.impls import Implementation, ImplementationBroken, answer_one
 from flinkspec.reduce import reduce
 from oracle.versions import FlinkVersion
@@ -37,20 +39,27 @@ BATCH = 256
 
 @attrs.frozen
 class Counterexample:
-    """A minimal request on which the implementation breaks ``rule``."""
+    """One divergence of the implementation from Flink: its shrunk representative request, what
+    differs, every rule it breaks and how many of the checked cases failed the same way."""
 
     area: str
     flink: str
-    rule: str
+    rule: str  # the first of ``rules``: the rule a one-line summary names
     rule_text: str
     request: dict[str, Any]
     expected: dict[str, Any] | None
     actual: dict[str, Any]
     difference: str
     replay: str
+    rules: tuple[str, ...] = ()
+    signature: str = ""  # what differs from Flink, in words (flinkspec.divergence)
+    cases: int = 1  # failing cases of this divergence among those checked
+    features: tuple[str, ...] = ()  # what the representative request is made of
+    messages: tuple[str, ...] = ()  # what each of ``rules`` saw, in the same order
 
     def to_json(self) -> dict[str, Any]:
-        return attrs.asdict(self)
+        return {**attrs.asdict(self), "rules": list(self.rules), "features": list(self.features),
+                "messages": list(self.messages)}
 
 
 @attrs.define
@@ -63,6 +72,8 @@ class AreaRun:
     seconds: float = 0.0
     counterexamples: list[Counterexample] = attrs.field(factory=list)
     infra_error: str | None = None
+    failing: int = 0  # checked cases that failed (each belongs to one counterexample's divergence)
+    not_checked: dict[str, int] = attrs.field(factory=dict)  # why -> generated cases not sent
 
     @property
     def verdict(self) -> str:
@@ -76,18 +87,23 @@ class SuiteError(RuntimeError):
 
 
 class _Violated(AssertionError):
-    """Base of the per-rule exception classes raised to let Hypothesis shrink each rule apart."""
+    """Base of the per-divergence exception classes raised to let Hypothesis shrink each apart."""
 
 
 class _Abort(BaseException):
     """Leaves Hypothesis at once (it only catches Exception) when the implementation broke."""
 
 
-def _violation_type(rule: str) -> type[_Violated]:
-    return _VIOLATION_TYPES.setdefault(rule, type(f"Violates_{rule.replace('-', '_')}", (_Violated,), {}))
+class _Enough(BaseException):
+    """Leaves Hypothesis at once when ``--max-failures`` failing cases were seen."""
 
 
-_VIOLATION_TYPES: dict[str, type[_Violated]] = {}
+_VIOLATION_TYPES: dict[tuple[str, tuple[str, ...]], type[_Violated]] = {}
+
+
+def _violation_type(key: tuple[str, tuple[str, ...]]) -> type[_Violated]:
+    name = f"Diverges_{len(_VIOLATION_TYPES)}"
+    return _VIOLATION_TYPES.setdefault(key, type(name, (_Violated,), {}))
 
 
 def _size(req: dict[str, Any]) -> tuple[int, int]:
@@ -100,23 +116,38 @@ def replay_command(impl_spec: str, request: dict[str, Any], strict: bool = False
     return f"flinkspec replay --impl {shlex.quote(impl_spec)}{flags} --request {shlex.quote(json.dumps(req))}"
 
 
+Broken = list[tuple[str, str, "dict[str, Any] | None"]]
+
+
 def evaluate(request: dict[str, Any], actual: dict[str, Any], version: FlinkVersion, *,
              conformance: Conformance = "flink", strict_messages: bool = False,
              unsupported: frozenset[str] = frozenset(),
-             ) -> list[tuple[str, str, dict[str, Any] | None]]:
+             ) -> Broken:
     """Every broken rule for one answer: ``(rule id, what was seen, oracle's answer or None)``.
 
     Rules in ``unsupported`` (declared so by the implementation, :mod:`flinkspec.capabilities`)
     are left out, and so is the differential rule on an answer that breaks one of them."""
+    return _judged(request, actual, version, conformance, strict_messages, unsupported)[0]
+
+
+def _judged(request: dict[str, Any], actual: dict[str, Any], version: FlinkVersion, conformance: Conformance,
+            strict_messages: bool, unsupported: frozenset[str]) -> tuple[Broken, dict[str, Any]]:
+    """:func:`evaluate`, and Flink's (the oracle's) answer to the request."""
     area = request["area"]
-    found: list[tuple[str, str, dict[str, Any] | None]] = [
+    expected = oracle.answer(request)
+    if expected.get("error", {}).get("type") == "BadRequest":  # from a generator, or a hand-made replay
+        raise SuiteError(f"the suite generated a request the oracle calls bad: {expected} for {request}")
+    found: Broken = [
         (v.rule, v.message, None)
         for v in judge(area, request, actual, version, documented_only=conformance == "documented")
     ]
+    err = actual.get("error")
+    if isinstance(err, dict) and err.get("type") not in ("InvalidConfiguration", None):
+        # the request is well-formed (the oracle answers it), so any other error is a refusal
+        found.append((f"{AREAS[area].prefix}-REFUSED",
+                      f"the request is valid, yet the answer is a {err.get('type')} ({_short(err.get('message'))}); "
+                      f"Flink answers {_short(expected)}", expected))
     if conformance == "flink":
-        expected = oracle.answer(request)
-        if expected.get("error", {}).get("type") == "BadRequest":  # from a generator, or a hand-made replay
-            raise SuiteError(f"the suite generated a request the oracle calls bad: {expected} for {request}")
         norm = AREAS[area].normalize
         diff = compare(norm(expected), norm(actual), strict_messages=strict_messages)
         found = [(r, m, expected) for r, m, _ in found]
@@ -124,69 +155,150 @@ def evaluate(request: dict[str, Any], actual: dict[str, Any], version: FlinkVers
             found.append((f"{AREAS[area].prefix}-EQ", diff, expected))
     if unsupported and any(r in unsupported for r, _, _ in found):
         found = [b for b in found if b[0] not in unsupported and not b[0].endswith("-EQ")]
-    return found
+    return found, expected
+
+
+def diverges(request: dict[str, Any], actual: dict[str, Any], version: FlinkVersion, *,
+             conformance: Conformance = "flink", strict_messages: bool = False,
+             unsupported: frozenset[str] = frozenset()) -> tuple[Signature, Broken, dict[str, Any]] | None:
+    """The divergence one answer belongs to (its signature, the broken rules, Flink's answer), or
+    None when it breaks no rule."""
+    broken, expected = _judged(request, actual, version, conformance, strict_messages, unsupported)
+    if not broken:
+        return None
+    return signature(request, actual, expected, [r for r, _, _ in broken], strict_messages=strict_messages), \
+        broken, expected
+
+
+def _short(value: object, limit: int = 200) -> str:
+    text = value if isinstance(value, str) else json.dumps(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+@attrs.define
+class _Group:
+    """The failing cases of one divergence seen so far: how many, and the smallest."""
+
+    signature: Signature
+    cases: int
+    request: dict[str, Any]
+    actual: dict[str, Any]
+    expected: dict[str, Any]
+    broken: Broken
+    shrunk_by_search: bool = False
+
+
+class _Judge:
+    """Sends requests to the implementation, judges each answer and groups the failures into
+    divergences (:mod:`flinkspec.divergence`), keeping the smallest request of each."""
+
+    def __init__(self, impl: Implementation, area: str, version: FlinkVersion, conformance: Conformance,
+                 strict_messages: bool, unsupported: frozenset[str],
+                 fit: Callable[[dict[str, Any]], tuple[dict[str, Any] | None, str | None]] | None) -> None:
+        self.impl, self.area, self.version = impl, area, version
+        self.conformance, self.strict, self.unsupported, self.fit = conformance, strict_messages, unsupported, fit
+        self.cases = 0
+        self.failing = 0
+        self.counting = True  # False while shrinking: those cases are not new failures of the run
+        self.groups: dict[tuple[str, tuple[str, ...]], _Group] = {}
+        self.not_checked: dict[str, int] = {}
+
+    def prepare(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        """The request as it is sent (fitted to what the implementation speaks), or None if it cannot be."""
+        if self.fit is None:
+            return request
+        fitted, why = self.fit(request)
+        if fitted is None:
+            self.not_checked[why or "not checked"] = self.not_checked.get(why or "not checked", 0) + 1
+        return fitted
+
+    def next_id(self) -> int:
+        self.cases += 1
+        return self.cases
+
+    def judge(self, req: dict[str, Any], actual: dict[str, Any]) -> Signature | None:
+        found = diverges(req, actual, self.version, conformance=self.conformance, strict_messages=self.strict,
+                         unsupported=self.unsupported)
+        if found is None:
+            return None
+        sig, broken, expected = found
+        clean = {k: req[k] for k in ("area", "flink", "input")}
+        group = self.groups.get(sig.key)
+        if group is None:
+            self.groups[sig.key] = _Group(sig, int(self.counting), clean, actual, expected, broken)
+        else:
+            group.cases += self.counting
+            if _size(clean) < _size(group.request):
+                group.request, group.actual, group.expected, group.broken = clean, actual, expected, broken
+        self.failing += self.counting
+        return sig
+
+    def answer(self, request: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        req = {"id": self.next_id(), **request}
+        try:
+            return req, answer_one(self.impl, req)
+        except ImplementationBroken as exc:
+            raise _Abort(str(exc)) from exc
 
 
 def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVersion, *,
                examples: int, seed_value: int, conformance: Conformance = "flink",
                strict_messages: bool = False, progress: Callable[[AreaRun], None] | None = None,
-               unsupported: frozenset[str] = frozenset()) -> AreaRun:
-    """Check one area at one version with ``examples`` generated requests.
+               unsupported: frozenset[str] = frozenset(), max_failures: int | None = None,
+               fit: Callable[[dict[str, Any]], tuple[dict[str, Any] | None, str | None]] | None = None,
+               ) -> AreaRun:
+    """Check one area at one version with ``examples`` generated requests, and report every
+    divergence (:mod:`flinkspec.divergence`) with one minimal representative.
 
-    Up to :data:`SEARCH_EXAMPLES` of them are drawn and judged one at a time by Hypothesis, which
-    shrinks what fails; the rest come from a pre-drawn corpus (:mod:`flinkspec.corpus`, shared
-    by the versions that draw the same inputs), pipelined through the implementation in batches;
-    what fails there is delta-debugged. Every counterexample ends minimal either way."""
+    All ``examples`` are checked (unless ``max_failures`` failing cases are seen first): up to
+    :data:`SEARCH_EXAMPLES` drawn one at a time by Hypothesis, the rest from a pre-drawn corpus
+    (:mod:`flinkspec.corpus`, shared by the versions that draw the same inputs) pipelined through
+    the implementation in batches. Then each divergence is shrunk: Hypothesis searches again with
+    an exception class per divergence, so that it shrinks each to its own minimal request, and
+    delta debugging (:mod:`flinkspec.reduce`) takes what is left, down to the plainest spelling that
+    still fails the same way. ``fit`` maps a generated request to what the implementation speaks
+    (:meth:`flinkspec.capabilities.Capabilities.fit`); a request it cannot take is not checked."""
     spec = AREAS[area]
     run = AreaRun(area, str(version))
-    best: dict[str, Counterexample] = {}
-    counter = [0]
+    jg = _Judge(impl, area, version, conformance, strict_messages, unsupported, fit)
     started = time.monotonic()
 
-    def record(req: dict[str, Any], actual: dict[str, Any], rule: str, message: str,
-               expected: dict[str, Any] | None) -> None:
-        old = best.get(rule)
-        if old is not None and _size(old.request) <= _size(req):
-            return
-        clean = {k: req[k] for k in ("area", "flink", "input")}
-        best[rule] = Counterexample(
-            area, str(version), rule, RULES[rule].text if rule in RULES else rule, clean, expected,
-            actual, message, replay_command(impl_spec, clean, strict_messages),
-        )
+    def enough() -> bool:
+        return max_failures is not None and jg.failing >= max_failures
 
-    raised: set[str] = set()
+    def tick() -> None:
+        if progress is not None:
+            progress(attrs.evolve(run, cases=jg.cases, failing=jg.failing))
 
-    def one_pass(focus: set[str] | None, n: int) -> None:
+    def one_pass(focus: set[tuple[str, tuple[str, ...]]] | None, n: int, pass_seed: int) -> None:
+        """``focus`` None: judge ``n`` drawn requests, raising nothing (every failure is counted);
+        else raise on the first case of a focused divergence, so that Hypothesis shrinks it."""
         @settings(max_examples=n, deadline=None, database=None, verbosity=Verbosity.quiet,
                   report_multiple_bugs=True, print_blob=False,
                   phases=(Phase.explicit, Phase.generate, Phase.shrink),
                   suppress_health_check=[HealthCheck.too_slow])
-        @seed(seed_value + len(raised))
+        @seed(pass_seed)
         @given(spec.requests(version))
         def one(request: dict[str, Any]) -> None:
-            counter[0] += 1
-            req = {"id": counter[0], **request}
-            try:
-                actual = answer_one(impl, req)
-            except ImplementationBroken as exc:
-                raise _Abort(str(exc)) from exc
-            broken = evaluate(req, actual, version, conformance=conformance, strict_messages=strict_messages,
-                              unsupported=unsupported)
-            for rule, message, expected in broken:
-                record(req, actual, rule, message, expected)
-            if progress is not None and counter[0] % 500 == 0:
-                run.cases = counter[0]
-                progress(run)
-            focused = [b for b in broken if focus is None or b[0] in focus]
-            if focused:
-                rule, message, _ = focused[0]
-                raised.add(rule)
-                raise _violation_type(rule)(f"{rule}: {message}")
+            sent = jg.prepare(request)
+            if sent is None:
+                return
+            req, actual = jg.answer(sent)
+            sig = jg.judge(req, actual)
+            if focus is None:
+                if jg.cases % 500 == 0:
+                    tick()
+                if enough():
+                    raise _Enough
+                return
+            if sig is not None and sig.key in focus:
+                jg.groups[sig.key].shrunk_by_search = True
+                raise _violation_type(sig.key)(sig.text())
 
         try:
             one()
         except _Violated:
-            pass  # every violation was recorded as it happened
+            pass  # the smallest request of each divergence was kept as it was seen
         except BaseExceptionGroup as group:
             _, rest = group.split(_Violated)
             if rest is not None:
@@ -196,83 +308,112 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Generating overly large repr")
         try:
-            _batched(impl, area, version, corpus.inputs(area, version, examples - search, seed_value), counter,
-                     lambda req, actual: [record(req, actual, *b) for b in evaluate(
-                         req, actual, version, conformance=conformance, strict_messages=strict_messages,
-                         unsupported=unsupported)],
-                     lambda: progress(attrs.evolve(run, cases=counter[0])) if progress else None)
-            # Hypothesis shrinks the rule it is told about; a rule only seen beside another one gets
-            # a focused pass of its own so that each broken rule ends with its own minimal request.
-            one_pass(None, search)
-            for _ in range(MAX_FOCUS_PASSES):
-                pending = set(best) - raised
+            try:
+                _batched(jg, corpus.inputs(area, version, examples - search, seed_value), enough, tick)
+                one_pass(None, search, seed_value)
+            except _Enough:
+                pass
+            # Shrinking: Hypothesis shrinks the divergences it is told about; one only seen beside
+            # another gets a focused pass of its own, so that each ends with its own minimal request.
+            jg.counting = False
+            for i in range(MAX_FOCUS_PASSES):
+                pending = {k for k, g in jg.groups.items() if not g.shrunk_by_search}
                 if not pending:
                     break
-                one_pass(pending, search)
+                one_pass(pending, search, seed_value + i)
         except _Abort as exc:
             run.infra_error = str(exc)
+    found = list(jg.groups.values())
     if run.infra_error is None:
-        for rule, found in list(best.items()):
-            best[rule] = _reduced(found, impl, version, counter, conformance, strict_messages, unsupported)
-    run.cases = counter[0]
+        found = [_reduce_group(g, jg, impl_spec) for g in found]
+    run.counterexamples = sorted((_counterexample(g, impl_spec, strict_messages) for g in found),
+                                 key=lambda c: (-c.cases, c.rules))
+    run.cases, run.failing, run.not_checked = jg.cases, jg.failing, dict(jg.not_checked)
     run.seconds = time.monotonic() - started
-    run.counterexamples = sorted(best.values(), key=lambda c: (c.rule.endswith("-EQ"), c.rule))
     return run
 
 
-def _batched(impl: Implementation, area: str, version: FlinkVersion, inputs: list[dict[str, Any]],
-             counter: list[int], judge_one: Callable[[dict[str, Any], dict[str, Any]], object],
-             tick: Callable[[], object]) -> None:
+def _counterexample(g: _Group, impl_spec: str, strict: bool) -> Counterexample:
+    rules = g.signature.rules
+    messages = {r: m for r, m, _ in reversed(g.broken)}
+    first = rules[0]
+    return Counterexample(
+        g.request["area"], g.request["flink"], first, RULES[first].text if first in RULES else first,
+        g.request, g.expected, g.actual, messages.get(first, g.signature.what),
+        replay_command(impl_spec, g.request, strict), rules, g.signature.what, max(g.cases, 1),
+        features(g.request), tuple(messages.get(r, "") for r in rules))
+
+
+def _batched(jg: _Judge, inputs: list[dict[str, Any]], enough: Callable[[], bool], tick: Callable[[], object]) -> None:
     """Answer ``inputs`` in pipelined batches and judge every answer."""
-    for start in range(0, len(inputs), BATCH):
-        reqs = []
-        for inp in inputs[start:start + BATCH]:
-            counter[0] += 1
-            reqs.append({"id": counter[0], "area": area, "flink": str(version), "input": inp})
+    pending: list[dict[str, Any]] = []
+    for inp in inputs:
+        sent = jg.prepare({"area": jg.area, "flink": str(jg.version), "input": inp})
+        if sent is not None:
+            pending.append(sent)
+    for start in range(0, len(pending), BATCH):
+        reqs = [{"id": jg.next_id(), **r} for r in pending[start:start + BATCH]]
         try:
-            answers = impl.answer_many(reqs)
+            answers = jg.impl.answer_many(reqs)
         except ImplementationBroken as exc:
             raise _Abort(str(exc)) from exc
         for req, actual in zip(reqs, answers, strict=True):
-            judge_one(req, actual)
+            jg.judge(req, actual)
         tick()
+        if enough():
+            raise _Enough
 
 
-def _reduced(found: Counterexample, impl: Implementation, version: FlinkVersion, counter: list[int],
-             conformance: Conformance, strict_messages: bool,
-             unsupported: frozenset[str] = frozenset()) -> Counterexample:
-    """Delta-debug a counterexample further (Hypothesis cannot shrink seeded long sequences)."""
+def _reduce_group(g: _Group, jg: _Judge, impl_spec: str) -> _Group:
+    """Delta-debug a divergence's smallest request further, keeping its signature (Hypothesis
+    cannot shrink seeded long sequences, nor respell a value plainly)."""
     last: dict[str, Any] = {}
+    key = g.signature.key
 
     def still_fails(candidate: dict[str, Any]) -> bool:
-        counter[0] += 1
-        req = {"id": counter[0], **candidate}
-        actual = answer_one(impl, req)
+        if jg.fit is not None and jg.fit(candidate)[0] != candidate:
+            return False  # the implementation could not be sent it as it is
+        req, actual = _answer_plain(jg, candidate)
         try:
-            broken = evaluate(req, actual, version, conformance=conformance, strict_messages=strict_messages,
-                              unsupported=unsupported)
+            found = diverges(req, actual, jg.version, conformance=jg.conformance, strict_messages=jg.strict,
+                             unsupported=jg.unsupported)
         except SuiteError:  # the cut made the request malformed (a field pointing past the events): no smaller
             return False
-        for rule, message, expected in broken:
-            if rule == found.rule:
-                last.update(actual=actual, message=message, expected=expected)
-                return True
-        return False
+        if found is None or found[0].key != key:
+            return False
+        _, broken, expected = found
+        last.update(actual=actual, expected=expected, broken=broken)
+        return True
 
     try:
-        smaller = reduce(found.request, still_fails)
+        smaller = reduce(g.request, still_fails)
     except ImplementationBroken:
-        return found
-    if smaller == found.request or not last or _size(smaller) >= _size(found.request):
-        return found
+        return g
+    if smaller == g.request or not last:
+        return g
     still_fails(smaller)  # the answers of the final request, not of the last candidate tried
-    return attrs.evolve(found, request=smaller, actual=last["actual"], difference=last["message"],
-                        expected=last["expected"],
-                        replay=replay_command(_impl_of(found.replay), smaller, strict_messages))
+    return attrs.evolve(g, request=smaller, actual=last["actual"], expected=last["expected"], broken=last["broken"])
 
 
-def _impl_of(replay: str) -> str:
-    return shlex.split(replay)[3]
+def _answer_plain(jg: _Judge, candidate: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    req = {"id": jg.next_id(), **candidate}
+    return req, answer_one(jg.impl, req)
+
+
+def shrink_one(found: Counterexample, impl: Implementation, impl_spec: str, version: FlinkVersion, *,
+               conformance: Conformance, strict_messages: bool, unsupported: frozenset[str] = frozenset(),
+               fit: Callable[[dict[str, Any]], tuple[dict[str, Any] | None, str | None]] | None = None,
+               ) -> tuple[Counterexample, int]:
+    """Shrink one divergence's representative found elsewhere (the Spark harness's tasks) by delta
+    debugging; returns it and the number of requests sent."""
+    jg = _Judge(impl, found.area, version, conformance, strict_messages, unsupported, fit)
+    jg.counting = False
+    sig = jg.judge({"id": 0, **found.request}, found.actual)
+    if sig is None:
+        return found, 0
+    group = _reduce_group(jg.groups[sig.key], jg, impl_spec)
+    group.cases = found.cases
+    return _counterexample(group, impl_spec, strict_messages), jg.cases
 
 
 def versions_for(area: str, wanted: Sequence[FlinkVersion]) -> list[FlinkVersion]:

@@ -4,9 +4,11 @@
 
     {"schema": 1, "impl": str, "conformance": "flink"|"documented", "seed": int,
      "verdict": "valid"|"invalid"|"unknown", "cases": int,
-     "runs": [{"area", "flink", "cases", "seconds", "verdict", "infra_error"}],
+     "divergences": int, "failing_cases": int, "not_checked_cases": int,
+     "runs": [{"area", "flink", "cases", "seconds", "verdict", "infra_error", "failing", "divergences",
+               "not_checked": {why: cases}}],
      "counterexamples": [{"area", "flink", "rule", "rule_text", "request", "expected", "actual",
-                          "difference", "replay"}],
+                          "difference", "replay", "rules", "signature", "cases", "features", "messages"}],
      "unsupported": [{"area", "flink", "rule", "why", "source"}],
      "rules": [{"id", "area", "text", "documented", "flink_violates"}]}
 """
@@ -39,9 +41,13 @@ def to_json(runs: Sequence[AreaRun], impl: str, conformance: str, seed: int,
         "seed": seed,
         "verdict": overall_verdict(runs),
         "cases": sum(r.cases for r in runs),
+        "divergences": sum(len(r.counterexamples) for r in runs),
+        "failing_cases": sum(r.failing for r in runs),
+        "not_checked_cases": sum(sum(r.not_checked.values()) for r in runs),
         "runs": [
             {"area": r.area, "flink": r.flink, "cases": r.cases, "seconds": round(r.seconds, 3),
-             "verdict": r.verdict, "infra_error": r.infra_error}
+             "verdict": r.verdict, "infra_error": r.infra_error, "failing": r.failing,
+             "divergences": len(r.counterexamples), "not_checked": dict(r.not_checked)}
             for r in runs
         ],
         "counterexamples": [c.to_json() for r in runs for c in r.counterexamples],

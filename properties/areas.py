@@ -16,6 +16,7 @@ from properties.classloading import invariants as _classloading_invariants  # no
 from properties.classloading import strategies as classloading_strategies
 from properties.memory import invariants as _memory_invariants  # noqa: F401  (registers the rules)
 from properties.memory import strategies as memory_strategies
+from properties.rules import refused_rule
 from properties.watermark import invariants as watermark_invariants
 from properties.watermark import strategies as watermark_strategies
 
@@ -74,6 +75,10 @@ AREAS: dict[str, AreaSpec] = {
         size=watermark_strategies.event_count, adapt=recovery.from_alignment, corpus_of="checkpoint.alignment",
     ),
 }
+
+
+for _spec in AREAS.values():
+    refused_rule(_spec.name, _spec.prefix)
 
 
 @attrs.frozen

@@ -135,6 +135,23 @@ def differential_rule(area: str, prefix: str) -> Rule:
     )
 
 
+def refused_rule(area: str, prefix: str) -> Rule:
+    """The protocol's rule "a well-formed request is answered": an output, or Flink's own rejection
+    (``InvalidConfiguration``), never a ``BadRequest``; checked at both levels by the check engine,
+    which knows a request is well-formed when the oracle answers it."""
+    return declare(
+        Rule(
+            f"{prefix}-REFUSED",
+            area,
+            "A well-formed request is answered: with an output, or with Flink's own rejection "
+            "(InvalidConfiguration), never refused as a BadRequest.",
+            "docs/PROTOCOL.md 'Envelope': BadRequest is for an unknown version or area or an input of the wrong shape",
+            kind=INVARIANT,
+            checked_by=area_properties(area),
+        )
+    )
+
+
 def all_rules() -> dict[str, Rule]:
     """The whole registry: every invariant and differential rule, then every oracle rule."""
     import properties.areas  # noqa: F401  (registers the invariants)

@@ -25,7 +25,7 @@ import attrs
 from flinkspec.check import AreaRun, Counterexample
 from flinkspec.impls import Implementation
 from spark_harness.plan import Chunk, partition
-from spark_harness.shrink import candidates, shrink_rule, size
+from spark_harness.shrink import candidates, shrink_divergence, size
 from spark_harness.tasks import InfraError, JobSpec, PartitionResult, run_partition
 
 DEFAULT_MASTER = "local[*]"
@@ -189,7 +189,7 @@ def _rerun(sc: Any, parts: Sequence[tuple[Chunk, ...]], missing: list[int], task
 def assemble(pairs: Sequence[tuple[str, str]], parts: Sequence[tuple[Chunk, ...]], results: dict[int, PartitionResult],
              lost: Sequence[Lost], job: JobSpec, shrink_with: Implementation | None,
              log: Callable[[str], None] | None = None) -> tuple[list[AreaRun], int]:
-    """Per (area, version): cases, seconds, shrunk counterexamples (one per rule and shape) and
+    """Per (area, version): cases, seconds, one shrunk counterexample per divergence, and
     infrastructure errors. Returns the runs and the number of requests shrinking sent."""
     say = log or (lambda text: print(text, file=sys.stderr, flush=True))
     runs = {(a, v): AreaRun(a, v) for a, v in pairs}
@@ -201,12 +201,14 @@ def assemble(pairs: Sequence[tuple[str, str]], parts: Sequence[tuple[Chunk, ...]
     found = candidates(f for pid in sorted(results) for f in results[pid].failures)
     shrink_cases = 0
     if found:
-        say(f"  shrinking {sum(len(v) for v in found.values())} candidate(s) of {len(found)} broken rule(s)"
+        say(f"  shrinking {sum(len(v) for v in found.values())} candidate(s) of {len(found)} divergence(s)"
             + ("" if shrink_with is not None else " (skipped)") + " ...")
-    for (area, ver, _rule), cands in sorted(found.items()):
-        shrunk, sent = shrink_rule(cands, shrink_with, job.impl, conformance=job.conformance,
-                                   strict_messages=job.strict_messages, unsupported=job.unsupported_rules(area, ver))
-        runs[(area, ver)].counterexamples.extend(shrunk)
+    for (area, ver, _what, _rules), cands in sorted(found.items()):
+        shrunk, sent = shrink_divergence(cands, shrink_with, job.impl, conformance=job.conformance,
+                                         strict_messages=job.strict_messages,
+                                         unsupported=job.unsupported_rules(area, ver))
+        runs[(area, ver)].counterexamples.append(shrunk)
+        runs[(area, ver)].failing += shrunk.cases
         runs[(area, ver)].cases += sent
         shrink_cases += sent
     errors: dict[tuple[str, str], list[tuple[int, str]]] = {}
@@ -228,8 +230,8 @@ def assemble(pairs: Sequence[tuple[str, str]], parts: Sequence[tuple[Chunk, ...]
     return list(runs.values()), shrink_cases
 
 
-def _order(c: Counterexample) -> tuple[bool, str, tuple[int, int]]:
-    return c.rule.endswith("-EQ"), c.rule, size(c.request)
+def _order(c: Counterexample) -> tuple[int, tuple[str, ...], tuple[int, int]]:
+    return -c.cases, c.rules, size(c.request)
 
 
 def fan_out(job: JobSpec, pairs: Sequence[tuple[str, str]], chunks: Sequence[Chunk], *, master: str | None = None,

@@ -1,11 +1,11 @@
 """Shapes, candidate selection and shrinking of failing requests.
 
-A *shape* abstracts a request to what makes two counterexamples "the same bug seen twice": the
+Tasks group their failures into divergences (:mod:`flinkspec.divergence`: how an answer differs
+from Flink's and every rule it breaks) and count them. A *shape* abstracts a request to its
 configuration keys, the kind of every event with channels renumbered by first use, the lengths of
-name lists, the enumerated values (modes, statuses). Two failures of one rule with one shape are
-duplicates; the smaller is kept. The driver shrinks the smallest few candidates per rule with the
-delta debugging of :mod:`flinkspec.check` (``flinkspec.reduce``) and keeps one counterexample per
-(rule, shape) of the shrunk requests.
+name lists and the enumerated values (modes, statuses); per divergence the smallest failures of a
+few distinct shapes are kept as candidates. The driver shrinks them with the delta debugging of
+:func:`flinkspec.check.shrink_one` and reports the smallest, with the divergence's case count.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any
 
 import attrs
 
-from flinkspec.check import Conformance, Counterexample, replay_command
-from flinkspec.check import _reduced as _delta_debug
+from flinkspec.check import Conformance, Counterexample, replay_command, shrink_one
+from flinkspec.divergence import features
 from flinkspec.impls import Implementation
 from oracle.versions import parse_version
 from properties.areas import AREAS
@@ -29,17 +29,24 @@ KEEP_PER_RULE = 3  # candidates a partition keeps per (area, version, rule), and
 
 @attrs.frozen
 class Failure:
-    """One request on which ``rule`` broke, as a task saw it (not shrunk yet)."""
+    """A request of one divergence, as a task saw it (not shrunk yet), and how many failing cases
+    of that divergence it stands for."""
 
     area: str
     flink: str
-    rule: str
-    message: str
+    signature: str  # the divergence: what differs from Flink (Signature.what)
+    rules: tuple[str, ...]
+    messages: tuple[str, ...]  # what each rule saw
     request: dict[str, Any]
     actual: dict[str, Any]
     expected: dict[str, Any] | None
     size: tuple[int, int]
     shape: str
+    cases: int = 1
+
+    @property
+    def key(self) -> tuple[str, str, str, tuple[str, ...]]:
+        return self.area, self.flink, self.signature, self.rules
 
     @property
     def order(self) -> tuple[tuple[int, int], str]:
@@ -88,7 +95,9 @@ def shape(request: dict[str, Any]) -> str:
 
 
 def keep(bucket: list[Failure], failure: Failure, limit: int = KEEP_PER_RULE) -> None:
-    """Add ``failure`` to the ``limit`` smallest failures of distinct shapes held in ``bucket``."""
+    """Add ``failure`` to the ``limit`` smallest failures of distinct shapes held in ``bucket`` (one
+    divergence's), and count its cases."""
+    counted = sum(f.cases for f in bucket) + failure.cases
     for i, old in enumerate(bucket):
         if old.shape == failure.shape:
             if failure.order < old.order:
@@ -98,34 +107,45 @@ def keep(bucket: list[Failure], failure: Failure, limit: int = KEEP_PER_RULE) ->
         bucket.append(failure)
     bucket.sort(key=lambda f: f.order)
     del bucket[limit:]
+    bucket[0] = attrs.evolve(bucket[0], cases=counted - sum(f.cases for f in bucket[1:]))
 
 
-def candidates(failures: Iterable[Failure], limit: int = KEEP_PER_RULE) -> dict[tuple[str, str, str], list[Failure]]:
-    """Per (area, version, rule), the ``limit`` smallest failures of distinct shapes."""
-    out: dict[tuple[str, str, str], list[Failure]] = {}
+def candidates(failures: Iterable[Failure], limit: int = KEEP_PER_RULE
+               ) -> dict[tuple[str, str, str, tuple[str, ...]], list[Failure]]:
+    """Per divergence (area, version, signature, rules), the ``limit`` smallest failures of distinct
+    shapes; their ``cases`` add up to the divergence's failing cases."""
+    out: dict[tuple[str, str, str, tuple[str, ...]], list[Failure]] = {}
     for f in failures:
-        keep(out.setdefault((f.area, f.flink, f.rule), []), f, limit)
+        keep(out.setdefault(f.key, []), f, limit)
     return out
 
 
-def to_counterexample(f: Failure, impl_spec: str, strict_messages: bool) -> Counterexample:
-    return Counterexample(f.area, f.flink, f.rule, RULES[f.rule].text if f.rule in RULES else f.rule, f.request,
-                          f.expected, f.actual, f.message, replay_command(impl_spec, f.request, strict_messages))
+def to_counterexample(f: Failure, impl_spec: str, strict_messages: bool, cases: int | None = None) -> Counterexample:
+    first = f.rules[0]
+    return Counterexample(f.area, f.flink, first, RULES[first].text if first in RULES else first, f.request,
+                          f.expected, f.actual, f.messages[0] if f.messages else f.signature,
+                          replay_command(impl_spec, f.request, strict_messages), f.rules, f.signature,
+                          f.cases if cases is None else cases, features(f.request), f.messages)
 
 
-def shrink_rule(found: list[Failure], impl: Implementation | None, impl_spec: str, *, conformance: Conformance,
-                strict_messages: bool, unsupported: frozenset[str]) -> tuple[list[Counterexample], int]:
-    """Shrink each candidate of one (area, version, rule) and keep one counterexample per shrunk
-    shape, smallest first; also returns the number of requests shrinking sent. Without an
-    implementation (``--no-shrink``) the candidates are reported as found."""
-    counter = [0]
-    out: dict[str, Counterexample] = {}
+def shrink_divergence(found: list[Failure], impl: Implementation | None, impl_spec: str, *,
+                      conformance: Conformance, strict_messages: bool, unsupported: frozenset[str]
+                      ) -> tuple[Counterexample, int]:
+    """Shrink each candidate of one divergence and keep the smallest result, with the divergence's
+    case count; also returns the number of requests shrinking sent. Without an implementation
+    (``--no-shrink``) the smallest candidate is reported as found."""
+    total = sum(f.cases for f in found)
+    sent = 0
+    best: Counterexample | None = None
     for f in found:
-        ce = to_counterexample(f, impl_spec, strict_messages)
+        ce = to_counterexample(f, impl_spec, strict_messages, total)
         if impl is not None:
-            ce = _delta_debug(ce, impl, parse_version(f.flink), counter, conformance, strict_messages, unsupported)
-        key = shape(ce.request)
-        if key not in out or size(ce.request) < size(out[key].request):
-            out[key] = ce
-    ordered = sorted(out.values(), key=lambda c: (size(c.request), json.dumps(c.request, sort_keys=True)))
-    return ordered, counter[0]
+            ce, n = shrink_one(ce, impl, impl_spec, parse_version(f.flink), conformance=conformance,
+                               strict_messages=strict_messages, unsupported=unsupported)
+            sent += n
+        if best is None or size(ce.request) < size(best.request):
+            best = ce
+        if impl is None:
+            break
+    assert best is not None
+    return best, sent

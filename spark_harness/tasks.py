@@ -24,7 +24,7 @@ from typing import Any
 import attrs
 
 from flinkspec import corpus
-from flinkspec.check import Conformance, evaluate
+from flinkspec.check import Conformance, diverges
 from flinkspec.impls import DEFAULT_TIMEOUT_S, Implementation, ImplementationBroken, answer_one, open_impl
 from oracle.versions import FlinkVersion, parse_version
 from properties.areas import AREAS
@@ -122,7 +122,7 @@ class _Partition:
     def __init__(self, pid: int, job: JobSpec, attempt: int) -> None:
         self.pid, self.job, self.attempt = pid, job, attempt
         self.tallies: dict[tuple[str, str], list[float]] = {}
-        self.failures: dict[tuple[str, str, str], list[Failure]] = {}
+        self.failures: dict[tuple[str, str, str, tuple[str, ...]], list[Failure]] = {}
         self.infra: list[InfraError] = []
         self.restarts = 0
         self.gave_up: str | None = None
@@ -137,14 +137,18 @@ class _Partition:
         t[2] += seconds
 
     def judge(self, req: dict[str, Any], actual: dict[str, Any], version: FlinkVersion) -> None:
-        broken = evaluate(req, actual, version, conformance=self.job.conformance,
-                          strict_messages=self.job.strict_messages,
-                          unsupported=self.job.unsupported_rules(req["area"], req["flink"]))
-        self.tally(req["area"], req["flink"], 1, bool(broken))
+        found = diverges(req, actual, version, conformance=self.job.conformance,
+                         strict_messages=self.job.strict_messages,
+                         unsupported=self.job.unsupported_rules(req["area"], req["flink"]))
+        self.tally(req["area"], req["flink"], 1, found is not None)
+        if found is None:
+            return
+        sig, broken, expected = found
+        messages = {r: m for r, m, _ in reversed(broken)}
         clean = {k: req[k] for k in ("area", "flink", "input")}
-        for rule, message, expected in broken:
-            keep(self.failures.setdefault((req["area"], req["flink"], rule), []),
-                 Failure(req["area"], req["flink"], rule, message, clean, actual, expected, size(clean), shape(clean)))
+        failure = Failure(req["area"], req["flink"], sig.what, sig.rules, tuple(messages[r] for r in sig.rules),
+                          clean, actual, expected, size(clean), shape(clean))
+        keep(self.failures.setdefault(failure.key, []), failure)
 
     def give_up(self, chunk: Chunk, ver: str, unchecked: int, cause: str) -> None:
         self.infra.append(InfraError(chunk.area, ver, self.pid, chunk.index, unchecked, cause))
