@@ -25,6 +25,7 @@ from flinkspec.impls import (
 from oracle.versions import SUPPORTED, FlinkVersion, UnknownVersion, parse_version
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+DEFAULT_REPORT = "flinkspec-report"  # where check and fanout write their report unless told
 
 
 def _open(spec: str, timeout: float) -> Implementation:
@@ -71,6 +72,7 @@ def _areas(text: str | None, extra: bool = False) -> list[str]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from flinkspec import console
     from flinkspec import report as rep
     from flinkspec.capabilities import CapabilitiesError, resolve
     from flinkspec.check import check_area, versions_for
@@ -87,33 +89,32 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     skipped: list[tuple[str, str, str]] = []
     runs = []
-    report_dir = Path(args.report) if args.report else None
+    report_dir = Path(args.report or DEFAULT_REPORT)
     junit = Path(args.junit) if args.junit else None
     _writable(report_dir, junit)
     started = time.monotonic()
+    number = 1
     try:
         for area in areas:
             for ver in versions_for(area, versions):
                 why = caps.run_unsupported(area, ver)
-                if why is not None:
-                    skipped.append((area, str(ver), why.why or f"declared by {why.source}"))
-                    print(f"{area} at Flink {ver}: not supported ({skipped[-1][2]})", file=sys.stderr)
+                why_text = ((why.why or f"declared by {why.source}") if why is not None
+                            else getattr(caps, "area_needs", lambda _a: None)(area))  # TODO(lead) H1
+                if why_text is not None:
+                    skipped.append((area, str(ver), why_text))
+                    print(f"{area} at Flink {ver}: not checked ({why_text})", file=sys.stderr)
                     continue
                 print(f"checking {area} at Flink {ver} against {args.impl} ...", file=sys.stderr, flush=True)
                 run = check_area(
                     impl, args.impl, area, ver, examples=args.examples, seed_value=args.seed,
                     conformance=args.conformance, strict_messages=args.strict_messages,
-                    unsupported=caps.rules_unsupported(area, ver),
+                    unsupported=caps.rules_unsupported(area, ver), max_failures=args.max_failures,
+                    fit=getattr(caps, "fit", None),  # TODO(lead) H1
                     progress=(lambda r: print(f"  {r.cases} cases", file=sys.stderr, flush=True))
                     if args.verbose else None,
                 )
                 runs.append(run)
-                status = run.verdict + (f": {run.infra_error}" if run.infra_error else "")
-                print(f"  {run.cases} cases in {run.seconds:.1f} s, {len(run.counterexamples)} counterexample(s), "
-                      f"{status}", file=sys.stderr, flush=True)
-                for c in run.counterexamples:
-                    print(f"  {c.rule} {c.difference}\n    request: {json.dumps(c.request['input'])}",
-                          file=sys.stderr)
+                number = console.print_run(run, number)
                 rep.write(rep.to_json(runs, args.impl, args.conformance, args.seed, caps, skipped), report_dir, junit)
                 if run.infra_error and impl_is_dead(run.infra_error):
                     raise _Dead
@@ -123,9 +124,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         impl.close()
     report = rep.to_json(runs, args.impl, args.conformance, args.seed, caps, skipped)
     rep.write(report, report_dir, junit)
-    print(f"{report['verdict']}: {report['cases']} cases, {len(report['counterexamples'])} counterexample(s), "
-          f"{sum(1 for r in runs if r.infra_error)} infrastructure error(s) in {time.monotonic() - started:.1f} s"
-          + (f"; report in {report_dir}" if report_dir else ""))
+    print(console.summary(report, time.monotonic() - started, report_dir, junit))
     if any(r.infra_error for r in runs):
         return EXIT_USAGE  # a broken implementation: exit 2, with what it found kept in the report
     return EXIT_FAIL if report["verdict"] == "invalid" else EXIT_OK
@@ -322,7 +321,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--conformance", choices=("flink", "documented"), default="flink")
     c.add_argument("--strict-messages", action="store_true", help="compare exception names and messages too")
-    c.add_argument("--report", help="directory for report.json, report.md and report.html")
+    c.add_argument("--report", metavar="DIR", help="directory for report.json, report.md and report.html "
+                   f"(default: {DEFAULT_REPORT})")
+    c.add_argument("--max-failures", type=int, metavar="N",
+                   help="stop generating once N failing cases were seen (default: check every example)")
     c.add_argument("--capabilities", metavar="FILE",
                    help="JSON file of the areas, versions and rules the implementation does not support")
     c.add_argument("--junit", help="JUnit XML file")
@@ -380,6 +382,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if getattr(args, "examples", 1) < 1:
             raise CliError("--examples must be at least 1")
+        if (getattr(args, "max_failures", None) or 1) < 1:
+            raise CliError("--max-failures must be at least 1")
         if getattr(args, "timeout", 1) <= 0:
             raise CliError("--timeout must be a positive number of seconds")
         return int(args.fn(args))

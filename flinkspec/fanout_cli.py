@@ -40,7 +40,8 @@ def add_parser(sub: Any) -> None:
     f.add_argument("--strict-messages", action="store_true", help="compare exception names and messages too")
     f.add_argument("--capabilities", metavar="FILE",
                    help="JSON file of the areas, versions and rules the implementation does not support")
-    f.add_argument("--report", help="directory for report.json, report.md and report.html")
+    f.add_argument("--report", metavar="DIR", help="directory for report.json, report.md and report.html "
+                   "(default: flinkspec-report)")
     f.add_argument("--junit", help="JUnit XML file")
     f.add_argument("--progress", type=float, default=5.0, metavar="SECONDS", help="seconds between progress lines")
     f.add_argument("--no-shrink", action="store_true", help="report failures as found (no driver-side shrinking)")
@@ -66,10 +67,11 @@ def _conf(pairs: list[str]) -> list[tuple[str, str]]:
 
 
 def cmd_fanout(args: argparse.Namespace) -> int:
+    from flinkspec import console
     from flinkspec import report as rep
     from flinkspec.capabilities import CapabilitiesError, resolve
     from flinkspec.check import versions_for
-    from flinkspec.cli import _areas, _open, _versions, _writable
+    from flinkspec.cli import DEFAULT_REPORT, _areas, _open, _versions, _writable
     from flinkspec.impls import pinned_version
 
     if args.cases < 1:
@@ -90,7 +92,7 @@ def cmd_fanout(args: argparse.Namespace) -> int:
     impl = _open(args.impl, args.timeout)
     try:
         versions = _versions(args.flink, pinned_version(impl))
-        report_dir = Path(args.report) if args.report else None
+        report_dir = Path(args.report or DEFAULT_REPORT)
         junit = Path(args.junit) if args.junit else None
         _writable(report_dir, junit)
         try:
@@ -126,20 +128,16 @@ def cmd_fanout(args: argparse.Namespace) -> int:
     report["fanout"] = {**outcome.to_json(), "requested_cases": args.cases, "total_seconds": round(wall, 3),
                         "chunks": len(chunks)}
     rep.write(report, report_dir, junit)
-    seen: dict[tuple[str, str, str], list[str]] = {}
     for run in outcome.runs:
-        for c in run.counterexamples:
-            seen.setdefault((c.rule, c.difference, json.dumps(c.request["input"])), []).append(c.flink)
         if run.infra_error:
             print(f"  {run.area} at Flink {run.flink}: {run.infra_error}", file=sys.stderr)
-    for (rule, difference, request), flinks in seen.items():
-        at = ", ".join(flinks) if len(flinks) <= 3 else f"{flinks[0]} ... {flinks[-1]} ({len(flinks)} versions)"
-        print(f"  {rule} at Flink {at}: {difference}\n    request: {request}", file=sys.stderr)
+    for i, (c, flinks) in enumerate(console.grouped(outcome.runs), 1):
+        print("\n".join(console.divergence_lines(c, i, at=f"{c.area} at Flink {console.versions_text(flinks)}")),
+              file=sys.stderr)
+    print(f"{outcome.checked_cases:,} cases checked (+{outcome.shrink_cases:,} shrinking) in {wall:.1f} s "
+          f"({outcome.checked_cases / max(outcome.wall_seconds, 1e-9):,.0f} cases/s on {outcome.master})")
+    print(console.summary(report, wall, report_dir, junit))
     errors = sum(1 for r in outcome.runs if r.infra_error)
-    print(f"{report['verdict']}: {outcome.checked_cases:,} cases checked (+{outcome.shrink_cases:,} shrinking) in "
-          f"{wall:.1f} s ({outcome.checked_cases / max(outcome.wall_seconds, 1e-9):,.0f} cases/s on "
-          f"{outcome.master}), {len(report['counterexamples'])} counterexample(s), {errors} infrastructure "
-          f"error(s)" + (f"; report in {report_dir}" if report_dir else ""))
     if outcome.interrupted:
         return 130
     if errors:

@@ -59,17 +59,21 @@ def test_shape_renumbers_channels_and_keeps_event_kinds() -> None:
     assert shape(mem) == "config={a,b}"
 
 
-def test_candidates_keep_the_smallest_of_each_shape_per_rule() -> None:
-    """Per (area, version, rule) at most three failures, one per shape, smallest first."""
+def test_candidates_keep_the_smallest_of_each_shape_per_divergence() -> None:
+    """Per divergence at most three failures, one per shape, smallest first; the cases of every
+    failure seen are counted, also of those no longer kept."""
     def failure(req: dict[str, Any]) -> Failure:
-        return Failure("watermark.valve", "2.3", "WM-EQ", "", req, {}, None, size(req), shape(req))
+        return Failure("watermark.valve", "2.3", "differs in output.emitted[]", ("WM-EQ",), ("x",), req, {}, None,
+                       size(req), shape(req))
 
     small = valve({"channel": 0, "watermark": 1}, {"channel": 0, "status": "IDLE"})
     large = valve({"channel": 1, "watermark": 1000}, {"channel": 1, "status": "IDLE"})
     others = [valve(*[{"channel": 0, "watermark": i}] * k) for i, k in ((1, 3), (2, 4), (3, 5))]
-    kept = candidates([failure(large), failure(small), *map(failure, others)])[("watermark.valve", "2.3", "WM-EQ")]
+    found = candidates([failure(large), failure(small), *map(failure, others)])
+    kept = found[("watermark.valve", "2.3", "differs in output.emitted[]", ("WM-EQ",))]
     assert len(kept) == 3 and kept[0].request == small
     assert [f.size for f in kept] == sorted(f.size for f in kept)
+    assert sum(f.cases for f in kept) == 5
 
 
 @pytest.mark.parametrize(("data", "says"), [

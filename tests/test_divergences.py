@@ -1,0 +1,102 @@
+"""``flinkspec check`` reports every distinct divergence once, plainly, and never a false one."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from flinkspec.divergence import differing_paths, signature, template
+
+ROOT = Path(__file__).resolve().parent.parent
+PLANTED = f"cmd:{sys.executable} {ROOT / 'tests' / 'planted_bugs.py'}"
+AREAS = ("memory.jobmanager", "watermark.valve", "checkpoint.coordinator", "classloading.resolve", "watermark.timers")
+
+
+def flinkspec(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "flinkspec.cli", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=900)
+
+
+def _plain(value: Any) -> bool:
+    """No padding, tabs or capitals in a configuration value."""
+    return not isinstance(value, str) or (value == value.strip() and "\t" not in value and value == value.lower())
+
+
+def test_five_planted_bugs_are_five_divergences_with_plain_values(tmp_path: Path) -> None:
+    """tests/planted_bugs.py plants five independent bugs of five kinds (a value left out, an
+    emission missing, an off-by-one in a list, a valid request refused, an event kind ignored);
+    the report shows exactly five divergences, one per bug, each shrunk to plain values, with its
+    case count, its rules and a replay line that reproduces it."""
+    done = flinkspec("check", "--impl", PLANTED, "--flink", "2.3", "--area", ",".join(AREAS),
+                     "--report", str(tmp_path / "r"), cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    report = json.loads((tmp_path / "r" / "report.json").read_text())
+    found = report["counterexamples"]
+    assert report["divergences"] == len(found) == 5, [(c["area"], c["signature"], c["rules"]) for c in found]
+    by_area = {c["area"]: c for c in found}
+    assert set(by_area) == set(AREAS)
+    assert "MaxDirectMemorySize missing" in by_area["memory.jobmanager"]["signature"]
+    assert by_area["classloading.resolve"]["signature"].startswith("refuses a valid request as a BadRequest")
+    assert "CLR-REFUSED" in by_area["classloading.resolve"]["rules"]
+    assert "output.steps[].retained" in by_area["checkpoint.coordinator"]["signature"]
+    assert report["failing_cases"] == sum(c["cases"] for c in found) > 5
+    for c in found:
+        config = c["request"]["input"].get("config", {})
+        assert all(_plain(v) for v in config.values()), c["request"]
+        assert c["rules"][0] == c["rule"] and c["rule_text"] and len(c["messages"]) == len(c["rules"])
+    out = done.stdout + done.stderr
+    assert "5 distinct divergences" in out and f"report: {tmp_path / 'r' / 'report.html'}" in out
+    assert out.count("replay:  flinkspec replay --impl") == 5
+    timers = by_area["watermark.timers"]
+    replay = flinkspec("replay", "--impl", PLANTED, "--request", json.dumps(timers["request"]), cwd=tmp_path)
+    assert replay.returncode == 1 and "still fails" in replay.stdout
+
+
+def _bad_request(req: dict[str, Any]) -> dict[str, Any]:
+    return {"id": req.get("id"), "error": {"type": "BadRequest", "message": "no"}}
+
+
+def test_an_implementation_refusing_everything_is_never_told_it_accepted(tmp_path: Path) -> None:
+    """Every answer a BadRequest: each area shows one divergence, "refuses a valid request", and no
+    rule says the configuration was accepted."""
+    done = flinkspec("check", "--impl", "python:tests.test_divergences:_bad_request", "--flink", "2.3",
+                     "--examples", "60", "--report", str(tmp_path / "r"), cwd=ROOT)
+    assert done.returncode == 1, done.stderr
+    report = json.loads((tmp_path / "r" / "report.json").read_text())
+    assert len(report["counterexamples"]) == len(report["runs"]) == 9  # one divergence per area
+    for c in report["counterexamples"]:
+        assert c["signature"] == "refuses a valid request as a BadRequest (no)", c
+        assert c["rules"][0].endswith("-REFUSED")
+        assert not any(re.search(r"\b(was|were|is|been) accepted", m) for m in c["messages"]), c["messages"]
+
+
+@pytest.mark.parametrize(("message", "same", "other"), [
+    ("Could not parse value '0,1' for key 'taskmanager.memory.managed.fraction'.",
+     "Could not parse value '1;2' for key 'taskmanager.memory.managed.fraction'.",
+     "Could not parse value '0,1' for key 'taskmanager.memory.network.fraction'."),
+    ("Sum of configured Framework Heap Memory (128mb (134217728 bytes)) exceeds (0 bytes)",
+     "Sum of configured Framework Heap Memory (1gb (1073741824 bytes)) exceeds (2 bytes)",
+     "Configured Framework Heap Memory (128mb (134217728 bytes)) exceeds (0 bytes)"),
+])
+def test_a_message_template_keeps_the_cause_and_drops_the_values(message: str, same: str, other: str) -> None:
+    assert template(message) == template(same) != template(other)
+
+
+def test_signatures_tell_causes_apart_and_keep_one_cause_together() -> None:
+    """Different fields, an error where Flink answers, a refusal: different divergences; the same
+    field of another event: the same divergence."""
+    req = {"area": "watermark.valve", "flink": "2.3", "input": {"channels": 1, "events": []}}
+    flink = {"output": {"emitted": [[{"watermark": 1}], [], [{"watermark": 2}]]}}
+    late = {"output": {"emitted": [[], [{"watermark": 1}], [{"watermark": 2}]]}}
+    wrong = {"output": {"emitted": [[{"watermark": 1}], [], [{"watermark": 3}]]}}
+    also_wrong = {"output": {"emitted": [[{"watermark": 7}], [], [{"watermark": 2}]]}}
+    refused = {"error": {"type": "BadRequest", "message": "nope"}}
+    sigs = [signature(req, a, flink, ["WM-EQ"]) for a in (late, wrong, also_wrong, refused)]
+    assert sigs[1] == sigs[2] and len({sigs[0], sigs[1], sigs[3]}) == 3
+    assert differing_paths([[1], [2]], [[1]], "x") == ["x length"]  # misaligned elements are not compared
