@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
 import oracle
 from flinkspec import corpus
+from flinkspec.capabilities import EVERYTHING, Capabilities
 from flinkspec.divergence import Signature, features, signature
 from flinkspec.impls import Implementation, ImplementationBroken, answer_one
 from flinkspec.reduce import reduce
@@ -119,24 +120,40 @@ def replay_command(impl_spec: str, request: dict[str, Any], strict: bool = False
 Broken = list[tuple[str, str, "dict[str, Any] | None"]]
 
 
+class NotChecked(Exception):
+    """Flink's answer to a request holds something the implementation's protocol version cannot
+    express (:meth:`flinkspec.capabilities.Capabilities.fit_answer`): the case is not checked."""
+
+
+FitAnswer = Callable[[dict[str, Any], dict[str, Any]], tuple["dict[str, Any] | None", "str | None"]]
+
+
 def evaluate(request: dict[str, Any], actual: dict[str, Any], version: FlinkVersion, *,
              conformance: Conformance = "flink", strict_messages: bool = False,
-             unsupported: frozenset[str] = frozenset(),
+             unsupported: frozenset[str] = frozenset(), fit_answer: FitAnswer | None = None,
              ) -> Broken:
     """Every broken rule for one answer: ``(rule id, what was seen, oracle's answer or None)``.
 
     Rules in ``unsupported`` (declared so by the implementation, :mod:`flinkspec.capabilities`)
-    are left out, and so is the differential rule on an answer that breaks one of them."""
-    return _judged(request, actual, version, conformance, strict_messages, unsupported)[0]
+    are left out, and so is the differential rule on an answer that breaks one of them.
+    ``fit_answer`` fits Flink's answer to the protocol version the implementation speaks; it
+    raises :class:`NotChecked` when it cannot."""
+    return _judged(request, actual, version, conformance, strict_messages, unsupported, fit_answer)[0]
 
 
 def _judged(request: dict[str, Any], actual: dict[str, Any], version: FlinkVersion, conformance: Conformance,
-            strict_messages: bool, unsupported: frozenset[str]) -> tuple[Broken, dict[str, Any]]:
+            strict_messages: bool, unsupported: frozenset[str], fit_answer: FitAnswer | None = None,
+            ) -> tuple[Broken, dict[str, Any]]:
     """:func:`evaluate`, and Flink's (the oracle's) answer to the request."""
     area = request["area"]
     expected = oracle.answer(request)
     if expected.get("error", {}).get("type") == "BadRequest":  # from a generator, or a hand-made replay
         raise SuiteError(f"the suite generated a request the oracle calls bad: {expected} for {request}")
+    if fit_answer is not None:
+        fitted, why = fit_answer(request, expected)
+        if fitted is None:
+            raise NotChecked(why or "Flink's answer needs a newer protocol")
+        expected = fitted
     found: Broken = [
         (v.rule, v.message, None)
         for v in judge(area, request, actual, version, documented_only=conformance == "documented")
@@ -160,10 +177,11 @@ def _judged(request: dict[str, Any], actual: dict[str, Any], version: FlinkVersi
 
 def diverges(request: dict[str, Any], actual: dict[str, Any], version: FlinkVersion, *,
              conformance: Conformance = "flink", strict_messages: bool = False,
-             unsupported: frozenset[str] = frozenset()) -> tuple[Signature, Broken, dict[str, Any]] | None:
+             unsupported: frozenset[str] = frozenset(), fit_answer: FitAnswer | None = None,
+             ) -> tuple[Signature, Broken, dict[str, Any]] | None:
     """The divergence one answer belongs to (its signature, the broken rules, Flink's answer), or
-    None when it breaks no rule."""
-    broken, expected = _judged(request, actual, version, conformance, strict_messages, unsupported)
+    None when it breaks no rule; :class:`NotChecked` as :func:`evaluate`."""
+    broken, expected = _judged(request, actual, version, conformance, strict_messages, unsupported, fit_answer)
     if not broken:
         return None
     return signature(request, actual, expected, [r for r, _, _ in broken], strict_messages=strict_messages), \
@@ -193,10 +211,10 @@ class _Judge:
     divergences (:mod:`flinkspec.divergence`), keeping the smallest request of each."""
 
     def __init__(self, impl: Implementation, area: str, version: FlinkVersion, conformance: Conformance,
-                 strict_messages: bool, unsupported: frozenset[str],
-                 fit: Callable[[dict[str, Any]], tuple[dict[str, Any] | None, str | None]] | None) -> None:
+                 strict_messages: bool, capabilities: Capabilities) -> None:
         self.impl, self.area, self.version = impl, area, version
-        self.conformance, self.strict, self.unsupported, self.fit = conformance, strict_messages, unsupported, fit
+        self.conformance, self.strict, self.caps = conformance, strict_messages, capabilities
+        self.unsupported = capabilities.rules_unsupported(area, version)
         self.cases = 0
         self.failing = 0
         self.counting = True  # False while shrinking: those cases are not new failures of the run
@@ -205,20 +223,25 @@ class _Judge:
 
     def prepare(self, request: dict[str, Any]) -> dict[str, Any] | None:
         """The request as it is sent (fitted to what the implementation speaks), or None if it cannot be."""
-        if self.fit is None:
-            return request
-        fitted, why = self.fit(request)
+        fitted, why = self.caps.fit(request)
         if fitted is None:
-            self.not_checked[why or "not checked"] = self.not_checked.get(why or "not checked", 0) + 1
+            self.skip(why or "not checked")
         return fitted
+
+    def skip(self, why: str) -> None:
+        self.not_checked[why] = self.not_checked.get(why, 0) + 1
 
     def next_id(self) -> int:
         self.cases += 1
         return self.cases
 
     def judge(self, req: dict[str, Any], actual: dict[str, Any]) -> Signature | None:
-        found = diverges(req, actual, self.version, conformance=self.conformance, strict_messages=self.strict,
-                         unsupported=self.unsupported)
+        try:
+            found = diverges(req, actual, self.version, conformance=self.conformance, strict_messages=self.strict,
+                             unsupported=self.unsupported, fit_answer=self.caps.fit_answer)
+        except NotChecked as exc:
+            self.skip(str(exc))
+            return None
         if found is None:
             return None
         sig, broken, expected = found
@@ -244,9 +267,7 @@ class _Judge:
 def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVersion, *,
                examples: int, seed_value: int, conformance: Conformance = "flink",
                strict_messages: bool = False, progress: Callable[[AreaRun], None] | None = None,
-               unsupported: frozenset[str] = frozenset(), max_failures: int | None = None,
-               fit: Callable[[dict[str, Any]], tuple[dict[str, Any] | None, str | None]] | None = None,
-               ) -> AreaRun:
+               max_failures: int | None = None, capabilities: Capabilities = EVERYTHING) -> AreaRun:
     """Check one area at one version with ``examples`` generated requests, and report every
     divergence (:mod:`flinkspec.divergence`) with one minimal representative.
 
@@ -256,11 +277,13 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
     the implementation in batches. Then each divergence is shrunk: Hypothesis searches again with
     an exception class per divergence, so that it shrinks each to its own minimal request, and
     delta debugging (:mod:`flinkspec.reduce`) takes what is left, down to the plainest spelling that
-    still fails the same way. ``fit`` maps a generated request to what the implementation speaks
-    (:meth:`flinkspec.capabilities.Capabilities.fit`); a request it cannot take is not checked."""
+    still fails the same way. ``capabilities`` says what the implementation speaks and supports
+    (:mod:`flinkspec.capabilities`): each generated request is fitted to it, one it cannot be sent
+    is not checked (counted in ``AreaRun.not_checked`` with why), and the rules it declares
+    unsupported are not held against it."""
     spec = AREAS[area]
     run = AreaRun(area, str(version))
-    jg = _Judge(impl, area, version, conformance, strict_messages, unsupported, fit)
+    jg = _Judge(impl, area, version, conformance, strict_messages, capabilities)
     started = time.monotonic()
 
     def enough() -> bool:
@@ -371,13 +394,13 @@ def _reduce_group(g: _Group, jg: _Judge, impl_spec: str) -> _Group:
     key = g.signature.key
 
     def still_fails(candidate: dict[str, Any]) -> bool:
-        if jg.fit is not None and jg.fit(candidate)[0] != candidate:
+        if jg.caps.fit(candidate)[0] != candidate:
             return False  # the implementation could not be sent it as it is
         req, actual = _answer_plain(jg, candidate)
         try:
             found = diverges(req, actual, jg.version, conformance=jg.conformance, strict_messages=jg.strict,
-                             unsupported=jg.unsupported)
-        except SuiteError:  # the cut made the request malformed (a field pointing past the events): no smaller
+                             unsupported=jg.unsupported, fit_answer=jg.caps.fit_answer)
+        except (SuiteError, NotChecked):  # the cut made the request malformed, or not checkable: no smaller
             return False
         if found is None or found[0].key != key:
             return False
@@ -401,12 +424,11 @@ def _answer_plain(jg: _Judge, candidate: dict[str, Any]) -> tuple[dict[str, Any]
 
 
 def shrink_one(found: Counterexample, impl: Implementation, impl_spec: str, version: FlinkVersion, *,
-               conformance: Conformance, strict_messages: bool, unsupported: frozenset[str] = frozenset(),
-               fit: Callable[[dict[str, Any]], tuple[dict[str, Any] | None, str | None]] | None = None,
+               conformance: Conformance, strict_messages: bool, capabilities: Capabilities = EVERYTHING,
                ) -> tuple[Counterexample, int]:
     """Shrink one divergence's representative found elsewhere (the Spark harness's tasks) by delta
     debugging; returns it and the number of requests sent."""
-    jg = _Judge(impl, found.area, version, conformance, strict_messages, unsupported, fit)
+    jg = _Judge(impl, found.area, version, conformance, strict_messages, capabilities)
     jg.counting = False
     sig = jg.judge({"id": 0, **found.request}, found.actual)
     if sig is None:

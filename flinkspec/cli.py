@@ -98,8 +98,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         for area in areas:
             for ver in versions_for(area, versions):
                 why = caps.run_unsupported(area, ver)
-                why_text = ((why.why or f"declared by {why.source}") if why is not None
-                            else getattr(caps, "area_needs", lambda _a: None)(area))  # TODO(lead) H1
+                why_text = (why.why or f"declared by {why.source}") if why is not None else caps.area_needs(area)
                 if why_text is not None:
                     skipped.append((area, str(ver), why_text))
                     print(f"{area} at Flink {ver}: not checked ({why_text})", file=sys.stderr)
@@ -108,8 +107,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 run = check_area(
                     impl, args.impl, area, ver, examples=args.examples, seed_value=args.seed,
                     conformance=args.conformance, strict_messages=args.strict_messages,
-                    unsupported=caps.rules_unsupported(area, ver), max_failures=args.max_failures,
-                    fit=getattr(caps, "fit", None),  # TODO(lead) H1
+                    capabilities=caps, max_failures=args.max_failures,
                     progress=(lambda r: print(f"  {r.cases} cases", file=sys.stderr, flush=True))
                     if args.verbose else None,
                 )
@@ -155,7 +153,8 @@ def impl_is_dead(message: str) -> bool:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from flinkspec.check import SuiteError, evaluate
+    from flinkspec.capabilities import resolve
+    from flinkspec.check import NotChecked, SuiteError, evaluate
     from flinkspec.impls import answer_one
 
     if args.request:
@@ -188,16 +187,26 @@ def cmd_replay(args: argparse.Namespace) -> int:
                            "and an input object")
     still = 0
     try:
+        caps = resolve(impl_spec, impl, None)
         for i, case in enumerate(cases, 1):
             req = {"id": i, **case["request"]}
             try:
                 version = parse_version(req.get("flink", str(SUPPORTED[-1])))
             except UnknownVersion as exc:
                 raise CliError(f"case {i}: {exc}") from None
+            sendable, why = caps.fit(req)
+            if sendable != req:
+                print(f"case {i} ({req['area']} at Flink {req.get('flink')}): not checked: "
+                      f"{why or 'it uses protocol features the implementation does not speak'}")
+                continue
             actual = answer_one(impl, req)
             try:
                 broken = evaluate(req, actual, version, conformance=args.conformance,
-                                  strict_messages=args.strict_messages)
+                                  strict_messages=args.strict_messages,
+                                  unsupported=caps.rules_unsupported(req["area"], version), fit_answer=caps.fit_answer)
+            except NotChecked as exc:
+                print(f"case {i} ({req['area']} at Flink {req.get('flink')}): not checked: {exc}")
+                continue
             except SuiteError as exc:
                 raise CliError(f"case {i} is not a valid request: {exc}") from None
             print(f"case {i} ({req['area']} at Flink {req.get('flink')}): "

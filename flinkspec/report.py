@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from flinkspec.capabilities import Capabilities
+from flinkspec.capabilities import EVERYTHING, Capabilities
 from flinkspec.check import AreaRun
 
 
@@ -51,6 +51,7 @@ def to_json(runs: Sequence[AreaRun], impl: str, conformance: str, seed: int,
             for r in runs
         ],
         "counterexamples": [c.to_json() for r in runs for c in r.counterexamples],
+        "speaks": (capabilities or EVERYTHING).speaks.to_json(),
         **_support(runs, capabilities, skipped),
     }
 

@@ -198,6 +198,9 @@ def assemble(pairs: Sequence[tuple[str, str]], parts: Sequence[tuple[Chunk, ...]
             run = runs[(t.area, t.flink)]
             run.cases += t.cases
             run.seconds += t.seconds
+        for area, ver, why, n in results[pid].not_checked:
+            skipped = runs[(area, ver)].not_checked
+            skipped[why] = skipped.get(why, 0) + n
     found = candidates(f for pid in sorted(results) for f in results[pid].failures)
     shrink_cases = 0
     if found:
@@ -205,8 +208,7 @@ def assemble(pairs: Sequence[tuple[str, str]], parts: Sequence[tuple[Chunk, ...]
             + ("" if shrink_with is not None else " (skipped)") + " ...")
     for (area, ver, _what, _rules), cands in sorted(found.items()):
         shrunk, sent = shrink_divergence(cands, shrink_with, job.impl, conformance=job.conformance,
-                                         strict_messages=job.strict_messages,
-                                         unsupported=job.unsupported_rules(area, ver))
+                                         strict_messages=job.strict_messages, capabilities=job.capabilities)
         runs[(area, ver)].counterexamples.append(shrunk)
         runs[(area, ver)].failing += shrunk.cases
         runs[(area, ver)].cases += sent

@@ -16,6 +16,7 @@ from typing import Any
 
 import attrs
 
+from flinkspec.capabilities import EVERYTHING, Capabilities
 from flinkspec.check import Conformance, Counterexample, replay_command, shrink_one
 from flinkspec.divergence import features
 from flinkspec.impls import Implementation
@@ -129,7 +130,7 @@ def to_counterexample(f: Failure, impl_spec: str, strict_messages: bool, cases: 
 
 
 def shrink_divergence(found: list[Failure], impl: Implementation | None, impl_spec: str, *,
-                      conformance: Conformance, strict_messages: bool, unsupported: frozenset[str]
+                      conformance: Conformance, strict_messages: bool, capabilities: Capabilities = EVERYTHING,
                       ) -> tuple[Counterexample, int]:
     """Shrink each candidate of one divergence and keep the smallest result, with the divergence's
     case count; also returns the number of requests shrinking sent. Without an implementation
@@ -141,7 +142,7 @@ def shrink_divergence(found: list[Failure], impl: Implementation | None, impl_sp
         ce = to_counterexample(f, impl_spec, strict_messages, total)
         if impl is not None:
             ce, n = shrink_one(ce, impl, impl_spec, parse_version(f.flink), conformance=conformance,
-                               strict_messages=strict_messages, unsupported=unsupported)
+                               strict_messages=strict_messages, capabilities=capabilities)
             sent += n
         if best is None or size(ce.request) < size(best.request):
             best = ce

@@ -24,7 +24,8 @@ from typing import Any
 import attrs
 
 from flinkspec import corpus
-from flinkspec.check import Conformance, diverges
+from flinkspec.capabilities import EVERYTHING, Capabilities
+from flinkspec.check import Conformance, NotChecked, diverges
 from flinkspec.impls import DEFAULT_TIMEOUT_S, Implementation, ImplementationBroken, answer_one, open_impl
 from oracle.versions import FlinkVersion, parse_version
 from properties.areas import AREAS
@@ -43,12 +44,9 @@ class JobSpec:
     conformance: Conformance = "flink"
     strict_messages: bool = False
     timeout: float = DEFAULT_TIMEOUT_S
-    unsupported: tuple[tuple[str, str, tuple[str, ...]], ...] = ()  # (area, version, rules)
+    capabilities: Capabilities = EVERYTHING  # what the implementation speaks and supports
     fault: str | None = None  # test hook: "exit:P" / "exit-always:P" kill partition P's worker halfway
     # through, on its first attempt / on every attempt
-
-    def unsupported_rules(self, area: str, version: str) -> frozenset[str]:
-        return frozenset(r for a, v, rules in self.unsupported if (a, v) == (area, version) for r in rules)
 
 
 @attrs.frozen
@@ -88,6 +86,7 @@ class PartitionResult:
     tallies: tuple[Tally, ...]
     failures: tuple[Failure, ...]
     infra: tuple[InfraError, ...]
+    not_checked: tuple[tuple[str, str, str, int], ...] = ()  # (area, version, why, cases) not sent
 
     @property
     def cases(self) -> int:
@@ -129,6 +128,11 @@ class _Partition:
         self.generate_seconds = 0.0
         self.next_id = 0
         self.chunks_done = 0
+        self.not_checked: dict[tuple[str, str, str], int] = {}
+
+    def skip(self, area: str, ver: str, why: str) -> None:
+        """A generated case the implementation cannot be sent or judged in its protocol version."""
+        self.not_checked[(area, ver, why)] = self.not_checked.get((area, ver, why), 0) + 1
 
     def tally(self, area: str, ver: str, cases: int = 0, failing: int = 0, seconds: float = 0.0) -> None:
         t = self.tallies.setdefault((area, ver), [0, 0, 0.0])
@@ -137,9 +141,14 @@ class _Partition:
         t[2] += seconds
 
     def judge(self, req: dict[str, Any], actual: dict[str, Any], version: FlinkVersion) -> None:
-        found = diverges(req, actual, version, conformance=self.job.conformance,
-                         strict_messages=self.job.strict_messages,
-                         unsupported=self.job.unsupported_rules(req["area"], req["flink"]))
+        caps = self.job.capabilities
+        try:
+            found = diverges(req, actual, version, conformance=self.job.conformance,
+                             strict_messages=self.job.strict_messages,
+                             unsupported=caps.rules_unsupported(req["area"], req["flink"]), fit_answer=caps.fit_answer)
+        except NotChecked as exc:
+            self.skip(req["area"], req["flink"], str(exc))
+            return
         self.tally(req["area"], req["flink"], 1, found is not None)
         if found is None:
             return
@@ -157,7 +166,8 @@ class _Partition:
         tallies = tuple(Tally(a, v, int(t[0]), int(t[1]), round(t[2], 3)) for (a, v), t in self.tallies.items())
         failures = tuple(f for bucket in self.failures.values() for f in bucket)
         return PartitionResult(self.pid, self.attempt, f"{socket.gethostname()}:{os.getpid()}", round(seconds, 3),
-                               round(self.generate_seconds, 3), tallies, failures, tuple(self.infra))
+                               round(self.generate_seconds, 3), tallies, failures, tuple(self.infra),
+                               tuple((a, v, why, n) for (a, v, why), n in self.not_checked.items()))
 
 
 def run_partition(pid: int, chunks: Sequence[Chunk], job: JobSpec, attempt: int | None = None) -> PartitionResult:
@@ -190,9 +200,13 @@ def _run_chunk(state: _Partition, chunk: Chunk) -> None:
         t1 = time.monotonic()
         reqs = []
         for inp in inputs:
+            sent, why = state.job.capabilities.fit(
+                {"area": chunk.area, "flink": ver, "input": spec.adapt(inp, parse_version(ver))})
+            if sent is None:
+                state.skip(chunk.area, ver, why or "not checked")
+                continue
             state.next_id += 1
-            reqs.append({"id": state.next_id, "area": chunk.area, "flink": ver,
-                         "input": spec.adapt(inp, parse_version(ver))})
+            reqs.append({"id": state.next_id, **sent})
         _answer_all(state, chunk, ver, reqs)
         state.tally(chunk.area, ver, seconds=share + time.monotonic() - t1)
 

@@ -100,3 +100,23 @@ def test_signatures_tell_causes_apart_and_keep_one_cause_together() -> None:
     sigs = [signature(req, a, flink, ["WM-EQ"]) for a in (late, wrong, also_wrong, refused)]
     assert sigs[1] == sigs[2] and len({sigs[0], sigs[1], sigs[3]}) == 3
     assert differing_paths([[1], [2]], [[1]], "x") == ["x length"]  # misaligned elements are not compared
+
+
+@pytest.mark.flink
+def test_a_strict_version_1_implementation_with_real_flink_behind_passes_every_area(tmp_path: Path) -> None:
+    """tests/v1_impl.py speaks exactly docs/PROTOCOL.md version 1 (no capabilities answer, a BadRequest
+    for anything else) with real Flink 2.3 behind it: `check` sends it nothing it cannot know, so it is
+    valid; the areas added since are "not checked (needs protocol 2 ...)", never failures."""
+    strict = f"cmd:{sys.executable} {ROOT / 'tests' / 'v1_impl.py'} --behind flink:2.3"
+    done = flinkspec("check", "--impl", strict, "--flink", "2.3", "--examples", "200", "--report", str(tmp_path / "r"),
+                     cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads((tmp_path / "r" / "report.json").read_text())
+    assert report["verdict"] == "valid" and report["cases"] >= 7 * 200 - report["not_checked_cases"]
+    assert {r["area"] for r in report["runs"]} >= {"memory.taskmanager", "memory.jobmanager", "watermark.valve",
+                                                   "watermark.timers", "classloading.resolve",
+                                                   "checkpoint.alignment", "checkpoint.coordinator"}
+    assert report["speaks"]["protocol"] == 1
+    not_checked = {u["area"]: u["why"] for u in report["unsupported"]}
+    assert set(not_checked) == {"watermark.combined", "checkpoint.recovery"}
+    assert all(why.startswith("needs protocol 2") for why in not_checked.values())
