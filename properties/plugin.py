@@ -1,4 +1,5 @@
-"""The pytest plugin (entry point ``pytest11``): options, Hypothesis profiles, the impl fixture.
+"""The pytest plugin (entry point ``pytest11``): options, markers, Hypothesis profiles, the
+implementation under test and what it declares about itself.
 
 A third-party engine gates its CI with::
 
@@ -6,20 +7,36 @@ A third-party engine gates its CI with::
     pytest --pyargs properties --impl cmd:./my-engine --flink 2.3
 
 Options: ``--impl`` (default ``oracle``), ``--flink`` (comma-separated, ``all``; default: the
-impl's pinned version, else all supported), ``--conformance flink|documented``,
-``--strict-messages``. Effort comes from the Hypothesis profile named by ``HYPOTHESIS_PROFILE``:
-``dev`` (default, quick), ``ci``, ``thorough``.
+impl's pinned version, else all supported), ``--area`` (comma-separated areas, ``all``; default
+all), ``--capabilities FILE``, ``--conformance flink|documented``, ``--strict-messages``. Effort
+comes from the Hypothesis profile named by ``HYPOTHESIS_PROFILE``: ``dev`` (default, quick),
+``ci``, ``thorough``.
+
+Like ``flinkspec check``, the run honours what the implementation declares
+(:mod:`flinkspec.capabilities`, from ``--capabilities FILE`` and its own answer to the
+capabilities request, asked once per session): a test of an (area, version) it declares
+unsupported, or of an area its protocol version lacks, is skipped with the why; requests it
+cannot be sent are not checked (counted in the terminal summary); rules it declares unsupported
+are not held against it. A test belongs to an area by its ``flinkspec_area`` marker, its
+``area`` (or recorded ``corpus``) parameter, or its module (:data:`MODULE_AREAS`).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Generator, Iterator
+from typing import TYPE_CHECKING
 
+import attrs
 import pytest
 from hypothesis import HealthCheck, Verbosity, settings
+from hypothesis.errors import Unsatisfiable
 
 from oracle.versions import SUPPORTED, FlinkVersion, UnknownVersion, parse_version
+
+if TYPE_CHECKING:
+    from flinkspec.capabilities import Capabilities
 
 settings.register_profile("dev", max_examples=40, deadline=None)
 settings.register_profile("ci", max_examples=150, deadline=None, derandomize=True, print_blob=True,
@@ -28,24 +45,71 @@ settings.register_profile("thorough", max_examples=3000, deadline=None, verbosit
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
+# Registered here, not only in this repository's pyproject.toml, so that ``pytest --pyargs
+# properties`` from an installed package knows them too.
+MARKERS = (
+    "flink: needs the real-Flink bridge (a JDK and the jar from PyPI)",
+    "slow: long-running",
+    "spark: starts Spark (embedded local[N], or a standalone master and worker on 127.0.0.1)",
+    "flinkspec_area(name): the protocol area a test checks (for --area and the implementation's capabilities)",
+)
+
+# The area of the tests that talk to the implementation about one area without saying so in a
+# parameter; a test's ``flinkspec_area`` marker or ``area`` parameter takes precedence.
+MODULE_AREAS = {
+    "properties.classloading.test_bad_input": "classloading.resolve",
+    "properties.watermark.test_bad_input": "watermark.valve",
+    "properties.watermark.test_valve_machine": "watermark.valve",
+    "properties.checkpoint.test_bad_input": "checkpoint.coordinator",
+    "properties.checkpoint.test_alignment_machine": "checkpoint.alignment",
+    "properties.checkpoint.test_coordinator_machine": "checkpoint.coordinator",
+}
+
+
+@attrs.define
+class SessionState:
+    """What the plugin keeps for a session: the areas selected, the implementation's declaration
+    (once asked) and the requests not sent to it, counted by (area, version, why)."""
+
+    areas: tuple[str, ...] | None = None  # None: every area
+    capabilities: Capabilities | None = None
+    not_sent: Counter[tuple[str, str, str]] = attrs.field(factory=Counter)
+
+
+STATE = pytest.StashKey[SessionState]()
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("flinkspec")
     group.addoption("--impl", default="oracle", help="implementation under test (see `flinkspec check --help`)")
     group.addoption("--flink", default=None, help="Flink versions: comma-separated X.Y, or all")
+    group.addoption("--area", default=None, help="areas to check: comma-separated names, or all (default)")
+    group.addoption("--capabilities", default=None, metavar="FILE",
+                    help="JSON file of the areas, versions and rules the implementation does not support")
     group.addoption("--conformance", default="flink", choices=("flink", "documented"))
     group.addoption("--strict-messages", action="store_true", help="compare exception names and messages too")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Bad --impl / --flink values stop the run before any test, as usage errors."""
+    """Register the markers; bad --impl / --flink / --area / --capabilities values stop the run
+    before any test, as usage errors."""
+    from flinkspec.capabilities import CapabilitiesError, load_file
     from flinkspec.impls import UsageError, check_spec
 
+    for line in MARKERS:
+        config.addinivalue_line("markers", line)
     try:
         check_spec(config.getoption("--impl"))
     except UsageError as exc:
         raise pytest.UsageError(str(exc)) from None
     selected_versions(config)
+    path = config.getoption("--capabilities")
+    if path:
+        try:
+            load_file(path)
+        except CapabilitiesError as exc:
+            raise pytest.UsageError(str(exc)) from None
+    config.stash[STATE] = SessionState(areas=selected_areas(config))
 
 
 def selected_versions(config: pytest.Config) -> list[FlinkVersion]:
@@ -61,10 +125,67 @@ def selected_versions(config: pytest.Config) -> list[FlinkVersion]:
         raise pytest.UsageError(f"--flink: {exc}") from None
 
 
+def selected_areas(config: pytest.Config) -> tuple[str, ...] | None:
+    """The areas ``--area`` names (None: all), validated as ``flinkspec check --area`` does."""
+    text = config.getoption("--area")
+    if text is None or text.strip() == "all":
+        return None
+    from properties.areas import AREAS
+
+    names = [a.strip() for a in text.split(",") if a.strip()]
+    if not names:
+        raise pytest.UsageError(f"--area names no area; known: {', '.join(AREAS)}")
+    unknown = [a for a in names if a not in AREAS]
+    if unknown:
+        raise pytest.UsageError(f"--area: unknown area(s) {', '.join(unknown)}; known: {', '.join(AREAS)}")
+    return tuple(names)
+
+
+def area_of(item: pytest.Item) -> str | None:
+    """The protocol area a test checks, if it names one (see the module docstring)."""
+    marker = item.get_closest_marker("flinkspec_area")
+    if marker is not None and marker.args:
+        return str(marker.args[0])
+    params = _params(item)
+    if isinstance(params.get("area"), str):
+        return params["area"]
+    if isinstance(params.get("corpus"), str):
+        from properties.areas import area_of_corpus
+
+        return area_of_corpus(params["corpus"])
+    module = getattr(item, "module", None)
+    return MODULE_AREAS.get(getattr(module, "__name__", ""))
+
+
+def version_of(item: pytest.Item) -> FlinkVersion | None:
+    """The Flink version a test is parametrized with, if any."""
+    version = _params(item).get("flink_version")
+    return version if isinstance(version, FlinkVersion) else None
+
+
+def _params(item: pytest.Item) -> dict[str, object]:
+    callspec = getattr(item, "callspec", None)
+    return dict(callspec.params) if callspec is not None else {}
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "flink_version" in metafunc.fixturenames:
         versions = selected_versions(metafunc.config)
         metafunc.parametrize("flink_version", versions, ids=[str(v) for v in versions])
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--area``: the tests of other areas are deselected (tests of no area are kept)."""
+    wanted = config.stash[STATE].areas
+    if wanted is None:
+        return
+    kept, dropped = [], []
+    for item in items:
+        area = area_of(item)
+        (dropped if area is not None and area not in wanted else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 @pytest.fixture(scope="session")
@@ -81,6 +202,29 @@ def impl(request: pytest.FixtureRequest) -> Iterator[object]:
 
 
 @pytest.fixture(scope="session")
+def impl_spec(request: pytest.FixtureRequest) -> str:
+    """The ``--impl`` value, as a replay command names the implementation."""
+    return str(request.config.getoption("--impl"))
+
+
+@pytest.fixture(scope="session")
+def capabilities(request: pytest.FixtureRequest, impl: object, impl_spec: str) -> Capabilities:
+    """What the implementation declares (``--capabilities FILE`` plus its own answer, asked once)."""
+    from flinkspec.capabilities import resolve
+
+    state = request.config.stash[STATE]
+    if state.capabilities is None:
+        state.capabilities = resolve(impl_spec, impl, request.config.getoption("--capabilities"))  # type: ignore[arg-type]
+    return state.capabilities
+
+
+@pytest.fixture(scope="session")
+def not_sent(request: pytest.FixtureRequest) -> Counter[tuple[str, str, str]]:
+    """Generated requests the implementation could not be sent, by (area, version, why)."""
+    return request.config.stash[STATE].not_sent
+
+
+@pytest.fixture(scope="session")
 def conformance(request: pytest.FixtureRequest) -> str:
     return str(request.config.getoption("--conformance"))
 
@@ -88,3 +232,55 @@ def conformance(request: pytest.FixtureRequest) -> str:
 @pytest.fixture(scope="session")
 def strict_messages(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--strict-messages"))
+
+
+@pytest.fixture(autouse=True)
+def _flinkspec_capabilities_gate(request: pytest.FixtureRequest) -> None:
+    """Skip, with the why, a test of the implementation that checks what it declared it does not
+    support (an area, a version) or an area its protocol version lacks, as ``flinkspec check`` does."""
+    if "impl" not in request.fixturenames:
+        return
+    area, version = area_of(request.node), version_of(request.node)
+    caps: Capabilities = request.getfixturevalue("capabilities")
+    declared = caps.run_unsupported(area or "", version or "")
+    if declared is not None:
+        where = " at Flink ".join(str(x) for x in (area, version) if x is not None) or "this test"
+        why = declared.why or f"declared by {declared.source}"
+        pytest.skip(f"{where}: not supported by the implementation ({why})")
+    needs = caps.area_needs(area) if area is not None else None
+    if needs is not None:
+        pytest.skip(f"{area}: not checked ({needs})")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Generator[None, object, object]:
+    """A property none of whose generated requests could be sent to the implementation is skipped
+    with the why (Hypothesis calls that unsatisfiable), not failed."""
+    try:
+        return (yield)
+    except Unsatisfiable:
+        why = _not_sent_for(pyfuncitem)
+        if not why:
+            raise
+        pytest.skip(f"no generated request could be sent to the implementation: {why}")
+
+
+def _not_sent_for(item: pytest.Item) -> str:
+    """Why the requests of the item's (area, version) were not sent, with their counts."""
+    area, version = area_of(item), str(version_of(item))
+    counts = item.config.stash[STATE].not_sent
+    return "; ".join(f"{why} ({n:,} of them)" for (a, v, why), n in counts.items() if (a, v) == (area, version))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    """The implementation's declaration warnings and the generated requests it could not be sent."""
+    state = config.stash.get(STATE, None)
+    if state is None:
+        return
+    lines = [f"warning: {w}" for w in (state.capabilities.warnings if state.capabilities else ())]
+    lines += [f"{area} at Flink {version}: {n:,} generated request(s) not sent ({why})"
+              for (area, version, why), n in sorted(state.not_sent.items())]
+    if lines:
+        terminalreporter.write_sep("-", "flinkspec")
+        for line in lines:
+            terminalreporter.write_line(line)
