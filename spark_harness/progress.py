@@ -31,11 +31,12 @@ class ResultsParam(AccumulatorParam):  # type: ignore[type-arg]
 
 
 def summary(results: Mapping[int, PartitionResult]) -> tuple[int, list[str], int]:
-    """Cases done, the ``rule@version`` pairs with a failure, and the infrastructure errors so far."""
+    """Cases done, the divergences seen (``area@version: rules``), and the infrastructure errors so far."""
     values = list(results.values())
     cases = sum(r.cases for r in values)
-    rules = sorted({f"{f.rule}@{f.flink}" for r in values for f in r.failures})
-    return cases, rules, sum(len(r.infra) for r in values)
+    divergences = {f.key for r in values for f in r.failures}
+    seen = [f"{area}@{flink}: {'/'.join(rules)}" for area, flink, _what, rules in sorted(divergences)]
+    return cases, seen, sum(len(r.infra) for r in values)
 
 
 class Progress:
@@ -76,5 +77,5 @@ class Progress:
         pct = 100.0 * cases / self.total if self.total else 100.0
         shown = ", ".join(rules[:6]) + (f" and {len(rules) - 6} more" if len(rules) > 6 else "")
         print(f"  [{elapsed:6.0f} s] {cases:,} / {self.total:,} cases ({pct:.1f}%), {rate:,.0f} cases/s, "
-              f"{len(results)} / {self.partitions} partitions, counterexamples so far: {len(rules)}"
+              f"{len(results)} / {self.partitions} partitions, divergences so far: {len(rules)}"
               + (f" ({shown})" if rules else "") + f", infrastructure errors: {infra}", file=self.out, flush=True)

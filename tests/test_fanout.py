@@ -93,7 +93,7 @@ def test_same_seed_same_cases_whatever_the_master_and_partitioning(
     assert code == 1, err
     assert essence(report) == essence(reference)
     assert report["fanout"]["checked_cases"] == reference["fanout"]["checked_cases"]
-    assert "cases/s" in err and "counterexamples so far" in err
+    assert "cases/s" in err and "divergences so far" in err
     html = (tmp_path / "report.html").read_text()
     assert html.count("<svg") >= 1 and "WM-EQ" in html
     assert "<failure" in __import__("flinkspec.report", fromlist=["to_junit"]).to_junit(report)
