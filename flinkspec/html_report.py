@@ -1,119 +1,290 @@
 """``report.html``: one self-contained page for people, from one or more ``report.json`` values.
 
-For every counterexample: the rule (ID and text), the minimal request, Flink's (the oracle's) and
-the implementation's answers, the first point where they differ, the replay command and a picture:
-for event sequences an inline SVG timeline (one lane per channel or input with its watermarks, idle
-spans, records, barriers and ends; below it what Flink and the implementation emitted per event, or
-their traces, the first difference marked), for other areas a table of the answers' fields. Then a
-matrix implementation x Flink version x rule (pass / fail / not supported / not required), like
-wpt.fyi, over every report given (``flinkspec html a.json b.json --out matrix.html``).
+The page leads with the number of distinct divergences and a list of them, then the matrix
+implementation x Flink version x rule (pass / fail / n/a, like wpt.fyi) with each rule's text beside
+it and, under it, why every n/a cell is n/a; then every divergence in full: its signature (what
+differs from Flink), its failing-case count, every rule it breaks with the rule's text and what the
+rule saw, what the representative request is made of, the request, Flink's (the oracle's) and the
+implementation's answers, the first point where they differ, the replay command and a picture: for
+event sequences an SVG timeline (one lane per channel or input with its watermarks, idle spans,
+records, barriers and ends; below it what Flink and the implementation emitted per event, or their
+traces, the first difference marked), for other areas a table of the answers' fields. Several
+reports make one page (``flinkspec html a.json b.json --out matrix.html``).
 
-Rendering only: nothing here judges anything; it reads the report's fields (docs/report-schema.md).
+The markup lives in Jinja2 templates (``flinkspec/templates``) with autoescaping on, so every
+value from a report (requests, messages, the implementation's name) is escaped by default; this
+module only computes what the templates show (view models, the timeline's geometry). Rendering
+only: nothing here judges anything; it reads the report's fields (docs/report-schema.md).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
-from html import escape
 from typing import Any
+
+import attrs
+import jinja2
+from markupsafe import Markup
 
 INDEX_KEYS = ("channel", "input")
 LONG_MIN, LONG_MAX = -(1 << 63), (1 << 63) - 1
 STEP, LANE_H, LEFT, TOP = 70, 34, 150, 34
 MAX_EVENTS = 120
+MAX_INDEX = 12  # divergences listed at the top of the page; the rest are below the matrix
 
-CSS = """
-body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:0 auto;max-width:1400px;padding:0 24px 48px;
-color:#1d232b}
-h1{font-size:24px;margin:24px 0 4px}h2{font-size:19px;margin:32px 0 8px;border-bottom:1px solid #d6dbe1}
-h3{font-size:16px;margin:0 0 6px}code,pre{font:12.5px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace}
-pre{background:#f5f7f9;border:1px solid #e1e5ea;padding:8px;overflow:auto;max-height:360px;margin:4px 0}
-table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #d6dbe1;padding:3px 8px;text-align:left;
-vertical-align:top}th{background:#f0f2f5}.verdict{font-weight:600;padding:1px 8px;border-radius:10px}
-.valid,.pass{background:#d9f2dd;color:#165c25}.invalid,.fail{background:#fbd9d7;color:#8c1d18}
-.unknown{background:#fdebc8;color:#7a4b00}.unsupported{background:#e4e6ea;color:#4a525c}
-.na{background:#fafbfc;color:#8a939e}.norun{background:#fff}
-.matrix td{text-align:center;font-size:12px;min-width:34px}.matrix td.rule{text-align:left;white-space:nowrap}
-.matrix a{color:inherit}.ce{border:1px solid #d6dbe1;border-radius:6px;padding:12px 16px;margin:16px 0}
-.cols{display:flex;gap:12px}.cols>div{flex:1;min-width:0}.diff{background:#fbd9d7}
-blockquote{margin:4px 0 8px;padding:2px 10px;border-left:3px solid #8aa4c8;color:#333}
-.first{font-weight:600;color:#8c1d18}.muted{color:#69727d}svg{display:block;margin:8px 0;max-width:100%;height:auto}
-"""
-
-SCRIPT = """
-(function(){var s=document.querySelectorAll('svg.timeline'),n=0;
-for(var i=0;i<s.length;i++){var b=s[i].getBBox();if(b.width>0&&b.height>0)n++;}
-document.body.setAttribute('data-svgs',String(s.length));document.body.setAttribute('data-rendered',String(n));})();
-"""
+Report = dict[str, Any]
 
 
-def render(reports: Sequence[dict[str, Any]]) -> str:
+@functools.cache
+def _env() -> jinja2.Environment:
+    """The template environment: autoescaping on for every template (HTML and SVG alike)."""
+    env = jinja2.Environment(loader=jinja2.PackageLoader("flinkspec", "templates"), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters["pretty"] = lambda value: json.dumps(value, indent=2)
+    env.filters["thousands"] = lambda n: f"{n:,}" if isinstance(n, int) else str(n)
+    env.filters["plural"] = plural
+    return env
+
+
+def plural(n: int, word: str) -> str:
+    """``1 divergence``, ``2 divergences``, ``1,234 cases``."""
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+def speaks_text(report: Report) -> str | None:
+    """What the implementation does not speak (``speaks`` of the report), in words; None when it
+    speaks everything this suite sends."""
+    speaks = report.get("speaks") or {}
+    parts = []
+    if speaks.get("not_spoken"):
+        parts.append(f"does not speak {', '.join(map(str, speaks['not_spoken']))}")
+    if speaks.get("unmodelled_keys"):
+        parts.append(f"does not model the config keys {', '.join(map(str, speaks['unmodelled_keys']))}")
+    if not parts:
+        return None
+    return f"speaks protocol {speaks.get('protocol', 1)}; " + "; ".join(parts)
+
+
+def render(reports: Sequence[Report]) -> str:
     """The whole page for ``reports`` (one per implementation or run)."""
-    title = "flinkspec: " + ", ".join(escape(str(r.get("impl"))) for r in reports)
-    parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{title}</title>",
-             f"<meta name='viewport' content='width=device-width'><style>{CSS}</style></head><body>",
-             f"<h1>{title}</h1>"]
-    parts += [_summary(r) for r in reports]
-    anchors = _anchors(reports)
-    parts.append(_matrix(reports, anchors))
+    pages = [_ReportView.of(i, r) for i, r in enumerate(reports)]
+    return _env().get_template("report.html.j2").render(
+        title=_title(pages), reports=pages, matrix=_matrix(reports, _counterexample_anchors(reports)),
+        max_index=max(3, MAX_INDEX // max(1, len(pages))),  # the matrix stays on the first screen
+    )
+
+
+def _title(pages: Sequence[_ReportView]) -> str:
+    """``flinkspec: IMPL — N distinct divergences`` (several reports: how many implementations; the
+    lines under the title give each one's count)."""
+    total = plural(sum(p.divergence_count for p in pages), "distinct divergence")
+    who = pages[0].impl if len(pages) == 1 else f"{len(pages)} implementations"
+    return f"flinkspec: {who} — {total}"
+
+
+# -- the divergences ------------------------------------------------------------------------------
+
+@attrs.frozen
+class RuleBroken:
+    """One rule a divergence breaks: its ID, its text and what it saw on the representative."""
+
+    id: str
+    text: str
+    seen: str
+
+
+@attrs.frozen
+class DivergenceView:
+    """One divergence as the page shows it (the same divergence found at several Flink versions,
+    with the same request input and answers, is shown once with every version)."""
+
+    anchor: str
+    number: int
+    signature: str
+    area: str
+    versions: tuple[str, ...]
+    cases: int
+    rules: tuple[RuleBroken, ...]
+    features: tuple[str, ...]
+    request: dict[str, Any]
+    expected: dict[str, Any] | None
+    actual: dict[str, Any]
+    replay: str
+    first: str
+    timeline: Timeline | None
+    fields: FieldsTable | None
+
+    @property
+    def versions_text(self) -> str:
+        return _versions_text(self.versions)
+
+
+@attrs.frozen
+class _ReportView:
+    """One report's summary line, runs table and divergences."""
+
+    index: int
+    impl: str
+    verdict: str
+    conformance: str
+    seed: str
+    cases: int
+    failing_cases: int | None
+    not_checked_cases: int
+    divergence_count: int
+    divergences: tuple[DivergenceView, ...]
+    runs: tuple[dict[str, Any], ...]
+    skipped: tuple[dict[str, Any], ...]
+    fanout: dict[str, Any]
+    infra: tuple[tuple[str, str, str], ...]
+    speaks: str | None
+
+    @classmethod
+    def of(cls, index: int, r: Report) -> _ReportView:
+        ces = r.get("counterexamples", [])
+        runs = tuple({**run, "not_checked": run.get("not_checked") or {}} for run in r.get("runs", []))
+        texts = {rule["id"]: rule["text"] for rule in r.get("rules", [])}
+        return cls(
+            index, str(r.get("impl")), str(r.get("verdict")), str(r.get("conformance")), str(r.get("seed")),
+            int(r.get("cases", 0)), r.get("failing_cases"),  # None: a report written before divergences
+            int(r.get("not_checked_cases", sum(sum(run["not_checked"].values()) for run in runs))),
+            int(r.get("divergences", len(ces))), _divergences(index, ces, texts), runs,
+            tuple(u for u in r.get("unsupported", []) if u.get("rule") is None), r.get("fanout") or {},
+            tuple((run["area"], run["flink"], str(run["infra_error"])) for run in runs if run.get("infra_error")),
+            speaks_text(r),
+        )
+
+
+def _rules_of(c: dict[str, Any]) -> tuple[str, ...]:
+    """Every rule a counterexample breaks (reports before divergences name one)."""
+    return tuple(c.get("rules") or [c["rule"]])
+
+
+def _groups(ces: Sequence[dict[str, Any]]) -> list[list[int]]:
+    """The counterexamples' positions grouped into what the page shows once: those that differ only
+    in the Flink version (same rules, signature, request input and answers), in order of first one."""
+    groups: dict[str, list[int]] = {}
+    for j, c in enumerate(ces):
+        key = json.dumps([_rules_of(c), c.get("signature"), c["area"], c["request"].get("input"),
+                          _body(c.get("expected")), _body(c.get("actual"))], sort_keys=True)
+        groups.setdefault(key, []).append(j)
+    return list(groups.values())
+
+
+def _anchor(report_index: int, number: int) -> str:
+    return f"ce-{report_index + 1}-{number}"
+
+
+def _divergences(index: int, ces: Sequence[dict[str, Any]], texts: dict[str, str]) -> tuple[DivergenceView, ...]:
+    """The report's counterexamples, one view per divergence (merged across Flink versions)."""
+    return tuple(_divergence(_anchor(index, n), n, [ces[j] for j in group], texts)
+                 for n, group in enumerate(_groups(ces), 1))
+
+
+def _counterexample_anchors(reports: Sequence[Report]) -> list[list[str]]:
+    """The anchor of every counterexample of every report, in the report's order: the anchor of
+    the divergence it is shown in."""
+    out = []
     for i, r in enumerate(reports):
         ces = r.get("counterexamples", [])
-        parts.append(f"<h2>Counterexamples of {escape(str(r.get('impl')))} ({len(ces)})</h2>")
-        if not ces:
-            parts.append("<p class='muted'>None.</p>")
-        shown: set[str] = set()
-        for j, c in enumerate(ces):
-            if anchors[i][j] not in shown:
-                shown.add(anchors[i][j])
-                versions = [d["flink"] for k, d in enumerate(ces) if anchors[i][k] == anchors[i][j]]
-                parts.append(_counterexample(c, anchors[i][j], versions))
-        parts.append(_infra(r))
-    parts.append(f"<script>{SCRIPT}</script></body></html>\n")
-    return "\n".join(parts)
+        row = [""] * len(ces)
+        for n, group in enumerate(_groups(ces), 1):
+            for j in group:
+                row[j] = _anchor(i, n)
+        out.append(row)
+    return out
 
 
-# -- summary and matrix ---------------------------------------------------------------------------
-
-def _summary(r: dict[str, Any]) -> str:
-    verdict = str(r.get("verdict"))
-    fan = r.get("fanout") or {}
-    lines = [f"<p><span class='verdict {escape(verdict)}'>{escape(verdict)}</span> "
-             f"<b>{escape(str(r.get('impl')))}</b>: {r.get('cases', 0):,} cases, "
-             f"{len(r.get('counterexamples', []))} counterexample(s), conformance level "
-             f"<code>{escape(str(r.get('conformance')))}</code>, seed {escape(str(r.get('seed')))}"]
-    if fan:
-        lines.append(f"; fanned out on <code>{escape(str(fan.get('master')))}</code> in {fan.get('partitions')} "
-                     f"partition(s), {fan.get('checked_cases', 0):,} cases checked in {fan.get('wall_seconds')} s "
-                     f"({fan.get('cases_per_second')} cases/s)")
-    lines.append(".</p><table><tr><th>area</th><th>Flink</th><th>cases</th><th>seconds</th><th>verdict</th></tr>")
-    for run in r.get("runs", []):
-        v = str(run.get("verdict"))
-        extra = f": {escape(str(run['infra_error']))}" if run.get("infra_error") else ""
-        lines.append(f"<tr><td>{escape(run['area'])}</td><td>{escape(run['flink'])}</td><td>{run['cases']:,}</td>"
-                     f"<td>{run['seconds']}</td><td><span class='verdict {escape(v)}'>{escape(v)}</span>{extra}"
-                     "</td></tr>")
-    for u in r.get("unsupported", []):
-        if u.get("rule") is None:
-            lines.append(f"<tr><td>{escape(u['area'])}</td><td>{escape(u['flink'])}</td><td>0</td><td>0</td>"
-                         f"<td><span class='verdict unsupported'>not supported</span> "
-                         f"{escape(str(u.get('why') or ''))}</td></tr>")
-    lines.append("</table>")
-    return "".join(lines)
+def _body(resp: dict[str, Any] | None) -> object:
+    return None if resp is None else {k: v for k, v in resp.items() if k != "id"}
 
 
-def _rules(reports: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def _divergence(anchor: str, number: int, cs: Sequence[dict[str, Any]], texts: dict[str, str]) -> DivergenceView:
+    """The view of one divergence (``cs``: its counterexamples at each Flink version); rule texts
+    from the report (``texts``), else from this suite's registry."""
+    c = cs[0]
+    rules = _rules_of(c)
+    if any(r not in texts for r in rules):
+        texts = {**_rule_texts(), **texts}
+    messages = list(c.get("messages") or [c.get("difference", "")])
+    seen = [messages[i] if i < len(messages) else "" for i in range(len(rules))]
+    inp = c["request"].get("input", {})
+    exp, act = c.get("expected"), c.get("actual") or {}
+    sequence = isinstance(inp, dict) and isinstance(inp.get("events"), list)
+    return DivergenceView(
+        anchor, number, str(c.get("signature") or c.get("difference", "")), c["area"],
+        tuple(d["flink"] for d in cs), sum(int(d.get("cases", 1)) for d in cs),
+        tuple(RuleBroken(r, c["rule_text"] if r == c["rule"] and c.get("rule_text") else texts.get(r, ""), s)
+              for r, s in zip(rules, seen, strict=True)),
+        tuple(c.get("features") or ()), c["request"], exp, act, str(c.get("replay", "")),
+        (first_divergence(inp, exp, act) if isinstance(inp, dict) else None) or str(c.get("difference", "")),
+        timeline(inp, exp, act) if sequence else None,
+        None if sequence else fields(exp, act),
+    )
+
+
+@functools.cache
+def _rule_texts() -> dict[str, str]:
+    """The text of every rule this suite knows, for rules a counterexample names beside its first."""
+    import properties.areas  # noqa: F401  (registers every rule)
+    from properties.rules import RULES
+
+    return {r.id: r.text for r in RULES.values()}
+
+
+def _versions_text(versions: Sequence[str]) -> str:
+    if len(versions) <= 3:
+        return ", ".join(versions)
+    return f"{versions[0]} ... {versions[-1]} ({len(versions)} versions)"
+
+
+# -- the matrix -----------------------------------------------------------------------------------
+
+@attrs.frozen
+class Cell:
+    """One matrix cell: its class (for the colour), its text, the divergence it links to, and why
+    it is what it is when that is not pass or fail (every n/a says why)."""
+
+    cls: str
+    text: str
+    link: str | None = None
+    why: str | None = None
+
+
+@attrs.frozen
+class MatrixRow:
+    rule: dict[str, Any]
+    cells: tuple[tuple[Cell, int | None], ...]  # each cell with its note's number (None: no note)
+
+
+@attrs.frozen
+class Matrix:
+    """The matrix: column groups (implementation, versions), rows (rule, cells) grouped by area,
+    and the notes (why each n/a and ? cell is so), numbered in order of first use."""
+
+    groups: tuple[tuple[str, int], ...]
+    versions: tuple[str, ...]
+    areas: tuple[tuple[str, tuple[MatrixRow, ...]], ...]
+    notes: tuple[str, ...]
+
+
+def _rules(reports: Sequence[Report]) -> list[dict[str, Any]]:
     seen: dict[str, dict[str, Any]] = {}
     for r in reports:
         areas = {run["area"] for run in r.get("runs", [])} | {u["area"] for u in r.get("unsupported", [])}
         for rule in r.get("rules") or _installed_rules(areas):
             seen.setdefault(rule["id"], rule)
-    return sorted(seen.values(), key=lambda x: (x["area"], x["id"].endswith("-EQ"), _rule_key(x["id"])))
+    return sorted(seen.values(), key=lambda x: (x["area"], _rule_key(x["id"])))
 
 
-def _rule_key(rule_id: str) -> tuple[str, int]:
+def _rule_key(rule_id: str) -> tuple[int, str, int]:
+    """WM-1 ... WM-10, then WM-REFUSED, then WM-EQ."""
     prefix, _, num = rule_id.rpartition("-")
-    return (prefix, int(num)) if num.isdigit() else (rule_id, 0)
+    if num.isdigit():
+        return 0, prefix, int(num)
+    return (2 if num == "EQ" else 1), rule_id, 0
 
 
 def _installed_rules(areas: set[str]) -> list[dict[str, Any]]:
@@ -125,110 +296,93 @@ def _installed_rules(areas: set[str]) -> list[dict[str, Any]]:
              "flink_violates": list(r.flink_violates)} for r in RULES.values() if r.area in areas]
 
 
-def _anchors(reports: Sequence[dict[str, Any]]) -> list[list[str]]:
-    """An anchor per counterexample; the same one for counterexamples that differ only in the Flink
-    version (same rule, request input and answers), which the page shows once."""
-    out: list[list[str]] = []
-    groups: dict[str, str] = {}
-    for i, r in enumerate(reports):
-        row = []
-        for c in r.get("counterexamples", []):
-            key = json.dumps([i, c["rule"], c["area"], c["request"].get("input"), _body(c.get("expected")),
-                              _body(c.get("actual"))], sort_keys=True)
-            row.append(groups.setdefault(key, f"ce-{len(groups) + 1}"))
-        out.append(row)
-    return out
+@functools.cache
+def _area_versions() -> dict[str, frozenset[str]]:
+    """The Flink versions each area this suite knows is defined at."""
+    from properties.areas import AREAS
+
+    return {name: frozenset(str(v) for v in spec.versions) for name, spec in AREAS.items()}
 
 
-def _body(resp: dict[str, Any] | None) -> object:
-    return None if resp is None else {k: v for k, v in resp.items() if k != "id"}
-
-
-def cell(report: dict[str, Any], rule: dict[str, Any], version: str,
-         anchors: Sequence[str] = ()) -> tuple[str, str, str | None]:
-    """The matrix cell of one rule at one version: (class, text, link to the counterexample or None)."""
-    area = rule["area"]
+def cell(report: Report, rule: dict[str, Any], version: str, anchors: Sequence[str] = ()) -> Cell:
+    """The matrix cell of one rule at one version of one report."""
+    area, rid = rule["area"], rule["id"]
     for u in report.get("unsupported", []):
-        if u["area"] == area and u["flink"] == version and u.get("rule") in (None, rule["id"]):
-            return "unsupported", "n/s", None
+        if u["area"] == area and u["flink"] == version and u.get("rule") in (None, rid):
+            why = u.get("why") or f"declared by {u.get('source', 'the implementation')}"
+            return Cell("unsupported", "n/s", why=f"not supported, as the implementation declares: {why}")
     run = next((x for x in report.get("runs", []) if x["area"] == area and x["flink"] == version), None)
     if run is None:
-        return "norun", "", None
-    for j, c in enumerate(report.get("counterexamples", [])):
-        if c["area"] == area and c["flink"] == version and c["rule"] == rule["id"]:
-            return "fail", "fail", anchors[j] if j < len(anchors) else None
-    if report.get("conformance") == "documented" and not rule.get("documented", True):
-        return "na", "n/a", None
-    if report.get("conformance", "flink") == "flink" and version in rule.get("flink_violates", []):
-        return "na", "n/a", None
-    if run.get("infra_error") or run.get("cases", 0) == 0:
-        return "unknown", "?", None
-    return "pass", "pass", None
+        return _not_run(area, version)
+    failing = [j for j, c in enumerate(report.get("counterexamples", []))
+               if c["area"] == area and c["flink"] == version and rid in _rules_of(c)]
+    if failing:
+        j = failing[0]
+        text = "fail" if len(failing) == 1 else f"fail ×{len(failing)}"
+        return Cell("fail", text, anchors[j] if j < len(anchors) else None)
+    return _not_failed(report, rule, version, run)
 
 
-def _matrix(reports: Sequence[dict[str, Any]], anchors: Sequence[Sequence[str]]) -> str:
+def _not_run(area: str, version: str) -> Cell:
+    known = _area_versions().get(area)
+    if known is not None and version not in known:
+        return Cell("na", "n/a", why=f"the rule is not defined at that Flink version ({area} starts later)")
+    return Cell("norun", "–", why="not run: this report has no run of the rule's area at that version")
+
+
+def _not_failed(report: Report, rule: dict[str, Any], version: str, run: dict[str, Any]) -> Cell:
+    """A rule no divergence breaks: pass, or n/a (why), or ? (why)."""
+    level = report.get("conformance", "flink")
+    if level == "documented" and not rule.get("documented", True):
+        return Cell("na", "n/a", why="not a documented rule: checked only at conformance level flink, "
+                                     "not at level documented")
+    if level == "flink" and version in rule.get("flink_violates", []):
+        return Cell("na", "n/a", why="real Flink of that version breaks this documented rule (flink_violates), "
+                                     "so conformance level flink does not require it")
+    if run.get("infra_error"):
+        return Cell("unknown", "?", why=f"infrastructure error: {run['infra_error']}")
+    not_checked = run.get("not_checked") or {}
+    if run.get("cases", 0) == 0:
+        if not_checked:
+            return Cell("notchecked", "n/a", why=_not_checked_why(not_checked))
+        return Cell("unknown", "?", why="no case was checked")
+    if not_checked:
+        return Cell("pass", "pass", why="passed on the cases checked; " + _not_checked_why(not_checked))
+    return Cell("pass", "pass")
+
+
+def _not_checked_why(not_checked: dict[str, int]) -> str:
+    return "not checked, the implementation does not speak what the cases need: " + "; ".join(
+        sorted(not_checked))
+
+
+def _matrix(reports: Sequence[Report], anchors: Sequence[Sequence[str]]) -> Matrix:
     cols: list[tuple[int, str]] = []
+    groups: list[tuple[str, int]] = []
     for i, r in enumerate(reports):
         versions = {run["flink"] for run in r.get("runs", [])} | {u["flink"] for u in r.get("unsupported", [])}
-        cols += [(i, v) for v in sorted(versions, key=_version_key)]
-    out = ["<h2>Matrix: implementation x Flink version x rule</h2>",
-           "<p class='muted'>pass: no counterexample in the cases checked; fail: a counterexample (linked); "
-           "n/s: the implementation declares it does not support it; n/a: not required at this conformance "
-           "level (Flink itself breaks the rule in that version, or the rule is not documented); ?: "
-           "infrastructure error; empty: not run.</p><table class='matrix'><tr><th rowspan='2'>rule</th>"]
-    for i, r in enumerate(reports):
-        span = sum(1 for j, _ in cols if j == i)
-        if span:
-            out.append(f"<th colspan='{span}'>{escape(str(r.get('impl')))}</th>")
-    out.append("</tr><tr>" + "".join(f"<th>{escape(v)}</th>" for _, v in cols) + "</tr>")
+        mine = sorted(versions, key=_version_key)
+        cols += [(i, v) for v in mine]
+        if mine:
+            groups.append((str(r.get("impl")), len(mine)))
+    notes: dict[str, int] = {}
+    areas: dict[str, list[MatrixRow]] = {}
     for rule in _rules(reports):
-        row = [f"<tr><td class='rule' title='{escape(rule['text'], quote=True)}'>{escape(rule['id'])} "
-               f"<span class='muted'>{escape(rule['area'])}</span></td>"]
+        cells = []
         for i, v in cols:
-            cls, text, link = cell(reports[i], rule, v, anchors[i])
-            body = f"<a href='#{escape(link)}'>{text}</a>" if link else text
-            row.append(f"<td class='{cls}'>{body}</td>")
-        out.append("".join(row) + "</tr>")
-    out.append("</table>")
-    return "".join(out)
+            c = cell(reports[i], rule, v, anchors[i])
+            note = notes.setdefault(c.why, len(notes) + 1) if c.why and c.cls != "norun" else None
+            cells.append((c, note))
+        areas.setdefault(rule["area"], []).append(MatrixRow(rule, tuple(cells)))
+    return Matrix(tuple(groups), tuple(v for _, v in cols), tuple((a, tuple(rows)) for a, rows in areas.items()),
+                  tuple(notes))
 
 
 def _version_key(v: str) -> tuple[int, ...]:
     return tuple(int(x) for x in v.split(".") if x.isdigit())
 
 
-# -- one counterexample ---------------------------------------------------------------------------
-
-def _json(value: object) -> str:
-    return escape(json.dumps(value, indent=2))
-
-
-def _versions_text(versions: Sequence[str]) -> str:
-    if len(versions) <= 3:
-        return ", ".join(versions)
-    return f"{versions[0]} ... {versions[-1]} ({len(versions)} versions)"
-
-
-def _counterexample(c: dict[str, Any], anchor: str, versions: Sequence[str] = ()) -> str:
-    req, exp, act = c["request"], c.get("expected"), c.get("actual")
-    inp = req.get("input", {})
-    picture = timeline_svg(inp, exp, act) if isinstance(inp.get("events"), list) else fields_table(exp, act)
-    first = first_divergence(inp, exp, act) or c.get("difference", "")
-    expected_col = (f"<div><b>Flink (the oracle) answers</b><pre>{_json(exp)}</pre></div>" if exp is not None else
-                    "<div><b>Flink</b><p class='muted'>not compared (conformance level documented)</p></div>")
-    return "".join([
-        f"<section class='ce' id='{anchor}'><h3>{escape(c['rule'])} at Flink "
-        f"{escape(_versions_text(versions or [c['flink']]))} "
-        f"<span class='muted'>({escape(c['area'])})</span></h3>",
-        f"<blockquote>{escape(c.get('rule_text', ''))}</blockquote>",
-        f"<p>What differs: {escape(c.get('difference', ''))}</p>",
-        f"<p class='first'>First point where they differ: {escape(first)}</p>",
-        picture,
-        f"<div class='cols'><div><b>Minimal request</b><pre>{_json(req)}</pre></div>{expected_col}"
-        f"<div><b>The implementation answers</b><pre>{_json(act)}</pre></div></div>",
-        f"<p><b>Replay</b></p><pre>{escape(c.get('replay', ''))}</pre></section>",
-    ])
-
+# -- where the answers part -----------------------------------------------------------------------
 
 def _aligned_key(inp: dict[str, Any], *outs: dict[str, Any] | None) -> str | None:
     """The output field holding one list per input event (``emitted``, ``fired``), if any."""
@@ -348,7 +502,71 @@ def label(item: object) -> str:
     return f"{text} @{item['at']}" if "at" in item else text
 
 
-# -- the timeline picture -------------------------------------------------------------------------
+# -- the timeline picture: geometry here, drawing in templates/timeline.svg.j2 --------------------
+
+@attrs.frozen
+class Glyph:
+    """One input event on its lane: ``kind`` picks the shape the template draws at (x, y)."""
+
+    x: float
+    y: float
+    kind: str  # watermark | barrier | idle | active | end | cancel | other
+    text: str
+    tip: str
+
+
+@attrs.frozen
+class Span:
+    """A hatched span of a lane: idle (IDLE until ACTIVE) or ended (after an end of partition)."""
+
+    x: float
+    y: float
+    width: float
+    what: str
+
+
+@attrs.frozen
+class Emitted:
+    """One element an answer emitted at an event (or trace entry) column."""
+
+    x: float
+    y: float
+    text: str
+    tip: str
+
+
+@attrs.frozen
+class OutputRow:
+    """What Flink or the implementation emitted: its elements, the differing columns marked, the
+    count of elements not drawn per column, or the error it answered with."""
+
+    who: str
+    y: float
+    error: str | None
+    emitted: tuple[Emitted, ...]
+    marks: tuple[float, ...]  # x of each differing column
+    more: tuple[tuple[float, int], ...]  # (x, elements not drawn)
+
+
+@attrs.frozen
+class Timeline:
+    """Everything timeline.svg.j2 draws, in pixels."""
+
+    width: int
+    height: int
+    ticks: tuple[tuple[float, int], ...]
+    lanes: tuple[tuple[str, float], ...]  # (name, y of its axis)
+    spans: tuple[Span, ...]
+    glyphs: tuple[Glyph, ...]
+    output_title: str
+    output_title_y: float
+    first_difference: float | None
+    rows: tuple[OutputRow, ...]
+    left: int = LEFT
+    top: int = TOP
+    step: int = STEP
+    lane_h: int = LANE_H
+
 
 def _lanes(inp: dict[str, Any], events: list[Any]) -> tuple[str | None, int]:
     index = next((k for k in INDEX_KEYS if any(isinstance(e, dict) and k in e for e in events)), None)
@@ -358,8 +576,8 @@ def _lanes(inp: dict[str, Any], events: list[Any]) -> tuple[str | None, int]:
     return index, max(1, min(n, 64))
 
 
-def timeline_svg(inp: dict[str, Any], exp: dict[str, Any] | None, act: dict[str, Any] | None) -> str:
-    """An SVG timeline of an event sequence and of what Flink and the implementation emitted."""
+def timeline(inp: dict[str, Any], exp: dict[str, Any] | None, act: dict[str, Any] | None) -> Timeline:
+    """The geometry of an event sequence's timeline and of what Flink and the implementation emitted."""
     events = list(inp.get("events", []))[:MAX_EVENTS]
     index, lanes = _lanes(inp, events)
     aligned = _aligned_key(inp, exp, act)
@@ -369,37 +587,21 @@ def timeline_svg(inp: dict[str, Any], exp: dict[str, Any] | None, act: dict[str,
     width = LEFT + STEP * max(len(events), min(seq_len, MAX_EVENTS), 1) + 130
     out_top = TOP + lanes * LANE_H + 26
     height = out_top + len(rows) * LANE_H + 28
-    svg = [f"<svg class='timeline' xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' "
-           f"viewBox='0 0 {width} {height}' font-family='ui-monospace,monospace' font-size='11'>",
-           "<defs><pattern id='hatch' width='6' height='6' patternUnits='userSpaceOnUse' "
-           "patternTransform='rotate(45)'><rect width='6' height='6' fill='#eef0f3'/>"
-           "<line x1='0' y1='0' x2='0' y2='6' stroke='#c3c9d1' stroke-width='2'/></pattern></defs>",
-           "<text x='4' y='16' font-weight='bold'>input events (left to right)</text>"]
-    for i in range(len(events)):
-        svg.append(f"<text x='{_x(i)}' y='{TOP - 4}' text-anchor='middle' fill='#8a939e'>#{i}</text>")
-    for lane in range(lanes):
-        y = TOP + lane * LANE_H
-        name = f"{index} {lane}" if index else "events"
-        svg.append(f"<text x='4' y='{y + LANE_H / 2 + 4}'>{escape(name)}</text>"
-                   f"<line x1='{LEFT - 10}' y1='{y + LANE_H / 2}' x2='{width - 20}' y2='{y + LANE_H / 2}' "
-                   "stroke='#c3c9d1'/>")
-    svg += _spans(events, index, lanes, width)
-    for i, e in enumerate(events):
-        svg += _glyph(i, e, index, lanes)
-    svg.append(f"<text x='4' y='{out_top - 8}' font-weight='bold'>"
-               f"{escape('emitted per event' if aligned else (seq or 'answer'))}</text>")
     diff_cols = _differing(exp, act, aligned or seq)
-    if diff_cols:
-        x = _x(diff_cols[0])
-        svg.append(f"<line x1='{x}' y1='{TOP - 14}' x2='{x}' y2='{height - 8}' stroke='#c0392b' "
-                   f"stroke-dasharray='4 3'/><text x='{x + 4}' y='{height - 10}' fill='#c0392b'>"
-                   "first difference</text>")
-    for r, (who, out) in enumerate(rows):
-        y = out_top + r * LANE_H
-        svg.append(f"<text x='4' y='{y + LANE_H / 2 + 4}'>{escape(who)}</text>")
-        svg += _output_row(out, aligned or seq, y, diff_cols)
-    svg.append("</svg>")
-    return "".join(svg)
+    return Timeline(
+        width, height, tuple((_x(i), i) for i in range(len(events))),
+        tuple((f"{index} {lane}" if index else "events", TOP + lane * LANE_H + LANE_H / 2) for lane in range(lanes)),
+        tuple(_spans(events, index, lanes, width)), tuple(_glyph(i, e, index, lanes) for i, e in enumerate(events)),
+        "emitted per event" if aligned else (seq or "answer"), out_top - 8,
+        _x(diff_cols[0]) if diff_cols else None,
+        tuple(_output_row(who, out, aligned or seq, out_top + r * LANE_H, diff_cols)
+              for r, (who, out) in enumerate(rows)),
+    )
+
+
+def timeline_svg(inp: dict[str, Any], exp: dict[str, Any] | None, act: dict[str, Any] | None) -> str:
+    """The SVG timeline alone (templates/timeline.svg.j2 drawing :func:`timeline`)."""
+    return str(_env().get_template("timeline.svg.j2").module.timeline(timeline(inp, exp, act)))
 
 
 def _x(i: int) -> float:
@@ -412,9 +614,9 @@ def _lane_of(e: object, index: str | None, lanes: int) -> int:
     return 0
 
 
-def _spans(events: list[Any], index: str | None, lanes: int, width: int) -> list[str]:
+def _spans(events: list[Any], index: str | None, lanes: int, width: int) -> list[Span]:
     """Idle spans (IDLE until ACTIVE) and the time after an end of partition, per lane."""
-    out: list[str] = []
+    out: list[Span] = []
     open_at: dict[int, tuple[int, str]] = {}
     for i, e in enumerate(events):
         if not isinstance(e, dict):
@@ -423,43 +625,26 @@ def _spans(events: list[Any], index: str | None, lanes: int, width: int) -> list
         if e.get("status") == "IDLE" and lane not in open_at:
             open_at[lane] = (i, "idle")
         elif e.get("status") == "ACTIVE" and lane in open_at and open_at[lane][1] == "idle":
-            out.append(_span(open_at.pop(lane)[0], i, lane, "idle"))
+            out.append(_span(open_at.pop(lane)[0], _x(i), lane, "idle"))
         elif e.get("end") is True:
             open_at[lane] = (i, "ended")
-    for lane, (start, what) in open_at.items():
-        out.append(_span(start, None, lane, what, width))
+    out += [_span(start, width - 20, lane, what) for lane, (start, what) in open_at.items()]
     return out
 
 
-def _span(start: int, end: int | None, lane: int, what: str, width: int = 0) -> str:
+def _span(start: int, x1: float, lane: int, what: str) -> Span:
     x0 = _x(start)
-    x1 = _x(end) if end is not None else width - 20
-    y = TOP + lane * LANE_H + 5
-    return (f"<rect x='{x0}' y='{y}' width='{max(2, x1 - x0)}' height='{LANE_H - 10}' fill='url(#hatch)' "
-            f"opacity='0.9'><title>{what}</title></rect>"
-            f"<text x='{x0 + 4}' y='{y + LANE_H - 12}' fill='#69727d' font-size='9'>{what}</text>")
+    return Span(x0, TOP + lane * LANE_H + 5, max(2, x1 - x0), what)
 
 
-def _glyph(i: int, e: object, index: str | None, lanes: int) -> list[str]:
-    x, lane = _x(i), _lane_of(e, index, lanes)
-    y = TOP + lane * LANE_H + LANE_H / 2
-    tip = escape(json.dumps(e))
-    text = escape(label(e))
-    if isinstance(e, dict) and "watermark" in e:
-        shape = f"<path d='M{x} {y - 6} L{x + 6} {y} L{x} {y + 6} L{x - 6} {y} Z' fill='#2b6cb0'/>"
-    elif isinstance(e, dict) and "barrier" in e:
-        shape = f"<rect x='{x - 2}' y='{y - 12}' width='4' height='24' fill='#b7791f'/>"
-    elif isinstance(e, dict) and "status" in e:
-        fill = "#69727d" if e["status"] == "IDLE" else "#2f855a"
-        shape = f"<rect x='{x - 5}' y='{y - 5}' width='10' height='10' fill='{fill}'/>"
-    elif isinstance(e, dict) and "end" in e:
-        shape = f"<path d='M{x - 6} {y - 6} L{x + 6} {y + 6} M{x + 6} {y - 6} L{x - 6} {y + 6}' stroke='#1d232b' " \
-                "stroke-width='2'/>"
-    elif isinstance(e, dict) and "cancel" in e:
-        shape = f"<circle cx='{x}' cy='{y}' r='6' fill='none' stroke='#c0392b' stroke-width='2'/>"
-    else:
-        shape = f"<circle cx='{x}' cy='{y}' r='4' fill='#4a5568'/>"
-    return [f"<g><title>{tip}</title>{shape}<text x='{x}' y='{y - 9}' text-anchor='middle'>{text}</text></g>"]
+def _glyph(i: int, e: object, index: str | None, lanes: int) -> Glyph:
+    kind = "other"
+    if isinstance(e, dict):
+        status = {"IDLE": "idle"}.get(str(e.get("status")), "active")
+        kind = next((k for k, present in (("watermark", "watermark" in e), ("barrier", "barrier" in e),
+                                          (status, "status" in e), ("end", "end" in e),
+                                          ("cancel", "cancel" in e)) if present), "other")
+    return Glyph(_x(i), TOP + _lane_of(e, index, lanes) * LANE_H + LANE_H / 2, kind, label(e), json.dumps(e))
 
 
 def _differing(exp: dict[str, Any] | None, act: dict[str, Any] | None, key: str | None) -> list[int]:
@@ -469,34 +654,31 @@ def _differing(exp: dict[str, Any] | None, act: dict[str, Any] | None, key: str 
     return [i for i in range(max(len(e), len(a))) if (e[i] if i < len(e) else None) != (a[i] if i < len(a) else None)]
 
 
-def _output_row(out: dict[str, Any] | None, key: str | None, y: float, diff_cols: list[int]) -> list[str]:
-    cells: list[str] = []
-    if out is None:
-        return cells
-    if "error" in out:
+def _output_row(who: str, out: dict[str, Any] | None, key: str | None, y: float, diff_cols: list[int]) -> OutputRow:
+    if out is not None and "error" in out:
         err = out["error"]
         text = f"rejected: {err.get('type')} {err.get('exception') or ''} {_short(err.get('message'), 90)}"
-        return [f"<text x='{LEFT}' y='{y + LANE_H / 2 + 4}' fill='#8c1d18'>{escape(text)}</text>"]
-    items = (out.get("output") or {}).get(key, []) if key else []
+        return OutputRow(who, y, text, (), (), ())
+    items = ((out or {}).get("output") or {}).get(key, []) if key else []
+    emitted, more = [], []
     for i, item in enumerate(items[:MAX_EVENTS]):
-        x = _x(i)
-        if i in diff_cols:
-            cells.append(f"<rect x='{x - STEP / 2 + 2}' y='{y + 3}' width='{STEP - 4}' height='{LANE_H - 6}' "
-                         "fill='#fbd9d7'/>")
         group = item if isinstance(item, list) else [item]
-        for j, element in enumerate(group[:2]):
-            cells.append(f"<text x='{x}' y='{y + 14 + 11 * j}' text-anchor='middle'>"
-                         f"<title>{escape(json.dumps(element))}</title>{escape(label(element))}</text>")
+        emitted += [Emitted(_x(i), y + 14 + 11 * j, label(el), json.dumps(el)) for j, el in enumerate(group[:2])]
         if isinstance(item, list) and len(item) > 2:
-            cells.append(f"<text x='{x + STEP / 2 - 6}' y='{y + 12}' fill='#69727d'>+{len(item) - 2}</text>")
-    for i in diff_cols:
-        if i >= len(items):
-            cells.append(f"<rect x='{_x(i) - STEP / 2 + 2}' y='{y + 3}' width='{STEP - 4}' height='{LANE_H - 6}' "
-                         "fill='#fbd9d7'/>")
-    return cells
+            more.append((_x(i) + STEP / 2 - 6, len(item) - 2))
+    return OutputRow(who, y, None, tuple(emitted), tuple(_x(i) - STEP / 2 + 2 for i in diff_cols), tuple(more))
 
 
-# -- other areas: a table -------------------------------------------------------------------------
+# -- other areas: a table of the answers' fields --------------------------------------------------
+
+@attrs.frozen
+class FieldsTable:
+    """Flink's and the implementation's answers field by field: the differing fields, then the equal ones."""
+
+    compared: bool  # False: no Flink answer (conformance level documented)
+    differing: tuple[tuple[str, str, str], ...]
+    same: tuple[tuple[str, str, str], ...]
+
 
 def flatten(value: object, path: str = "") -> dict[str, object]:
     if isinstance(value, dict):
@@ -512,39 +694,20 @@ def flatten(value: object, path: str = "") -> dict[str, object]:
     return {path: value}
 
 
-def fields_table(exp: dict[str, Any] | None, act: dict[str, Any] | None) -> str:
-    """Flink's and the implementation's answers field by field; differing fields first and marked."""
+def fields(exp: dict[str, Any] | None, act: dict[str, Any] | None) -> FieldsTable:
+    """The fields table of two answers (``exp`` None: not compared)."""
     e, a = flatten(exp) if exp is not None else {}, flatten(act or {})
     keys = list(dict.fromkeys([*e, *a]))
+
+    def row(k: str) -> tuple[str, str, str]:
+        ev = "" if exp is None else (_short(e[k], 120) if k in e else "(absent)")
+        return k, ev, _short(a[k], 120) if k in a else "(absent)"
+
     differing = [k for k in keys if exp is not None and e.get(k, "∅") != a.get(k, "∅")]
-    same = [k for k in keys if k not in differing]
-
-    def row(k: str, cls: str) -> str:
-        ev = "" if exp is None else escape(_short(e[k], 120) if k in e else "(absent)")
-        av = escape(_short(a[k], 120) if k in a else "(absent)")
-        return f"<tr class='{cls}'><td><code>{escape(k)}</code></td><td>{ev}</td><td>{av}</td></tr>"
-
-    head = "<table><tr><th>field</th><th>Flink</th><th>implementation</th></tr>"
-    body = "".join(row(k, "diff") for k in differing)
-    if same:
-        body += (f"<tr><td colspan='3'><details><summary>{len(same)} equal field(s)</summary><table>"
-                 + "".join(row(k, "") for k in same) + "</table></details></td></tr>")
-    return head + body + "</table>"
+    return FieldsTable(exp is not None, tuple(row(k) for k in differing),
+                       tuple(row(k) for k in keys if k not in differing))
 
 
-def _infra(r: dict[str, Any]) -> str:
-    """Infrastructure errors and lost partitions: the cases that could not be checked, and why."""
-    rows = [(run["area"], run["flink"], run["infra_error"]) for run in r.get("runs", []) if run.get("infra_error")]
-    fan = r.get("fanout") or {}
-    details = [e for e in fan.get("infra_errors", []) if e.get("request")]
-    if not rows and not details and not fan.get("lost_partitions"):
-        return ""
-    out = ["<h3>Infrastructure errors</h3><table><tr><th>area</th><th>Flink</th><th>what</th></tr>"]
-    out += [f"<tr><td>{escape(a)}</td><td>{escape(f)}</td><td>{escape(str(e))}</td></tr>" for a, f, e in rows]
-    out.append("</table>")
-    for e in details[:20]:
-        out.append(f"<p>{escape(e['area'])} at Flink {escape(e['flink'])}: {escape(e['cause'])}</p>"
-                   f"<pre>{_json(e['request'])}</pre>")
-    for lost in fan.get("lost_partitions", []):
-        out.append(f"<p>partition {lost['partition']} ({lost['cases']} cases) lost: {escape(lost['cause'])}</p>")
-    return "".join(out)
+def fields_table(exp: dict[str, Any] | None, act: dict[str, Any] | None) -> Markup:
+    """The fields table as HTML (templates/divergence.html.j2's ``fields_table``)."""
+    return _env().get_template("divergence.html.j2").module.fields_table(fields(exp, act))
