@@ -5,13 +5,23 @@ events), whole channels or coordinator tasks with their events, then the names o
 requests, then keys of ``input.config``, then lowers ``channels``/``inputs`` to what the events use,
 keeping every change after which ``still_fails(request)`` holds. The result is 1-minimal: removing
 any single event or key makes the failure go away.
+
+Then, with what is left of the budget, the plainification pass (:func:`plainify`): every value is
+replaced by the plainest spelling that still fails, so a counterexample reads ``"1g"`` rather than
+``"\\t1Gb"`` or ``" 49545216000 BYTES"`` unless the failure needs the odd spelling. Deletions come first
+because a removed key or event needs no plain value; if plainification changed anything, the deletion
+passes run once more (a plainer value may make another key unnecessary), so the result stays 1-minimal.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+import math
+import re
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
+
+from oracle.memsize import parse_bytes
 
 Request = dict[str, Any]
 # classloading.resolve: the names a counterexample can do without
@@ -117,9 +127,8 @@ def _drop_tasks(request: Request, still_fails: Callable[[Request], bool], budget
     return request
 
 
-def reduce(request: Request, still_fails: Callable[[Request], bool], max_calls: int = 2000) -> Request:
-    """A 1-minimal variant of ``request`` that still fails (within ``max_calls`` attempts)."""
-    budget = [max_calls]
+def _delete(request: Request, still_fails: Callable[[Request], bool], budget: list[int]) -> Request:
+    """Every deletion pass, in order: chunks of events, channels, tasks, names, config keys."""
     current = request
     if isinstance(current["input"].get("events"), list):
         current = _ddmin_list(current, "events", still_fails, budget)
@@ -131,4 +140,271 @@ def reduce(request: Request, still_fails: Callable[[Request], bool], max_calls: 
             current = _ddmin_list(current, name, still_fails, budget)
     if isinstance(current["input"].get("config"), dict):
         current = _ddmin_dict(current, "config", still_fails, budget)
-    return _fewer_channels(current, still_fails)
+    return current
+
+
+def reduce(request: Request, still_fails: Callable[[Request], bool], max_calls: int = 2000) -> Request:
+    """A 1-minimal variant of ``request`` that still fails, in the plainest spelling that still fails
+    (within ``max_calls`` attempts: deletions first, plainification with what they leave)."""
+    budget = [max_calls]
+    current = _fewer_channels(_delete(request, still_fails, budget), still_fails)
+    plain = plainify(current, still_fails, budget)
+    if plain != current and budget[0] > 0:
+        plain = _fewer_channels(_delete(plain, still_fails, budget), still_fails)
+    return plain
+
+
+# --------------------------------------------------------------------------------------------
+# Plainification: each value replaced by the plainest candidate that still fails.
+
+# Event fields holding numbers whose size is arbitrary (indices such as ``channel`` are left to the
+# deletion passes). Fields in one family share a scale, so equal values move together.
+INT_FAMILIES = (("at",), ("watermark", "register", "delete"), ("checkpoint", "barrier", "cancel"))
+# class-name lists (resources are paths, left as they are)
+CLASS_LISTS = ("lookups", "user_classes", "parent_classes")
+SIZE_KEY_SUFFIXES = (".size", ".min", ".max", "segment-size")
+UNITS = (("t", 1 << 40), ("g", 1 << 30), ("m", 1 << 20), ("k", 1 << 10))
+# "0", then every power of two from 1 MiB to 1 TiB in its largest unit: the sizes people write
+ROUND_SIZES = ("0", *(f"{1 << i}m" for i in range(10)), *(f"{1 << i}g" for i in range(10)), "1t")
+ROUND_FRACTIONS = ("0", "1", "0.1", "0.5")
+BOOLEAN_WORDS = ("true", "false", "yes", "no", "on", "off")
+MAX_CANDIDATES = 32  # per value: the plainest ones
+LONG_MIN, LONG_MAX = -(1 << 63), (1 << 63) - 1  # the protocol's integers are Java longs
+_INT = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"([+-]?[0-9]*)([.,])([0-9]+)")
+
+
+def plainness(text: str) -> tuple[int, int, int]:
+    """How plain a spelling reads, smaller is plainer: its length, then its odd characters (upper case,
+    whitespace, non-ASCII), then its significant digits (``1000`` is rounder than ``1234``; a lone
+    ``0`` counts as one)."""
+    odd = sum(1 for ch in text if ch.isupper() or ch.isspace() or not ch.isascii())
+    digits = "".join(ch for ch in text if ch.isdigit()).rstrip("0").lstrip("0")
+    return len(text), odd, max(1, len(digits))
+
+
+def magnitude(text: str) -> float:
+    """The size of the number ``text`` spells (bytes for a memory size), 0 for anything else (NaN too):
+    among equally plain candidates the smallest comes first, the way shrinkers go (``"2g"`` before
+    ``"8g"``)."""
+    try:
+        return float(parse_bytes(text))
+    except Exception:  # not a size: maybe a signed integer or a decimal
+        pass
+    try:
+        number = abs(float(text.replace(",", ".")))
+    except ValueError:
+        return 0.0
+    return number if math.isfinite(number) else 0.0  # NaN would make the order depend on hashing
+
+
+def _is_size(key: str, text: str) -> bool:
+    """Whether ``text`` is a memory size: under a size key, or digits with a unit, parsing as Flink does."""
+    try:
+        parse_bytes(text)
+    except Exception:  # any rejection: not a size
+        return False
+    return key.endswith(SIZE_KEY_SUFFIXES) or any(ch.isalpha() for ch in text)
+
+
+def _canonical(key: str, text: str) -> tuple[str, bool]:
+    """The plain spelling of the value ``text`` spells under ``key``, and whether that value is round
+    (a round size, a number with one significant digit, a boolean)."""
+    stripped = text.strip()
+    if _is_size(key, text):
+        spelled = size_spelling(parse_bytes(text))
+        return spelled, spelled in ROUND_SIZES or plainness(spelled)[2] == 1
+    if _INT.fullmatch(stripped):
+        spelled = str(int(stripped))
+        return spelled, plainness(spelled)[2] == 1
+    if (decimal := _decimal_spelling(text)) is not None:
+        return decimal, plainness(decimal)[2] == 1
+    return stripped.lower(), stripped.lower() in ("true", "false")
+
+
+def rank(key: str, text: str) -> tuple[int, ...]:
+    """Where config value ``text`` (or a number written out, ``key`` "") stands, smaller is plainer:
+    a round value in its plain spelling (``"0"``, ``"1g"``, ``"16g"``, ``"1000"``, ``"0.1"``, ``"true"``)
+    is as plain as a value gets and is never replaced by another round one (``"16g"`` by ``"1t"`` would
+    change the value without making it easier to read); then other values in their plain spelling
+    (``"8660m"``), then anything else (padding, case, long units), each by :func:`plainness`."""
+    canonical, round_value = _canonical(key, text)
+    if text == canonical and round_value:
+        return (0,)
+    return (1 if text == canonical else 2, *plainness(text))
+
+
+def _plainer(key: str, candidates: Iterable[str], than: str) -> list[str]:
+    """``candidates`` strictly plainer than ``than`` under ``key``, in the order to try them: plainest
+    first; among equally plain ones ``than``'s own value (``" 17179869184 "``: ``"16g"`` before ``"1t"``),
+    then the shortest, the smallest, in text order; without repeats."""
+    bar, same = rank(key, than), _canonical(key, than)[0]
+    return sorted({c for c in candidates if rank(key, c) < bar},
+                  key=lambda c: (rank(key, c), _canonical(key, c)[0] != same, plainness(c), magnitude(c), c),
+                  )[:MAX_CANDIDATES]
+
+
+def _rounded(n: int) -> Iterator[int]:
+    """``n`` with 1, 2 and 3 significant digits: truncated toward zero, to the nearest, away from zero
+    (1234: 1000, 2000, 1200, 1300, 1230, 1240)."""
+    sign, digits = (-1 if n < 0 else 1), str(abs(n))
+    for keep in range(1, min(3, len(digits) - 1) + 1):
+        scale = 10 ** (len(digits) - keep)
+        for carry in (0, scale // 2, scale - 1):
+            yield sign * ((abs(n) + carry) // scale * scale)
+
+
+def int_candidates(n: int) -> list[int]:
+    """Plainer integers to try for ``n``: 0, 1, 2 (-1 for a negative), the powers of ten below it, then
+    ``n`` rounded (1234: 1000, 2000, 1200 ...), plainest first; none longer than ``n`` written out, none
+    at all for a round ``n`` (7, 10, 3000)."""
+    sign, digits = (-1 if n < 0 else 1), len(str(abs(n)))
+    pool = [0, 1, 2, *([-1] if n < 0 else []), *(sign * 10**k for k in range(1, digits)), *_rounded(n)]
+    fits = (str(c) for c in pool if LONG_MIN <= c <= LONG_MAX and len(str(c)) <= len(str(n)))  # a Java long
+    return [int(c) for c in _plainer("", fits, str(n))]
+
+
+def size_spelling(n: int) -> str:
+    """``n`` bytes in its plainest spelling: the largest unit that divides it, lower case, no space."""
+    for unit, factor in UNITS:
+        if n and n % factor == 0:
+            return f"{n // factor}{unit}"
+    return str(n)
+
+
+def _decimal_spelling(text: str) -> str | None:
+    """A decimal (``0.10``, `` 0,10 ``) without padding or trailing zeros, its separator kept; None if
+    ``text`` is not one."""
+    match = _DECIMAL.fullmatch(text.strip())
+    if not match:
+        return None
+    whole, sep, frac = match.groups()
+    frac = frac.rstrip("0")
+    return f"{whole}{sep}{frac}" if frac else (whole or "0")
+
+
+def _decimal_truncations(spelled: str) -> Iterator[str]:
+    """A plain decimal cut to 1 and 2 places (``0.999`` -> ``0.9``, ``0.99``)."""
+    match = _DECIMAL.fullmatch(spelled)
+    if match:
+        whole, sep, frac = match.groups()
+        for places in (1, 2):
+            if len(frac) > places and frac[:places].rstrip("0"):
+                yield f"{whole}{sep}{frac[:places].rstrip('0')}"
+
+
+def text_cleanups(text: str) -> list[str]:
+    """The same text stripped, lower-cased, both, and with no whitespace at all."""
+    stripped = text.strip()
+    return [stripped, text.lower(), stripped.lower(), "".join(stripped.lower().split())]
+
+
+def string_candidates(key: str, text: str) -> list[str]:
+    """Plainer spellings to try for config value ``text`` under ``key``, plainest first: round values
+    of its kind (sizes, fractions, integers, booleans), its own value spelled plainly, cleaned-up text."""
+    pool = text_cleanups(text)
+    stripped = text.strip()
+    if _is_size(key, text):
+        pool += [*ROUND_SIZES, size_spelling(parse_bytes(text))]
+    elif _INT.fullmatch(stripped):
+        pool += [str(c) for c in int_candidates(int(stripped))] + [str(int(stripped))]
+    elif (decimal := _decimal_spelling(text)) is not None:
+        pool += [*ROUND_FRACTIONS, decimal, *_decimal_truncations(decimal)]
+    if stripped.lower() in BOOLEAN_WORDS:
+        pool += ["true", "false"]
+    return _plainer(key, pool, text)
+
+
+def _try(candidate: Request, still_fails: Callable[[Request], bool], budget: list[int]) -> bool:
+    """One attempt, counted against the budget."""
+    budget[0] -= 1
+    return still_fails(candidate)
+
+
+def _plain_config(request: Request, still_fails: Callable[[Request], bool], budget: list[int]) -> Request:
+    """Each config value (strings; ints, not booleans) replaced by its plainest candidate that fails."""
+    for key in list(request["input"]["config"]):
+        value = request["input"]["config"][key]
+        if isinstance(value, str):
+            candidates: list[Any] = string_candidates(key, value)
+        elif isinstance(value, int) and not isinstance(value, bool):
+            candidates = int_candidates(value)
+        else:
+            continue
+        for plain in candidates:
+            if budget[0] <= 0:
+                return request
+            candidate = _with(request, "config", {**request["input"]["config"], key: plain})
+            if _try(candidate, still_fails, budget):
+                request = candidate
+                break
+    return request
+
+
+def _int_groups(events: list[Any], fields: tuple[str, ...]) -> dict[int, list[tuple[int, str]]]:
+    """The positions ``(event index, field)`` of each integer value of a family, by first appearance."""
+    groups: dict[int, list[tuple[int, str]]] = {}
+    for i, event in enumerate(events):
+        for field in fields:
+            value = event.get(field) if isinstance(event, dict) else None
+            if isinstance(value, int) and not isinstance(value, bool):
+                groups.setdefault(value, []).append((i, field))
+    return groups
+
+
+def _plain_event_ints(request: Request, still_fails: Callable[[Request], bool], budget: list[int]) -> Request:
+    """Each number of an event family replaced, at every place it occurs at once (so that equal
+    timestamps stay equal), by its plainest candidate that still fails."""
+    for fields in INT_FAMILIES:
+        for value, places in _int_groups(request["input"]["events"], fields).items():
+            for plain in int_candidates(value):
+                if budget[0] <= 0:
+                    return request
+                events = copy.deepcopy(request["input"]["events"])
+                for i, field in places:
+                    events[i][field] = plain
+                candidate = _with(request, "events", events)
+                if _try(candidate, still_fails, budget):
+                    request = candidate
+                    break
+    return request
+
+
+def _plain_names() -> Iterator[str]:
+    """``a.A``, ``a.B`` ... ``a.Z``, ``b.A`` ...: the plainest binary names."""
+    for package in "abcdefghijklmnopqrstuvwxyz":
+        for cls in "ABCDEFGHIJKLMNOPQRSTUVWXYZ":
+            yield f"{package}.{cls}"
+
+
+def _plain_class_names(request: Request, still_fails: Callable[[Request], bool], budget: list[int]) -> Request:
+    """Each class name renamed everywhere it occurs to an unused ``a.B``-style name, where that is plainer
+    and the failure does not need the name (one attempt per name)."""
+    lists = [name for name in CLASS_LISTS if isinstance(request["input"].get(name), list)]
+    names = list(dict.fromkeys(n for name in lists for n in request["input"][name] if isinstance(n, str)))
+    unused = [n for n in _plain_names() if n not in names]
+    for old in names:
+        if not unused or budget[0] <= 0:
+            break
+        new = unused[0]
+        if plainness(new) >= plainness(old):
+            continue
+        candidate = copy.deepcopy(request)
+        for name in lists:
+            candidate["input"][name] = [new if n == old else n for n in candidate["input"][name]]
+        if _try(candidate, still_fails, budget):
+            request = candidate
+            unused.pop(0)
+    return request
+
+
+def plainify(request: Request, still_fails: Callable[[Request], bool], budget: list[int]) -> Request:
+    """``request`` with every value in the plainest spelling that still fails: config values, class
+    names, then event numbers, each change kept only if ``still_fails`` holds (at most ``budget[0]``
+    attempts, decremented). Deterministic: candidates come in a fixed order."""
+    if isinstance(request["input"].get("config"), dict):
+        request = _plain_config(request, still_fails, budget)
+    request = _plain_class_names(request, still_fails, budget)
+    if isinstance(request["input"].get("events"), list):
+        request = _plain_event_ints(request, still_fails, budget)
+    return request
