@@ -12,6 +12,7 @@ infrastructure error; what was found before is kept.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 import time
@@ -33,7 +34,10 @@ from properties.areas import AREAS
 from properties.rules import RULES, compare, judge
 
 Conformance = str  # "flink" | "documented"
-MAX_FOCUS_PASSES = 4
+SHRINK_SECONDS = 5.0  # Hypothesis's shrinking of one divergence (then delta debugging takes over)
+SHRINK_BUDGET = 30.0  # all Hypothesis shrinking of one (area, version)
+REDUCE_SECONDS = 10.0  # delta debugging of one divergence: what it reached by then is reported
+REDUCE_BUDGET = 40.0  # all delta debugging of one (area, version)
 SEARCH_EXAMPLES = 1000  # per (area, version): judged one by one under Hypothesis; the rest in batches
 BATCH = 256
 
@@ -88,7 +92,7 @@ class SuiteError(RuntimeError):
 
 
 class _Violated(AssertionError):
-    """Base of the per-divergence exception classes raised to let Hypothesis shrink each apart."""
+    """Raised on the divergence Hypothesis is told to shrink."""
 
 
 class _Abort(BaseException):
@@ -97,14 +101,6 @@ class _Abort(BaseException):
 
 class _Enough(BaseException):
     """Leaves Hypothesis at once when ``--max-failures`` failing cases were seen."""
-
-
-_VIOLATION_TYPES: dict[tuple[str, tuple[str, ...]], type[_Violated]] = {}
-
-
-def _violation_type(key: tuple[str, tuple[str, ...]]) -> type[_Violated]:
-    name = f"Diverges_{len(_VIOLATION_TYPES)}"
-    return _VIOLATION_TYPES.setdefault(key, type(name, (_Violated,), {}))
 
 
 def _size(req: dict[str, Any]) -> tuple[int, int]:
@@ -185,8 +181,9 @@ def diverges(request: dict[str, Any], actual: dict[str, Any], version: FlinkVers
     broken, expected = _judged(request, actual, version, conformance, strict_messages, unsupported, fit_answer)
     if not broken:
         return None
-    return signature(request, actual, expected, [r for r, _, _ in broken], strict_messages=strict_messages), \
-        broken, expected
+    norm = AREAS[request["area"]].normalize  # the area's tie rule: an order Flink leaves open is no difference
+    sig = signature(request, norm(actual), norm(expected), [r for r, _, _ in broken], strict_messages=strict_messages)
+    return sig, broken, expected
 
 
 def _short(value: object, limit: int = 200) -> str:
@@ -204,7 +201,7 @@ class _Group:
     actual: dict[str, Any]
     expected: dict[str, Any]
     broken: Broken
-    shrunk_by_search: bool = False
+    first_drawn: int | None = None  # the search pass's example that first showed it (None: a batch case)
 
 
 class _Judge:
@@ -249,11 +246,14 @@ class _Judge:
         clean = {k: req[k] for k in ("area", "flink", "input")}
         group = self.groups.get(sig.key)
         if group is None:
-            self.groups[sig.key] = _Group(sig, int(self.counting), clean, actual, expected, broken)
+            if not self.counting:
+                return sig  # seen only while shrinking another divergence: a step of the shrinker, not a case
+            self.groups[sig.key] = _Group(sig, 1, clean, actual, expected, broken)
         else:
             group.cases += self.counting
             if _size(clean) < _size(group.request):
                 group.request, group.actual, group.expected, group.broken = clean, actual, expected, broken
+                group.signature = sig
         self.failing += self.counting
         return sig
 
@@ -294,39 +294,41 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
         if progress is not None:
             progress(attrs.evolve(run, cases=jg.cases, failing=jg.failing))
 
-    def one_pass(focus: set[tuple[str, tuple[str, ...]]] | None, n: int, pass_seed: int) -> None:
+    drawn = [0]  # examples of the search pass so far
+
+    def one_pass(focus: tuple[str, tuple[str, ...]] | None, n: int, deadline: float = 0.0) -> None:
         """``focus`` None: judge ``n`` drawn requests, raising nothing (every failure is counted);
-        else raise on the first case of a focused divergence, so that Hypothesis shrinks it."""
+        else draw the same requests again and raise on the focused divergence, so that Hypothesis
+        shrinks it (until ``deadline``: what it has reached is kept)."""
         @settings(max_examples=n, deadline=None, database=None, verbosity=Verbosity.quiet,
-                  report_multiple_bugs=True, print_blob=False,
+                  report_multiple_bugs=False, print_blob=False,
                   phases=(Phase.explicit, Phase.generate, Phase.shrink),
                   suppress_health_check=[HealthCheck.too_slow])
-        @seed(pass_seed)
+        @seed(seed_value)
         @given(spec.requests(version))
         def one(request: dict[str, Any]) -> None:
+            if focus is not None and time.monotonic() > deadline:
+                raise _Enough
             sent = jg.prepare(request)
+            if focus is None:
+                drawn[0] += 1
             if sent is None:
                 return
             req, actual = jg.answer(sent)
             sig = jg.judge(req, actual)
             if focus is None:
+                if sig is not None and jg.groups[sig.key].first_drawn is None:
+                    jg.groups[sig.key].first_drawn = drawn[0]
                 if jg.cases % 500 == 0:
                     tick()
                 if enough():
                     raise _Enough
                 return
-            if sig is not None and sig.key in focus:
-                jg.groups[sig.key].shrunk_by_search = True
-                raise _violation_type(sig.key)(sig.text())
+            if sig is not None and sig.key == focus:
+                raise _Violated(sig.text())
 
-        try:
+        with contextlib.suppress(_Violated, _Enough):  # the smallest request of each divergence was kept
             one()
-        except _Violated:
-            pass  # the smallest request of each divergence was kept as it was seen
-        except BaseExceptionGroup as group:
-            _, rest = group.split(_Violated)
-            if rest is not None:
-                raise rest from None
 
     search = min(examples, SEARCH_EXAMPLES)
     with warnings.catch_warnings():
@@ -334,22 +336,23 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
         try:
             try:
                 _batched(jg, corpus.inputs(area, version, examples - search, seed_value), enough, tick)
-                one_pass(None, search, seed_value)
+                one_pass(None, search)
             except _Enough:
                 pass
-            # Shrinking: Hypothesis shrinks the divergences it is told about; one only seen beside
-            # another gets a focused pass of its own, so that each ends with its own minimal request.
+            # Shrinking: the search pass is drawn again for each divergence it showed, and Hypothesis
+            # shrinks that divergence alone (the most frequent first, within a time budget).
             jg.counting = False
-            for i in range(MAX_FOCUS_PASSES):
-                pending = {k for k, g in jg.groups.items() if not g.shrunk_by_search}
-                if not pending:
-                    break
-                one_pass(pending, search, seed_value + i)
+            budget = time.monotonic() + SHRINK_BUDGET
+            for key, group in sorted(jg.groups.items(), key=lambda kv: -kv[1].cases):
+                if group.first_drawn is None or time.monotonic() > budget:
+                    continue
+                one_pass(key, group.first_drawn, min(budget, time.monotonic() + SHRINK_SECONDS))
         except _Abort as exc:
             run.infra_error = str(exc)
-    found = list(jg.groups.values())
+    found = sorted(jg.groups.values(), key=lambda g: -g.cases)
     if run.infra_error is None:
-        found = [_reduce_group(g, jg, impl_spec) for g in found]
+        budget = time.monotonic() + REDUCE_BUDGET
+        found = [_reduce_group(g, jg, min(budget, time.monotonic() + REDUCE_SECONDS)) for g in found]
     run.counterexamples = sorted((_counterexample(g, impl_spec, strict_messages) for g in found),
                                  key=lambda c: (-c.cases, c.rules))
     run.cases, run.failing, run.not_checked = jg.cases, jg.failing, dict(jg.not_checked)
@@ -388,35 +391,34 @@ def _batched(jg: _Judge, inputs: list[dict[str, Any]], enough: Callable[[], bool
             raise _Enough
 
 
-def _reduce_group(g: _Group, jg: _Judge, impl_spec: str) -> _Group:
+def _reduce_group(g: _Group, jg: _Judge, deadline: float) -> _Group:
     """Delta-debug a divergence's smallest request further, keeping its signature (Hypothesis
-    cannot shrink seeded long sequences, nor respell a value plainly)."""
-    last: dict[str, Any] = {}
+    cannot shrink seeded long sequences, nor respell a value plainly), until ``deadline``."""
     key = g.signature.key
 
-    def still_fails(candidate: dict[str, Any]) -> bool:
+    def same(candidate: dict[str, Any]) -> _Group | None:
+        """The candidate as a representative, if it still diverges the same way."""
         if jg.caps.fit(candidate)[0] != candidate:
-            return False  # the implementation could not be sent it as it is
+            return None  # the implementation could not be sent it as it is
         req, actual = _answer_plain(jg, candidate)
         try:
             found = diverges(req, actual, jg.version, conformance=jg.conformance, strict_messages=jg.strict,
                              unsupported=jg.unsupported, fit_answer=jg.caps.fit_answer)
         except (SuiteError, NotChecked):  # the cut made the request malformed, or not checkable: no smaller
-            return False
+            return None
         if found is None or found[0].key != key:
-            return False
-        _, broken, expected = found
-        last.update(actual=actual, expected=expected, broken=broken)
-        return True
+            return None
+        return attrs.evolve(g, signature=found[0], request=candidate, actual=actual, expected=found[2],
+                            broken=found[1])
+
+    def still_fails(candidate: dict[str, Any]) -> bool:
+        return time.monotonic() <= deadline and same(candidate) is not None  # out of time: what it has stands
 
     try:
         smaller = reduce(g.request, still_fails)
+        return (same(smaller) or g) if smaller != g.request else g  # the final request's own answers
     except ImplementationBroken:
         return g
-    if smaller == g.request or not last:
-        return g
-    still_fails(smaller)  # the answers of the final request, not of the last candidate tried
-    return attrs.evolve(g, request=smaller, actual=last["actual"], expected=last["expected"], broken=last["broken"])
 
 
 def _answer_plain(jg: _Judge, candidate: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -434,7 +436,7 @@ def shrink_one(found: Counterexample, impl: Implementation, impl_spec: str, vers
     sig = jg.judge({"id": 0, **found.request}, found.actual)
     if sig is None:
         return found, 0
-    group = _reduce_group(jg.groups[sig.key], jg, impl_spec)
+    group = _reduce_group(jg.groups[sig.key], jg, time.monotonic() + REDUCE_SECONDS)
     group.cases = found.cases
     return _counterexample(group, impl_spec, strict_messages), jg.cases
 

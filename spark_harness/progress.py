@@ -34,8 +34,8 @@ def summary(results: Mapping[int, PartitionResult]) -> tuple[int, list[str], int
     """Cases done, the divergences seen (``area@version: rules``), and the infrastructure errors so far."""
     values = list(results.values())
     cases = sum(r.cases for r in values)
-    divergences = {f.key for r in values for f in r.failures}
-    seen = [f"{area}@{flink}: {'/'.join(rules)}" for area, flink, _what, rules in sorted(divergences)]
+    divergences = {f.key: f for r in values for f in r.failures}
+    seen = [f"{f.area}@{f.flink}: {'/'.join(f.rules)}" for _, f in sorted(divergences.items())]
     return cases, seen, sum(len(r.infra) for r in values)
 
 

@@ -18,7 +18,7 @@ import attrs
 
 from flinkspec.capabilities import EVERYTHING, Capabilities
 from flinkspec.check import Conformance, Counterexample, replay_command, shrink_one
-from flinkspec.divergence import features
+from flinkspec.divergence import Signature, features
 from flinkspec.impls import Implementation
 from oracle.versions import parse_version
 from properties.areas import AREAS
@@ -47,7 +47,8 @@ class Failure:
 
     @property
     def key(self) -> tuple[str, str, str, tuple[str, ...]]:
-        return self.area, self.flink, self.signature, self.rules
+        """The divergence (:attr:`flinkspec.divergence.Signature.key`) at this area and version."""
+        return (self.area, self.flink, *Signature(self.signature, self.rules).key)
 
     @property
     def order(self) -> tuple[tuple[int, int], str]:

@@ -99,7 +99,10 @@ def test_signatures_tell_causes_apart_and_keep_one_cause_together() -> None:
     refused = {"error": {"type": "BadRequest", "message": "nope"}}
     sigs = [signature(req, a, flink, ["WM-EQ"]) for a in (late, wrong, also_wrong, refused)]
     assert sigs[1] == sigs[2] and len({sigs[0], sigs[1], sigs[3]}) == 3
-    assert differing_paths([[1], [2]], [[1]], "x") == ["x length"]  # misaligned elements are not compared
+    assert differing_paths([[1], [2], [3]], [[1], [5]], "x") == ["x[][]"]  # the first departure only
+    assert differing_paths([[1], [2]], [[1]], "x") == ["x lacks an element"]
+    extra = ["x[] has an extra element"]
+    assert differing_paths([["a"]], [["b", "a"]], "x") == differing_paths([[]], [["b"]], "x") == extra
 
 
 @pytest.mark.flink
