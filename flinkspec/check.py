@@ -114,6 +114,7 @@ def replay_command(impl_spec: str, request: dict[str, Any], strict: bool = False
 
 
 Broken = list[tuple[str, str, "dict[str, Any] | None"]]
+Found = tuple[Signature, Broken, dict[str, Any]]  # a divergence: its signature, the broken rules, Flink's answer
 
 
 class NotChecked(Exception):
@@ -175,7 +176,7 @@ def _judged(request: dict[str, Any], actual: dict[str, Any], version: FlinkVersi
 def diverges(request: dict[str, Any], actual: dict[str, Any], version: FlinkVersion, *,
              conformance: Conformance = "flink", strict_messages: bool = False,
              unsupported: frozenset[str] = frozenset(), fit_answer: FitAnswer | None = None,
-             ) -> tuple[Signature, Broken, dict[str, Any]] | None:
+             ) -> Found | None:
     """The divergence one answer belongs to (its signature, the broken rules, Flink's answer), or
     None when it breaks no rule; :class:`NotChecked` as :func:`evaluate`."""
     broken, expected = _judged(request, actual, version, conformance, strict_messages, unsupported, fit_answer)
@@ -204,9 +205,10 @@ class _Group:
     first_drawn: int | None = None  # the search pass's example that first showed it (None: a batch case)
 
 
-class _Judge:
-    """Sends requests to the implementation, judges each answer and groups the failures into
-    divergences (:mod:`flinkspec.divergence`), keeping the smallest request of each."""
+class Judge:
+    """Sends requests to one implementation, judges each answer and groups the failures into
+    divergences (:mod:`flinkspec.divergence`), keeping the smallest request of each; ``check_area``
+    and the pytest property (properties/test_conformance.py) judge through it."""
 
     def __init__(self, impl: Implementation, area: str, version: FlinkVersion, conformance: Conformance,
                  strict_messages: bool, capabilities: Capabilities) -> None:
@@ -235,8 +237,7 @@ class _Judge:
 
     def judge(self, req: dict[str, Any], actual: dict[str, Any]) -> Signature | None:
         try:
-            found = diverges(req, actual, self.version, conformance=self.conformance, strict_messages=self.strict,
-                             unsupported=self.unsupported, fit_answer=self.caps.fit_answer)
+            found = self.diverges(req, actual)
         except NotChecked as exc:
             self.skip(str(exc))
             return None
@@ -257,10 +258,43 @@ class _Judge:
         self.failing += self.counting
         return sig
 
-    def answer(self, request: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    def diverges(self, req: dict[str, Any], actual: dict[str, Any]) -> Found | None:
+        """:func:`diverges` as this implementation is judged (its unsupported rules, its protocol's answers)."""
+        return diverges(req, actual, self.version, conformance=self.conformance, strict_messages=self.strict,
+                        unsupported=self.unsupported, fit_answer=self.caps.fit_answer)
+
+    def smallest(self, request: dict[str, Any], key: tuple[str, tuple[str, ...]],
+                 deadline: float | None = None) -> tuple[dict[str, Any], dict[str, Any], Found] | None:
+        """The smallest, plainest request that still diverges with signature ``key``, delta-debugged
+        from ``request`` (:mod:`flinkspec.reduce`: Hypothesis cannot shrink seeded long sequences,
+        nor respell a value plainly) until ``deadline``, with its answer; None if none is smaller."""
+        def same(candidate: dict[str, Any]) -> tuple[dict[str, Any], Found] | None:
+            if self.caps.fit(candidate)[0] != candidate:
+                return None  # the implementation could not be sent it as it is
+            req, actual = self.ask(candidate)
+            try:
+                found = self.diverges(req, actual)
+            except (SuiteError, NotChecked):  # the cut made the request malformed, or not checkable
+                return None
+            return (actual, found) if found is not None and found[0].key == key else None
+
+        def still_fails(candidate: dict[str, Any]) -> bool:
+            out_of_time = deadline is not None and time.monotonic() > deadline  # then what it has stands
+            return not out_of_time and same(candidate) is not None
+
+        smaller = reduce({k: request[k] for k in ("area", "flink", "input")}, still_fails)
+        final = same(smaller)  # the final request's own answers, not the last candidate's
+        return (smaller, *final) if final is not None and smaller != request else None
+
+    def ask(self, request: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The request as sent (with an id) and the implementation's answer (ImplementationBroken if it broke)."""
         req = {"id": self.next_id(), **request}
+        return req, answer_one(self.impl, req)
+
+    def answer(self, request: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """:meth:`ask`, leaving Hypothesis at once if the implementation broke."""
         try:
-            return req, answer_one(self.impl, req)
+            return self.ask(request)
         except ImplementationBroken as exc:
             raise _Abort(str(exc)) from exc
 
@@ -284,7 +318,7 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
     unsupported are not held against it."""
     spec = AREAS[area]
     run = AreaRun(area, str(version))
-    jg = _Judge(impl, area, version, conformance, strict_messages, capabilities)
+    jg = Judge(impl, area, version, conformance, strict_messages, capabilities)
     started = time.monotonic()
 
     def enough() -> bool:
@@ -371,7 +405,7 @@ def _counterexample(g: _Group, impl_spec: str, strict: bool) -> Counterexample:
         features(g.request), tuple(messages.get(r, "") for r in rules))
 
 
-def _batched(jg: _Judge, inputs: list[dict[str, Any]], enough: Callable[[], bool], tick: Callable[[], object]) -> None:
+def _batched(jg: Judge, inputs: list[dict[str, Any]], enough: Callable[[], bool], tick: Callable[[], object]) -> None:
     """Answer ``inputs`` in pipelined batches and judge every answer."""
     pending: list[dict[str, Any]] = []
     for inp in inputs:
@@ -391,39 +425,18 @@ def _batched(jg: _Judge, inputs: list[dict[str, Any]], enough: Callable[[], bool
             raise _Enough
 
 
-def _reduce_group(g: _Group, jg: _Judge, deadline: float) -> _Group:
-    """Delta-debug a divergence's smallest request further, keeping its signature (Hypothesis
-    cannot shrink seeded long sequences, nor respell a value plainly), until ``deadline``."""
-    key = g.signature.key
-
-    def same(candidate: dict[str, Any]) -> _Group | None:
-        """The candidate as a representative, if it still diverges the same way."""
-        if jg.caps.fit(candidate)[0] != candidate:
-            return None  # the implementation could not be sent it as it is
-        req, actual = _answer_plain(jg, candidate)
-        try:
-            found = diverges(req, actual, jg.version, conformance=jg.conformance, strict_messages=jg.strict,
-                             unsupported=jg.unsupported, fit_answer=jg.caps.fit_answer)
-        except (SuiteError, NotChecked):  # the cut made the request malformed, or not checkable: no smaller
-            return None
-        if found is None or found[0].key != key:
-            return None
-        return attrs.evolve(g, signature=found[0], request=candidate, actual=actual, expected=found[2],
-                            broken=found[1])
-
-    def still_fails(candidate: dict[str, Any]) -> bool:
-        return time.monotonic() <= deadline and same(candidate) is not None  # out of time: what it has stands
-
+def _reduce_group(g: _Group, jg: Judge, deadline: float) -> _Group:
+    """Delta-debug a divergence's smallest request further, keeping its signature, until ``deadline``."""
     try:
-        smaller = reduce(g.request, still_fails)
-        return (same(smaller) or g) if smaller != g.request else g  # the final request's own answers
+        found = jg.smallest(g.request, g.signature.key, deadline)
     except ImplementationBroken:
         return g
+    if found is None:
+        return g
+    request, actual, (sig, broken, expected) = found
+    return attrs.evolve(g, signature=sig, request=request, actual=actual, expected=expected, broken=broken)
 
 
-def _answer_plain(jg: _Judge, candidate: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    req = {"id": jg.next_id(), **candidate}
-    return req, answer_one(jg.impl, req)
 
 
 def shrink_one(found: Counterexample, impl: Implementation, impl_spec: str, version: FlinkVersion, *,
@@ -431,7 +444,7 @@ def shrink_one(found: Counterexample, impl: Implementation, impl_spec: str, vers
                ) -> tuple[Counterexample, int]:
     """Shrink one divergence's representative found elsewhere (the Spark harness's tasks) by delta
     debugging; returns it and the number of requests sent."""
-    jg = _Judge(impl, found.area, version, conformance, strict_messages, capabilities)
+    jg = Judge(impl, found.area, version, conformance, strict_messages, capabilities)
     jg.counting = False
     sig = jg.judge({"id": 0, **found.request}, found.actual)
     if sig is None:

@@ -1,7 +1,7 @@
 """The generic conformance property: for every area and version, every generated request gets
 an answer that keeps every rule of the area and (at level ``flink``) equals real Flink's.
 
-It judges as ``flinkspec check`` does (:func:`flinkspec.check.diverges`): requests and Flink's
+It judges through ``flinkspec check``'s own :class:`flinkspec.check.Judge`: requests and Flink's
 answers are fitted to what the implementation speaks (a case it cannot be sent or compared on is
 rejected, counted, never failed), rules it declares unsupported are not held against it, and a
 failure is one *divergence*. Each divergence
@@ -12,7 +12,6 @@ seeded event sequences) and prints it as JSON with both answers and the replay c
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections import Counter
 from functools import cache
@@ -25,19 +24,15 @@ from hypothesis import strategies as st
 from hypothesis.control import current_build_context
 
 from flinkspec.capabilities import Capabilities
-from flinkspec.check import Broken, NotChecked, SuiteError, diverges, replay_command
-from flinkspec.divergence import Signature
-from flinkspec.impls import Implementation, ImplementationBroken, answer_one
-from flinkspec.reduce import reduce
+from flinkspec.check import Found, Judge, NotChecked, replay_command
+from flinkspec.impls import Implementation, ImplementationBroken
 from oracle.versions import FlinkVersion
 from properties.areas import AREAS
 
 DRAW_LIMIT = 600  # characters of a drawn request Hypothesis prints; the failure has the request sent
 ANSWER_LIMIT = 4000  # characters of an answer in a failure message
-_IDS = itertools.count(1)
 
 Request = dict[str, Any]
-Found = tuple[Signature, Broken, dict[str, Any]]
 
 
 @pytest.mark.parametrize("area", list(AREAS))
@@ -50,12 +45,26 @@ def test_answers_keep_every_rule_of_the_area(impl: Implementation, impl_spec: st
     """Every answer keeps the area's invariants and agrees with the oracle."""
     if flink_version not in AREAS[area].versions:
         pytest.skip(f"{area} is not defined for Flink {flink_version}")
-    judge = Judge(impl, impl_spec, capabilities, flink_version, conformance, strict_messages, not_sent)
-    request = judge.sendable(data.draw(_requests(area, flink_version), label="request").request)
-    actual = judge.answer(request)
-    found = judge.checked(request, actual)
+    judge = Judge(impl, area, flink_version, conformance, strict_messages, capabilities)
+    request = judge.prepare(data.draw(_requests(area, flink_version), label="request").request)
+    if request is None:
+        not_checked(judge, area, flink_version, not_sent)
+    req, actual = judge.ask(request)
+    try:
+        found = judge.diverges(req, actual)
+    except NotChecked as exc:
+        judge.skip(str(exc))
+        not_checked(judge, area, flink_version, not_sent)
     if found is not None:
-        raise judge.failure(request, actual, found)
+        raise failure(judge, impl_spec, req, actual, found)
+
+
+def not_checked(judge: Judge, area: str, version: FlinkVersion, not_sent: Counter[tuple[str, str, str]]) -> NoReturn:
+    """Count a case the implementation cannot be sent or compared on, by why, and reject it
+    (Hypothesis draws another)."""
+    for why, n in judge.not_checked.items():
+        not_sent[(area, str(version), why)] += n
+    reject()
 
 
 @attrs.frozen(repr=False)
@@ -96,92 +105,35 @@ def _divergence_type(key: tuple[str, tuple[str, ...]]) -> type[Diverges]:
     return _DIVERGENCES[key]
 
 
-@attrs.frozen
-class Judge:
-    """Sends requests to the implementation and judges its answers as ``flinkspec check`` does."""
+def failure(judge: Judge, impl_spec: str, request: Request, actual: dict[str, Any], found: Found) -> Diverges:
+    """The exception of the divergence ``found``: while Hypothesis shrinks, its signature only; in
+    the final report, the request delta-debugged as ``check`` does (:meth:`Judge.smallest`) and
+    everything a reader needs."""
+    kind = _divergence_type(found[0].key)
+    if not current_build_context().is_final:
+        return kind(found[0].text())
+    try:
+        smaller = judge.smallest(request, found[0].key)
+    except ImplementationBroken:
+        smaller = None
+    if smaller is not None:
+        request, actual, found = smaller
+    return kind(message(judge, impl_spec, request, actual, found))
 
-    impl: Implementation
-    spec: str
-    caps: Capabilities
-    version: FlinkVersion
-    conformance: str
-    strict: bool
-    not_sent: Counter[tuple[str, str, str]]  # the session's count of cases not checked
 
-    def sendable(self, request: Request) -> Request:
-        """The request fitted to what the implementation speaks; one it cannot be sent is not checked."""
-        fitted, why = self.caps.fit(request)
-        if fitted is None:
-            self.not_checked(request, why)
-        return fitted
-
-    def checked(self, request: Request, actual: dict[str, Any]) -> Found | None:
-        """The answer's divergence (:meth:`diverges`); a case whose Flink answer holds what the
-        implementation's protocol version cannot express is not checked."""
-        try:
-            return self.diverges(request, actual)
-        except NotChecked as exc:
-            self.not_checked(request, str(exc))
-
-    def not_checked(self, request: Request, why: str | None) -> NoReturn:
-        """Count a case that is not checked, by why, and reject it (Hypothesis draws another)."""
-        self.not_sent[(request["area"], str(self.version), why or "not checked")] += 1
-        reject()
-
-    def answer(self, request: Request) -> dict[str, Any]:
-        return answer_one(self.impl, {"id": next(_IDS), **request})
-
-    def diverges(self, request: Request, actual: dict[str, Any]) -> Found | None:
-        """The divergence of ``actual`` from Flink's answer fitted to what the implementation speaks
-        (:class:`NotChecked` when Flink's answer holds what it cannot express), or None."""
-        return diverges(request, actual, self.version, conformance=self.conformance, strict_messages=self.strict,
-                        unsupported=self.caps.rules_unsupported(request["area"], self.version),
-                        fit_answer=self.caps.fit_answer)
-
-    def failure(self, request: Request, actual: dict[str, Any], found: Found) -> Diverges:
-        """The exception of the divergence ``found``: while Hypothesis shrinks, its signature only;
-        in the final report, the reduced request and everything a reader needs."""
-        kind = _divergence_type(found[0].key)
-        if not current_build_context().is_final:
-            return kind(found[0].text())
-        request, actual, found = self.reduced(request, actual, found)
-        return kind(self.message(request, actual, found))
-
-    def reduced(self, request: Request, actual: dict[str, Any], found: Found) -> tuple[Request, dict[str, Any], Found]:
-        """The smallest, plainest request that still diverges the same way (as ``check`` reduces)."""
-        key = found[0].key
-
-        def still_fails(candidate: Request) -> bool:
-            if self.caps.fit(candidate)[0] != candidate:
-                return False  # the implementation could not be sent it as it is
-            try:
-                seen = self.diverges(candidate, self.answer(candidate))
-            except (SuiteError, NotChecked):  # the cut made the request malformed, or not comparable
-                return False
-            return seen is not None and seen[0].key == key
-
-        plain = {k: request[k] for k in ("area", "flink", "input")}
-        try:
-            smaller = reduce(plain, still_fails)
-        except ImplementationBroken:
-            return request, actual, found
-        answer = self.answer(smaller)
-        again = self.diverges(smaller, answer)
-        return (smaller, answer, again) if again is not None and again[0].key == key else (request, actual, found)
-
-    def message(self, request: Request, actual: dict[str, Any], found: Found) -> str:
-        """The divergence as a reader needs it: what differs and every rule broken with what it saw,
-        the request as JSON, Flink's and the implementation's answers, the replay command."""
-        sig, broken, expected = found
-        said = {rule: msg for rule, msg, _ in reversed(broken)}
-        plain = {k: request[k] for k in ("area", "flink", "input")}
-        lines = [f"{request['area']} at Flink {self.version}: {sig.text()}",
-                 *(f"  {rule}: {said.get(rule, '')}" for rule in sig.rules),
-                 "request:", f"  {json.dumps(plain, ensure_ascii=False)}",
-                 "Flink answers:", f"  {_answer_text(expected)}",
-                 "the implementation answers:", f"  {_answer_text(actual)}",
-                 "replay:", f"  {replay_command(self.spec, plain, self.strict)}"]
-        return "\n".join(lines)
+def message(judge: Judge, impl_spec: str, request: Request, actual: dict[str, Any], found: Found) -> str:
+    """The divergence as a reader needs it: what differs and every rule broken with what it saw,
+    the request as JSON, Flink's and the implementation's answers, the replay command."""
+    sig, broken, expected = found
+    said = {rule: msg for rule, msg, _ in reversed(broken)}
+    plain = {k: request[k] for k in ("area", "flink", "input")}
+    lines = [f"{request['area']} at Flink {judge.version}: {sig.text()}",
+             *(f"  {rule}: {said.get(rule, '')}" for rule in sig.rules),
+             "request:", f"  {json.dumps(plain, ensure_ascii=False)}",
+             "Flink answers:", f"  {_answer_text(expected)}",
+             "the implementation answers:", f"  {_answer_text(actual)}",
+             "replay:", f"  {replay_command(impl_spec, plain, judge.strict)}"]
+    return "\n".join(lines)
 
 
 def _answer_text(answer: dict[str, Any]) -> str:
