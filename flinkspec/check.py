@@ -78,6 +78,7 @@ class AreaRun:
     counterexamples: list[Counterexample] = attrs.field(factory=list)
     infra_error: str | None = None
     failing: int = 0  # checked cases that failed (each belongs to one counterexample's divergence)
+    checked: int = 0  # generated cases sent and judged (``cases`` also counts those sent while shrinking)
     not_checked: dict[str, int] = attrs.field(factory=dict)  # why -> generated cases not sent
 
     @property
@@ -216,6 +217,7 @@ class Judge:
         self.conformance, self.strict, self.caps = conformance, strict_messages, capabilities
         self.unsupported = capabilities.rules_unsupported(area, version)
         self.cases = 0
+        self.checked = 0  # cases judged while counting (the examples asked for)
         self.failing = 0
         self.counting = True  # False while shrinking: those cases are not new failures of the run
         self.groups: dict[tuple[str, tuple[str, ...]], _Group] = {}
@@ -241,6 +243,7 @@ class Judge:
         except NotChecked as exc:
             self.skip(str(exc))
             return None
+        self.checked += self.counting
         if found is None:
             return None
         sig, broken, expected = found
@@ -389,7 +392,7 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
         found = [_reduce_group(g, jg, min(budget, time.monotonic() + REDUCE_SECONDS)) for g in found]
     run.counterexamples = sorted((_counterexample(g, impl_spec, strict_messages) for g in found),
                                  key=lambda c: (-c.cases, c.rules))
-    run.cases, run.failing, run.not_checked = jg.cases, jg.failing, dict(jg.not_checked)
+    run.cases, run.checked, run.failing, run.not_checked = jg.cases, jg.checked, jg.failing, dict(jg.not_checked)
     run.seconds = time.monotonic() - started
     return run
 

@@ -18,7 +18,10 @@ def plural(n: int, word: str) -> str:
 
 def run_line(run: AreaRun) -> str:
     """One (area, version): cases, failing cases, divergences, what was not checked."""
-    text = f"{plural(run.cases, 'case')} in {run.seconds:.1f} s"
+    text = f"{plural(run.checked, 'case')} checked"
+    if run.cases > run.checked:
+        text += f" (+{run.cases - run.checked:,} shrinking)"
+    text += f" in {run.seconds:.1f} s"
     if run.counterexamples:
         text += f": {run.failing:,} failing in {plural(len(run.counterexamples), 'distinct divergence')}"
     if run.not_checked:
@@ -54,7 +57,7 @@ def summary(report: dict[str, Any], seconds: float, report_dir: Path | None, jun
     """The last lines: the verdict with the number of distinct divergences, and where the report is."""
     errors = sum(1 for r in report["runs"] if r.get("infra_error"))
     lines = [f"{report['verdict']}: {plural(report['divergences'], 'distinct divergence')} "
-             f"({report['failing_cases']:,} failing of {plural(report['cases'], 'case')}"
+             f"({report['failing_cases']:,} failing of {plural(report['checked_cases'], 'case')} checked"
              + (f", {report['not_checked_cases']:,} not checked" if report.get("not_checked_cases") else "")
              + f"), {plural(errors, 'infrastructure error')} in {seconds:.1f} s"]
     if report_dir is not None:

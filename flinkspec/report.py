@@ -4,8 +4,8 @@
 
     {"schema": 1, "impl": str, "conformance": "flink"|"documented", "seed": int,
      "verdict": "valid"|"invalid"|"unknown", "cases": int,
-     "divergences": int, "failing_cases": int, "not_checked_cases": int,
-     "runs": [{"area", "flink", "cases", "seconds", "verdict", "infra_error", "failing", "divergences",
+     "checked_cases": int, "divergences": int, "failing_cases": int, "not_checked_cases": int,
+     "runs": [{"area", "flink", "cases", "seconds", "verdict", "infra_error", "checked", "failing", "divergences",
                "not_checked": {why: cases}}],
      "counterexamples": [{"area", "flink", "rule", "rule_text", "request", "expected", "actual",
                           "difference", "replay", "rules", "signature", "cases", "features", "messages"}],
@@ -43,12 +43,13 @@ def to_json(runs: Sequence[AreaRun], impl: str, conformance: str, seed: int,
         "seed": seed,
         "verdict": overall_verdict(runs),
         "cases": sum(r.cases for r in runs),
+        "checked_cases": sum(r.checked for r in runs),
         "divergences": sum(len(r.counterexamples) for r in runs),
         "failing_cases": sum(r.failing for r in runs),
         "not_checked_cases": sum(sum(r.not_checked.values()) for r in runs),
         "runs": [
             {"area": r.area, "flink": r.flink, "cases": r.cases, "seconds": round(r.seconds, 3),
-             "verdict": r.verdict, "infra_error": r.infra_error, "failing": r.failing,
+             "verdict": r.verdict, "infra_error": r.infra_error, "checked": r.checked, "failing": r.failing,
              "divergences": len(r.counterexamples), "not_checked": dict(r.not_checked)}
             for r in runs
         ],
@@ -82,12 +83,13 @@ def headline(report: dict[str, Any]) -> str:
 
 
 def counts(report: dict[str, Any]) -> str:
-    """``3 distinct divergences in 1,234 failing of 24,000 cases[; 12 cases not checked]``."""
+    """``3 distinct divergences in 1,234 failing of 24,000 cases checked[; 12 cases not checked]`` (a
+    report older than ``checked_cases`` counts the requests sent while shrinking too)."""
     failing = report.get("failing_cases")
     if failing is None:
         failing = sum(cases(c) for c in report.get("counterexamples", []))
     text = (f"{plural(divergence_count(report), 'distinct divergence')} in {failing:,} failing of "
-            f"{plural(report['cases'], 'case')}")
+            f"{plural(report.get('checked_cases', report['cases']), 'case')} checked")
     not_checked = report.get("not_checked_cases") or 0
     return text + (f"; {plural(not_checked, 'case')} not checked" if not_checked else "")
 

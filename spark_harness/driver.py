@@ -197,6 +197,7 @@ def assemble(pairs: Sequence[tuple[str, str]], parts: Sequence[tuple[Chunk, ...]
         for t in results[pid].tallies:
             run = runs[(t.area, t.flink)]
             run.cases += t.cases
+            run.checked += t.cases
             run.seconds += t.seconds
         for area, ver, why, n in results[pid].not_checked:
             skipped = runs[(area, ver)].not_checked
