@@ -448,10 +448,10 @@ def shrink_one(found: Counterexample, impl: Implementation, impl_spec: str, vers
     """Shrink one divergence's representative found elsewhere (the Spark harness's tasks) by delta
     debugging; returns it and the number of requests sent."""
     jg = Judge(impl, found.area, version, conformance, strict_messages, capabilities)
-    jg.counting = False
-    sig = jg.judge({"id": 0, **found.request}, found.actual)
+    sig = jg.judge({"id": 0, **found.request}, found.actual)  # the divergence as the task saw it
     if sig is None:
         return found, 0
+    jg.counting = False
     group = _reduce_group(jg.groups[sig.key], jg, time.monotonic() + REDUCE_SECONDS)
     group.cases = found.cases
     return _counterexample(group, impl_spec, strict_messages), jg.cases
