@@ -376,12 +376,14 @@ def build_parser() -> argparse.ArgumentParser:
     from flinkspec.fanout_cli import add_parser as add_fanout
     from flinkspec.memory_cli import add_parser as add_memory
     from flinkspec.record import add_parser as add_record
+    from flinkspec.vectors_cli import add_parser as add_vectors
 
     add_memory(sub)
     add_classpath(sub)
     add_fanout(sub)
     add_diff_versions(sub)
     add_record(sub)
+    add_vectors(sub)
     return p
 
 
