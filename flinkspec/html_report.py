@@ -337,8 +337,9 @@ def _not_failed(report: Report, rule: dict[str, Any], version: str, run: dict[st
         return Cell("na", "n/a", why="not a documented rule: checked only at conformance level flink, "
                                      "not at level documented")
     if level == "flink" and version in rule.get("flink_violates", []):
+        how = rule.get("status", "").removeprefix("checked (").removesuffix(")")
         return Cell("na", "n/a", why="real Flink of that version breaks this documented rule (flink_violates), "
-                                     "so conformance level flink does not require it")
+                                     "so conformance level flink does not require it" + (f"; {how}" if how else ""))
     if run.get("infra_error"):
         return Cell("unknown", "?", why=f"infrastructure error: {run['infra_error']}")
     not_checked = run.get("not_checked") or {}

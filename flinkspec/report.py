@@ -10,7 +10,7 @@
      "counterexamples": [{"area", "flink", "rule", "rule_text", "request", "expected", "actual",
                           "difference", "replay", "rules", "signature", "cases", "features", "messages"}],
      "unsupported": [{"area", "flink", "rule", "why", "source"}],
-     "rules": [{"id", "area", "text", "documented", "flink_violates"}]}
+     "rules": [{"id", "area", "text", "documented", "flink_violates", "status"}]}
 """
 
 from __future__ import annotations
@@ -70,7 +70,8 @@ def _support(runs: Sequence[AreaRun], caps: Capabilities | None,
             unsupported.append({"area": r.area, "flink": r.flink, "rule": rule, "why": why, "source": "capabilities"})
     areas = {r.area for r in runs} | {a for a, _, _ in skipped}
     rules = [{"id": r.id, "area": r.area, "text": r.text, "documented": r.documented,
-              "flink_violates": list(r.flink_violates)} for r in RULES.values() if r.area in areas]
+              "flink_violates": list(r.flink_violates), "status": r.status}
+             for r in RULES.values() if r.area in areas]
     return {"unsupported": unsupported, "rules": rules}
 
 
