@@ -114,7 +114,8 @@ def test_markdown_leads_with_the_divergence_count_and_carries_each_divergence() 
     md = to_markdown(rep)
     first = md.partition("\n")[0]
     assert first.endswith(": 2 distinct divergences") and first.startswith("# ")
-    assert f"**invalid** — 2 distinct divergences in {rep['failing_cases']:,} failing of {rep['checked_cases']:,} cases checked" in md
+    lead = f"2 distinct divergences in {rep['failing_cases']:,} failing of {rep['checked_cases']:,} cases checked"
+    assert f"**invalid** — {lead}" in md
     for n, c in enumerate(rep["counterexamples"], 1):
         section = md.split(f"\n## {n}. ", 1)[1].split("\n## ", 1)[0]
         assert section.split("\n", 1)[0].replace("\\", "") == c["signature"]  # Markdown-escaped
