@@ -24,18 +24,30 @@ REASONS = {"CHECKPOINT_DECLINED_SUBSUMED", "CHECKPOINT_DECLINED_ON_CANCELLATION_
 differential_rule(AREA, "ALIGN")
 
 
+def accepted(resp: Response) -> bool:
+    """The answer is an output, no error: any error answer, of whatever type or shape and even next to
+    an output, is a refusal, and no rule judges its output."""
+    return "output" in resp and resp.get("error") is None
+
+
 def _trace(resp: Response) -> list[dict[str, Any]] | None:
     out = resp.get("output")
-    trace = out.get("trace") if isinstance(out, dict) else None
+    trace = out.get("trace") if accepted(resp) and isinstance(out, dict) else None
     return trace if isinstance(trace, list) and not _malformed(trace) else None
+
+
+def _pair(value: object, second: type) -> bool:
+    """``[int, second]``: a process step's [channel, record], an abort's [checkpoint, reason]."""
+    return (isinstance(value, list) and len(value) == 2 and type(value[0]) is int
+            and isinstance(value[1], second))
 
 
 def _malformed(trace: list[Any]) -> str | None:
     for i, step in enumerate(trace):
         ok = isinstance(step, dict) and len(step) == 1 and (
-            ("process" in step and isinstance(step["process"], list) and len(step["process"]) == 2)
+            ("process" in step and _pair(step["process"], str))
             or (type(step.get("snapshot")) is int) or (type(step.get("emit_barrier")) is int)
-            or ("abort" in step and isinstance(step["abort"], list) and len(step["abort"]) == 2)
+            or ("abort" in step and _pair(step["abort"], str))
             or isinstance(step.get("fail"), str))
         if not ok:
             return f"trace[{i}] = {step!r} is not a process, snapshot, emit_barrier, abort or fail step"
@@ -49,9 +61,9 @@ def _malformed(trace: list[Any]) -> str | None:
 @invariant("ALIGN-1", AREA, "The trace is a list of process [channel, record], snapshot n immediately followed by "
            "emit_barrier n, abort [n, reason] and (last) fail steps.", "PROTOCOL.md checkpoint.alignment")
 def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
-    out = resp.get("output")
-    if out is None:
+    if not accepted(resp):
         return []
+    out = resp["output"]
     trace = out.get("trace") if isinstance(out, dict) else None
     if not isinstance(trace, list):
         return [Violation("ALIGN-1", "the output must hold a trace list")]

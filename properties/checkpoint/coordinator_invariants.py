@@ -21,9 +21,15 @@ ACKS = ("SUCCESS", "DUPLICATE", "UNKNOWN", "DISCARDED")
 differential_rule(AREA, "CCR")
 
 
+def accepted(resp: Response) -> bool:
+    """The answer is an output, no error: any error answer, of whatever type or shape and even next to
+    an output, is a refusal, and no rule judges its output."""
+    return "output" in resp and resp.get("error") is None
+
+
 def _steps(req: Request, resp: Response) -> list[dict[str, Any]] | None:
     out = resp.get("output")
-    steps = out.get("steps") if isinstance(out, dict) else None
+    steps = out.get("steps") if accepted(resp) and isinstance(out, dict) else None
     if not isinstance(steps, list) or len(steps) != len(req["input"]["events"]) or _bad_step(steps):
         return None
     return steps
@@ -33,21 +39,36 @@ def _bad_step(steps: list[Any]) -> str | None:
     for i, s in enumerate(steps):
         if not isinstance(s, dict) or any(k not in KEYS for k in s):
             return f"steps[{i}] = {s!r} has keys outside {KEYS}"
-        ids = [*s.get("triggered", []), *s.get("completed", []), *s.get("retained", [])]
-        if not all(type(x) is int for x in ids) or not isinstance(s.get("aborted", {}), dict):
-            return f"steps[{i}]: ids must be integers and aborted an object"
+        lists = [s.get(k, []) for k in ("triggered", "completed", "retained")]
+        if not all(_ids(ids) for ids in lists) or not _aborts(s.get("aborted", {})):
+            return f"steps[{i}]: ids must be lists of integers and aborted an object of id to reason"
         if "ack" in s and s["ack"] not in ACKS:
             return f"steps[{i}]: ack {s['ack']!r} is not one of {ACKS}"
     return None
+
+
+def _ids(value: object) -> bool:
+    """A list of checkpoint ids (JSON integers; a bool is none)."""
+    return isinstance(value, list) and all(type(x) is int for x in value)
+
+
+def _aborts(value: object) -> bool:
+    """``aborted``: an object of checkpoint id (an integer's decimal digits, as JSON keys are strings) to
+    reason."""
+    return isinstance(value, dict) and all(_id_key(k) and isinstance(r, str) for k, r in value.items())
+
+
+def _id_key(key: object) -> bool:
+    return isinstance(key, str) and key.isascii() and key.lstrip("-").isdigit() and str(int(key)) == key
 
 
 @invariant("CCR-1", AREA, "The answer holds one step per event; a step's keys are triggered, queued, rejected, ack "
            "(SUCCESS, DUPLICATE, UNKNOWN, DISCARDED), completed, aborted, retained, job_failed.",
            "PROTOCOL.md checkpoint.coordinator")
 def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
-    out = resp.get("output")
-    if out is None:
+    if not accepted(resp):
         return []
+    out = resp["output"]
     steps = out.get("steps") if isinstance(out, dict) else None
     if not isinstance(steps, list) or len(steps) != len(req["input"]["events"]):
         return [Violation("CCR-1", "the output must hold one step per event")]

@@ -57,12 +57,34 @@ def requests(version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
     return inputs(version).map(lambda i: {"area": AREA, "flink": str(version), "input": i})
 
 
+def _accepted(resp: Response) -> bool:
+    """The answer is an output, no error: any error answer, of whatever type or shape and even next to
+    an output, is a refusal, and no rule judges its output."""
+    return "output" in resp and resp.get("error") is None
+
+
+def _long(x: object) -> bool:
+    """A JSON integer (a bool is not one, though Python's ``True == 1``)."""
+    return type(x) is int
+
+
+def _well_formed(out: object) -> bool:
+    """``restored_from`` (an id or null), ``offsets`` (integers), ``counts`` (key -> integer) and the sink's
+    ``output`` ([key, count] pairs)."""
+    return (isinstance(out, dict) and "restored_from" in out
+            and (out["restored_from"] is None or _long(out["restored_from"]))
+            and isinstance(out.get("offsets"), list) and all(_long(x) for x in out["offsets"])
+            and isinstance(out.get("counts"), dict)
+            and all(isinstance(k, str) and _long(n) for k, n in out["counts"].items())
+            and isinstance(out.get("output"), list)
+            and all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and _long(p[1])
+                    for p in out["output"]))
+
+
 def _out(resp: Response) -> dict[str, Any] | None:
+    """The output of a well-formed acceptance, else None."""
     out = resp.get("output")
-    ok = (isinstance(out, dict) and isinstance(out.get("counts"), dict) and isinstance(out.get("offsets"), list)
-          and isinstance(out.get("output"), list) and (out.get("restored_from") is None
-                                                      or type(out.get("restored_from")) is int))
-    return out if ok else None
+    return out if _accepted(resp) and _well_formed(out) else None
 
 
 def _occurrences(req: Request) -> Counter[str]:
@@ -72,7 +94,7 @@ def _occurrences(req: Request) -> Counter[str]:
 @invariant("RCV-1", AREA, "The answer names the checkpoint restored (or null), one offset per source, the counts "
            "per key after the replay and the sink's output [key, count] during it.", "docs/protocol.md")
 def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
-    if "output" not in resp:
+    if not _accepted(resp):
         return []
     out = _out(resp)
     if out is None or len(out["offsets"]) != req["input"]["channels"]:
@@ -115,7 +137,7 @@ def restores_a_snapshot(req: Request, resp: Response, version: FlinkVersion) -> 
         return []
     logs = Counter(e["channel"] for e in req["input"]["events"] if "record" in e)
     for ch, offset in enumerate(out["offsets"]):
-        if not (type(offset) is int and 0 <= offset <= logs[ch]):
+        if not 0 <= offset <= logs[ch]:
             return [Violation("RCV-4", f"source {ch} rewinds to {offset!r}; its log has {logs[ch]} records")]
     cid = out["restored_from"]
     before = req["input"]["events"][: req["input"].get("fail_after", len(req["input"]["events"]))]

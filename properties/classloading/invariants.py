@@ -24,24 +24,34 @@ RESULTS = ("user", "parent", "not_found")
 differential_rule(AREA, "CLR")
 
 
+def _accepted(resp: Response) -> bool:
+    """The answer is an output, no error: any error answer, of whatever type or shape and even next to
+    an output, is a refusal."""
+    return "output" in resp and resp.get("error") is None
+
+
 def _output(resp: Response) -> dict[str, Any] | None:
     out = resp.get("output")
-    return out if isinstance(out, dict) else None
+    return out if _accepted(resp) and isinstance(out, dict) else None
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(x, str) for x in value)
 
 
 @invariant("CLR-1", AREA, "The answer lists the patterns in force (strings), one result per class lookup "
            "('user', 'parent', 'not_found' or 'error:<Exception>') and one list per resource lookup holding only "
            "'user' and 'parent'.", "PROTOCOL.md classloading.resolve")
 def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
-    out = resp.get("output")
-    if out is None:
+    if not _accepted(resp):
         return []
+    out = resp["output"]
     inp = req["input"]
     problems = []
     if not isinstance(out, dict):
         return [Violation("CLR-1", "the output must be an object")]
     pats, res, rsc = out.get("patterns"), out.get("resolved"), out.get("resources")
-    if not isinstance(pats, list) or not all(isinstance(p, str) for p in pats):
+    if not _strings(pats):
         problems.append("patterns must be a list of strings")
     if not isinstance(res, list) or len(res) != len(inp.get("lookups", [])):
         problems.append("resolved must hold one result per lookup")
@@ -184,7 +194,7 @@ def same_answer_twice(req: Request, resp: Response, version: FlinkVersion) -> li
 def default_patterns(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     out = _output(resp)
     config = req["input"].get("config", {})
-    if out is None or not isinstance(out.get("patterns"), list):
+    if out is None or not _strings(out.get("patterns")):
         return []
     if any(k in config for k in ("classloader.parent-first-patterns.default", "classloader.parent-first-patterns")):
         return []
@@ -204,10 +214,10 @@ def resolve_order_spellings(req: Request, resp: Response, version: FlinkVersion)
     config = req["input"].get("config", {})
     order = config.get("classloader.resolve-order", "child-first")
     valid = clc.java_equals_ignore_case(order, "child-first") or clc.java_equals_ignore_case(order, "parent-first")
-    err = resp.get("error") or {}
-    if not valid and "output" in resp:
+    err = resp.get("error")
+    if not valid and _accepted(resp):
         return [Violation("CLR-10", f"resolve order {order!r} is accepted")]
-    if valid and "Unknown resolve order" in str(err.get("message", "")):
+    if valid and isinstance(err, dict) and "Unknown resolve order" in str(err.get("message", "")):
         return [Violation("CLR-10", f"resolve order {order!r} is rejected: {err.get('message')}")]
     return []
 

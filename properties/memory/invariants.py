@@ -49,9 +49,25 @@ def _config(req: Request) -> dict[str, str]:
     return dict(req["input"]["config"])
 
 
+def _refused(resp: Response) -> bool:
+    """Any error answer is a refusal, whatever its type or shape, even next to an output."""
+    return resp.get("error") is not None
+
+
+def _accepted(resp: Response) -> bool:
+    """The answer accepts the configuration: an output and no error."""
+    return "output" in resp and not _refused(resp)
+
+
 def _out(resp: Response) -> dict[str, Any] | None:
+    """The output of an acceptance, if it is an object."""
     out = resp.get("output")
-    return out if isinstance(out, dict) else None
+    return out if _accepted(resp) and isinstance(out, dict) else None
+
+
+def _long(x: object) -> bool:
+    """A JSON integer (a bool is not one, though Python's ``True == 1``)."""
+    return type(x) is int
 
 
 def _shape(out: dict[str, Any], keys: tuple[str, ...], jvm: set[str], optional: set[str]) -> list[str]:
@@ -69,7 +85,7 @@ def _shape(out: dict[str, Any], keys: tuple[str, ...], jvm: set[str], optional: 
         else:
             vals = [val]
         for x in vals:
-            if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= LONG_MAX:
+            if not _long(x) or not 0 <= x <= LONG_MAX:
                 problems.append(f"{k} = {x!r} is not a byte count in [0, 2^63-1]")
     return problems
 
@@ -81,14 +97,16 @@ TM_JVM = {"Xmx", "Xms", "MaxDirectMemorySize", "MaxMetaspaceSize"}
            "non-negative byte count, and the JVM arguments -Xmx, -Xms, -XX:MaxDirectMemorySize and "
            "-XX:MaxMetaspaceSize.", "PROTOCOL.md; TaskExecutorProcessSpec")
 def tm_output_shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
-    out = _out(resp)
-    if out is None:
+    if not _accepted(resp):
         return []
+    out = resp["output"]
+    if not isinstance(out, dict):
+        return [Violation("TM-1", f"the output {str(out)[:100]} is not an object")]
     return [Violation("TM-1", p) for p in _shape(out, TM_KEYS, TM_JVM, set())][:1]
 
 
 def _ints(out: dict[str, Any], keys: tuple[str, ...]) -> bool:
-    return all(isinstance(out.get(k), int) for k in keys)
+    return all(_long(out.get(k)) for k in keys)
 
 
 @invariant("TM-2", "memory.taskmanager", "Total Flink memory is the sum of framework heap, task heap, "
@@ -124,7 +142,8 @@ def tm_jvm_args(req: Request, resp: Response, version: FlinkVersion) -> list[Vio
         "MaxDirectMemorySize": out["framework_off_heap"] + out["task_off_heap"] + out["network"],
         "MaxMetaspaceSize": out["jvm_metaspace"],
     }
-    return [Violation("TM-3", f"{k} = {jvm.get(k)}, expected {w}") for k, w in want.items() if jvm.get(k) != w][:1]
+    return [Violation("TM-3", f"{k} = {jvm[k]}, expected {w}") for k, w in want.items()
+            if _long(jvm.get(k)) and jvm[k] != w][:1]
 
 
 TM_EXPLICIT = {
@@ -147,9 +166,8 @@ def tm_explicit_sizes_honoured(req: Request, resp: Response, version: FlinkVersi
         configured = size_of(cfg.get(TM + key))
         if key == "managed.size" and TM + key not in cfg:
             configured = size_of(cfg.get("taskmanager.memory.size"))  # deprecated key of managed.size
-        if configured is not None and out.get(part) != configured:
-            bad.append(Violation("TM-4", f"{TM + key} is configured as {configured} bytes "
-                                         f"but {part} = {out.get(part)}"))
+        if configured is not None and _long(out.get(part)) and out[part] != configured:
+            bad.append(Violation("TM-4", f"{TM + key} is configured as {configured} bytes but {part} = {out[part]}"))
     return bad[:1]
 
 
@@ -185,7 +203,7 @@ def _legacy_network(cfg: dict[str, str], version: FlinkVersion) -> bool:
            "number of network buffers sets it.", "seed 000 §3.3; Flink docs; FLINK-30472 (1.17 default, FLIP-266)")
 def tm_network_in_range(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     out, cfg = _out(resp), _config(req)
-    if out is None or not isinstance(out.get("network"), int) or _legacy_network(cfg, version):
+    if out is None or not _long(out.get("network")) or _legacy_network(cfg, version):
         return []
     rng = _network_range(cfg, version)
     if rng is None or rng[0] <= out["network"] <= rng[1]:
@@ -202,7 +220,7 @@ def _overhead_range(cfg: dict[str, str], prefix: str) -> tuple[int, int] | None:
 
 def _overhead_check(rule: str, prefix: str, req: Request, resp: Response, only_process: bool) -> list[Violation]:
     out, cfg = _out(resp), _config(req)
-    if out is None or not isinstance(out.get("jvm_overhead"), int):
+    if out is None or not _long(out.get("jvm_overhead")):
         return []
     rng = _overhead_range(cfg, prefix)
     if rng is None:
@@ -248,11 +266,6 @@ def tm_managed_fraction(req: Request, resp: Response, version: FlinkVersion) -> 
     return []
 
 
-def _rejected(resp: Response) -> bool:
-    err = resp.get("error")
-    return isinstance(err, dict) and err.get("type") == "InvalidConfiguration"
-
-
 @invariant("TM-8", "memory.taskmanager", "A configuration that sets neither task heap and managed memory "
            "together, nor total Flink memory, nor total process memory (nor, up to 1.20, a legacy heap "
            "size) is rejected: the memory is under-determined.", "seed 000 §3; TaskExecutorProcessUtils")
@@ -260,7 +273,7 @@ def tm_underdetermined_rejected(req: Request, resp: Response, version: FlinkVers
     cfg = _config(req)
     legacy = version < v("2.0") and any(k in cfg for k in ("taskmanager.heap.size", "taskmanager.heap.mb"))
     fine = TM + "task.heap.size" in cfg and (TM + "managed.size" in cfg or "taskmanager.memory.size" in cfg)
-    if fine or legacy or TM + "flink.size" in cfg or TM + "process.size" in cfg or _rejected(resp):
+    if fine or legacy or TM + "flink.size" in cfg or TM + "process.size" in cfg or not _accepted(resp):
         return []
     return [Violation("TM-8", "no total or fine-grained size is configured, yet the configuration was accepted")]
 
@@ -270,7 +283,7 @@ def tm_underdetermined_rejected(req: Request, resp: Response, version: FlinkVers
            "seed 000 §3; RangeFraction")
 def tm_inconsistent_range_rejected(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     cfg = _config(req)
-    if _rejected(resp) or _legacy_network(cfg, version):
+    if not _accepted(resp) or _legacy_network(cfg, version):
         return []
     net, ovh = _network_range(cfg, version), _overhead_range(cfg, TM)
     if net is not None and net[0] > net[1]:
@@ -314,9 +327,11 @@ JM_JVM = {"Xmx", "Xms", "MaxMetaspaceSize", "MaxDirectMemorySize"}
            "non-negative byte count and the JVM arguments; -XX:MaxDirectMemorySize appears exactly when "
            "jobmanager.memory.enable-jvm-direct-memory-limit is true.", "PROTOCOL.md; JobManagerProcessUtils")
 def jm_output_shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
-    out = _out(resp)
-    if out is None:
+    if not _accepted(resp):
         return []
+    out = resp["output"]
+    if not isinstance(out, dict):
+        return [Violation("JM-1", f"the output {str(out)[:100]} is not an object")]
     problems = _shape(out, JM_KEYS, JM_JVM, {"MaxDirectMemorySize"})
     jvm = out.get("jvm_args")
     cfg_text = _config(req).get(JM + "enable-jvm-direct-memory-limit", "false").strip().lower()
@@ -342,7 +357,8 @@ def jm_components_add_up(req: Request, resp: Response, version: FlinkVersion) ->
     ]
     if "MaxDirectMemorySize" in jvm:
         checks.append(("MaxDirectMemorySize", out["off_heap"], jvm["MaxDirectMemorySize"]))
-    return [Violation("JM-2", f"{name} = {got}, expected {want}") for name, want, got in checks if want != got][:1]
+    return [Violation("JM-2", f"{name} = {got}, expected {want}") for name, want, got in checks
+            if _long(got) and want != got][:1]
 
 
 JM_EXPLICIT = {"heap.size": "heap", "jvm-metaspace.size": "jvm_metaspace", "flink.size": "total_flink",
@@ -357,8 +373,8 @@ def jm_explicit_sizes_honoured(req: Request, resp: Response, version: FlinkVersi
         return []
     for key, part in JM_EXPLICIT.items():
         configured = size_of(cfg.get(JM + key))
-        if configured is not None and out.get(part) != configured:
-            return [Violation("JM-3", f"{JM + key} is configured as {configured} bytes but {part} = {out.get(part)}")]
+        if configured is not None and _long(out.get(part)) and out[part] != configured:
+            return [Violation("JM-3", f"{JM + key} is configured as {configured} bytes but {part} = {out[part]}")]
     return []
 
 
@@ -377,7 +393,7 @@ def jm_overhead_rule(req: Request, resp: Response, version: FlinkVersion) -> lis
 def jm_underdetermined_rejected(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     cfg = _config(req)
     legacy = version < v("2.0") and any(k in cfg for k in ("jobmanager.heap.size", "jobmanager.heap.mb"))
-    if legacy or any(JM + k in cfg for k in ("heap.size", "flink.size", "process.size")) or _rejected(resp):
+    if legacy or any(JM + k in cfg for k in ("heap.size", "flink.size", "process.size")) or not _accepted(resp):
         return []
     return [Violation("JM-5", "no heap, total Flink or total process size is configured, yet it was accepted")]
 

@@ -42,9 +42,15 @@ class Sketch:
         return min(vals) if vals else None
 
 
+def accepted(resp: Response) -> bool:
+    """The answer is an output, no error: any error answer, of whatever type or shape and even next to
+    an output, is a refusal, and none of these rules judges it."""
+    return "output" in resp and resp.get("error") is None
+
+
 def _steps(req: Request, resp: Response, index: str) -> list[tuple[dict[str, Any], list[dict[str, Any]]]] | None:
     out = resp.get("output")
-    if not isinstance(out, dict) or not isinstance(out.get("emitted"), list):
+    if not accepted(resp) or not isinstance(out, dict) or not isinstance(out.get("emitted"), list):
         return None
     events = req["input"]["events"]
     if len(out["emitted"]) != len(events):
@@ -53,9 +59,9 @@ def _steps(req: Request, resp: Response, index: str) -> list[tuple[dict[str, Any
 
 
 def _shape(rule: str, req: Request, resp: Response) -> list[Violation]:
-    out = resp.get("output")
-    if out is None:
+    if not accepted(resp):
         return []
+    out = resp["output"]
     events = req["input"]["events"]
     if not isinstance(out, dict) or not isinstance(out.get("emitted"), list) or len(out["emitted"]) != len(events):
         return [Violation(rule, "the answer must hold one list of emitted elements per input event")]
@@ -268,13 +274,29 @@ _rules(COMBINED, "CWM", "input", "operator")
 # ---- timers ----
 
 
-def _fired(req: Request, resp: Response) -> list[list[dict[str, Any]]] | None:
+def _timer(t: object) -> bool:
+    """A fired timer: ``{"timestamp": long, "key": str}``, with ``"namespace": str`` if it has one."""
+    return (isinstance(t, dict) and set(t) <= {"timestamp", "key", "namespace"} and type(t.get("timestamp")) is int
+            and isinstance(t.get("key"), str) and isinstance(t.get("namespace", ""), str))
+
+
+def _malformed_fired(req: Request, resp: Response) -> str | None:
+    """What is wrong with the shape of an accepted timers answer, or None."""
     out = resp.get("output")
-    if not isinstance(out, dict) or not isinstance(out.get("fired"), list):
+    fired = out.get("fired") if isinstance(out, dict) else None
+    if not isinstance(fired, list) or len(fired) != len(req["input"]["events"]):
+        return "the answer must hold one list of fired timers per event"
+    for i, f in enumerate(fired):
+        if not isinstance(f, list) or not all(_timer(t) for t in f):
+            return f"fired[{i}] = {str(f)[:200]} is not a list of timers (timestamp, key, namespace)"
+    return None
+
+
+def _fired(req: Request, resp: Response) -> list[list[dict[str, Any]]] | None:
+    """The fired timers of a well-formed acceptance, else None."""
+    if not accepted(resp) or _malformed_fired(req, resp):
         return None
-    if len(out["fired"]) != len(req["input"]["events"]):
-        return None
-    return out["fired"]
+    return resp["output"]["fired"]
 
 
 def _tkey(t: dict[str, Any]) -> tuple[int, str, str | None]:
@@ -284,11 +306,12 @@ def _tkey(t: dict[str, Any]) -> tuple[int, str, str | None]:
 @invariant("TIMER-1", TIMERS, "The answer holds one list of fired timers per event; only watermark events fire.",
            "PROTOCOL.md; InternalTimerServiceImpl")
 def timers_shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
-    if resp.get("output") is None:
+    if not accepted(resp):
         return []
-    fired = _fired(req, resp)
-    if fired is None:
-        return [Violation("TIMER-1", "the answer must hold one list of fired timers per event")]
+    problem = _malformed_fired(req, resp)
+    if problem:
+        return [Violation("TIMER-1", problem)]
+    fired = resp["output"]["fired"]
     for i, (ev, f) in enumerate(zip(req["input"]["events"], fired, strict=True)):
         if f and "watermark" not in ev:
             return [Violation("TIMER-1", f"event {i} {ev} is not a watermark but fired {f}")]

@@ -1,0 +1,188 @@
+"""A verdict is never false (issue 17): an implementation is told it is wrong only where Flink answers
+otherwise.
+
+For every area and supported version, drawn requests are judged by every invariant
+(:func:`properties.rules.judge`, at both conformance levels) on
+
+- the oracle's own answer: no rule is broken, except a documented rule that real Flink of that
+  version breaks (``flink_violates``), and only at the ``documented`` level;
+- refusals of every kind (BadRequest, InvalidConfiguration with an exception Flink never throws,
+  BridgeError, an unknown type, an error of garbage shape, and each of them next to the oracle's
+  output): a refusal is never an acceptance, so no rule is broken, except the rejection-kind rules,
+  which judge the exception of an InvalidConfiguration answer;
+- garbage outputs (the wrong type anywhere, booleans where ints belong, nulls, missing keys, values
+  out of range): judging never raises, and where the garbage is a wrong type only the area's shape
+  rule (and a rule saying that the input must be rejected, for an input Flink rejects) may object.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import oracle
+from flinkspec import corpus
+from oracle.versions import FlinkVersion
+from properties.areas import AREAS
+from properties.rules import CHECKS, RULES, judge
+
+N, SEED = 60, 17
+PATH_REQUESTS, PATHS = 8, 40  # garbage at single nodes: on the first requests, at up to PATHS nodes each
+CASES = [(area, ver) for area, spec in AREAS.items() for ver in spec.versions]
+
+# the rule of each area about the answer's shape: the only one that may object to a wrong type
+SHAPE_RULES = {"TM-1", "JM-1", "WM-1", "CWM-1", "TIMER-1", "CLR-1", "ALIGN-1", "CCR-1", "RCV-1"}
+# which exception an InvalidConfiguration answer names: judged on such answers only, by these rules
+KIND_RULES = {"TM-10", "JM-6"}
+# "this input is rejected": any acceptance of an input Flink rejects breaks them, whatever its output
+MUST_REJECT = {"TM-8", "TM-9", "JM-5", "CLR-10"}
+# "this input is accepted": rules that may name a refusal of a valid input. None does for the refusals
+# below: CLR-10's other half names a refusal only when it says "Unknown resolve order" of a valid order,
+# and whether a well-formed request may be refused at all is the engine's finding, not an invariant's.
+MUST_ACCEPT: dict[str, str] = {}
+
+_DELETE = object()  # a replacement that deletes the node
+TYPE_GARBAGE: tuple[Any, ...] = (None, True, False, "x", 1.5, [None], [[None]], {"x": None}, [], {}, [1])
+VALUE_GARBAGE: tuple[Any, ...] = (-1, 0, 2**63, 2**70, -(2**70), "", "x")
+WHOLE_GARBAGE: tuple[Any, ...] = (
+    None, True, 0, 1.5, "x", [], [1], {}, {"x": None},
+    {"emitted": "x"}, {"emitted": [None]}, {"emitted": [[{"watermark": True}]]},
+    {"fired": [[1]]}, {"fired": ["ab"]}, {"fired": [[{"timestamp": [1], "key": None}]]},
+    {"steps": [1]}, {"steps": [{"triggered": 5}]}, {"steps": [{"aborted": {"x": None}}]},
+    {"trace": [None]}, {"trace": [{"process": [[0], [1]]}]}, {"trace": [{"abort": [[1], {}]}]},
+    {"patterns": [None], "resolved": None, "resources": "x"},
+    {"restored_from": False, "offsets": [True], "counts": {"a": "x"}, "output": None},
+    {"restored_from": None, "offsets": [], "counts": {"a": None}, "output": []},
+    {"network": True, "jvm_overhead": "x", "jvm_args": {"Xmx": None}},
+    {"heap": [], "jvm_args": []},
+)
+
+
+def _refusals(rid: int) -> Iterator[tuple[dict[str, Any], set[str]]]:
+    """Error answers of every kind, each with the rules it may break (at conformance ``flink``)."""
+    yield {"id": rid, "error": {"type": "BadRequest", "message": "no"}}, set()
+    yield {"id": rid, "error": {"type": "BridgeError", "message": "the JVM went away"}}, set()
+    yield {"id": rid, "error": {"type": "InvalidConfiguration", "exception": "NoSuchThingException",
+                                "message": "no"}}, KIND_RULES
+    yield {"id": rid, "error": {"type": "InvalidConfiguration"}}, KIND_RULES
+    yield {"id": rid, "error": {"type": "SomethingElse", "message": None}}, set()
+    for garbage in ("x", [], {}, 0, True):
+        yield {"id": rid, "error": garbage}, set()
+
+
+def _requests(area: str, ver: FlinkVersion) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    out = []
+    for i, inp in enumerate(corpus.inputs(area, ver, N, SEED)):
+        req = {"id": i, "area": area, "flink": str(ver), "input": inp}
+        out.append((req, oracle.answer(req)))
+    return out
+
+
+def _violated(area: str, req: dict[str, Any], answer: dict[str, Any], ver: FlinkVersion,
+              documented_only: bool) -> set[str]:
+    try:
+        found = judge(area, req, answer, ver, documented_only=documented_only)
+    except Exception as exc:  # an invariant that raises is a suite bug, reported as such
+        raise AssertionError(f"judging {str(answer)[:300]} to {str(req)[:300]} raised {exc!r}") from exc
+    return {v.rule for v in found}
+
+
+def _both_levels(area: str, req: dict[str, Any], answer: dict[str, Any], ver: FlinkVersion) -> set[str]:
+    return _violated(area, req, answer, ver, False) | _violated(area, req, answer, ver, True)
+
+
+def _paths(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    yield path
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, x in items:
+        yield from _paths(x, (*path, key))
+
+
+def _at(value: Any, path: tuple[Any, ...]) -> Any:
+    for key in path:
+        value = value[key]
+    return value
+
+
+def _replace(value: Any, path: tuple[Any, ...], new: Any) -> Any:
+    """A copy of ``value`` with the node at ``path`` replaced by ``new`` (or deleted)."""
+    if not path:
+        return new
+    head, rest = path[0], path[1:]
+    if isinstance(value, dict):
+        if not rest and new is _DELETE:
+            return {k: x for k, x in value.items() if k != head}
+        return {**value, head: _replace(value[head], rest, new)}
+    if not rest and new is _DELETE:
+        return [*value[:head], *value[head + 1:]]
+    return [*value[:head], _replace(value[head], rest, new), *value[head + 1:]]
+
+
+def _wrong_type(old: Any, new: Any) -> bool:
+    """``new`` is garbage of another type than ``old`` (a bool is not an int), or a container of nulls."""
+    return type(old) is not type(new) or new in ([None], [[None]], {"x": None})
+
+
+def _allowed_on_garbage(ver: FlinkVersion, oracle_refused: bool) -> set[str]:
+    """The rules garbage of a wrong type may break: the shape rules, the rules an acceptance of an input
+    Flink rejects breaks, and (at the ``documented`` level) the rules Flink of ``ver`` itself breaks."""
+    flink_breaks = {r for r, rule in RULES.items() if str(ver) in rule.flink_violates}
+    return SHAPE_RULES | (MUST_REJECT if oracle_refused else set()) | flink_breaks
+
+
+def test_the_listed_rules_exist() -> None:
+    """Every rule the exceptions below name is an invariant of some area."""
+    checked = {rule.id for checks in CHECKS.values() for rule, _ in checks}
+    assert (SHAPE_RULES | KIND_RULES | MUST_REJECT | set(MUST_ACCEPT)) <= checked
+    assert all(RULES[r].documented is False for r in KIND_RULES)
+
+
+@pytest.mark.parametrize(("area", "ver"), CASES, ids=[f"{a}-{v}" for a, v in CASES])
+def test_the_oracle_breaks_only_the_rules_flink_breaks(area: str, ver: FlinkVersion) -> None:
+    """The invariants never contradict real Flink: the oracle's answers keep every rule, except at the
+    ``documented`` level the documented rules Flink of this version itself breaks."""
+    for req, answer in _requests(area, ver):
+        assert _violated(area, req, answer, ver, False) == set(), (req, answer)
+        broken = _violated(area, req, answer, ver, True)
+        assert all(str(ver) in RULES[r].flink_violates for r in broken), (broken, req, answer)
+
+
+@pytest.mark.parametrize(("area", "ver"), CASES, ids=[f"{a}-{v}" for a, v in CASES])
+def test_a_refusal_is_never_an_acceptance(area: str, ver: FlinkVersion) -> None:
+    """An error answer of any type, even next to an output, breaks no rule but the rejection-kind rules
+    (on an InvalidConfiguration naming an exception Flink never throws); no message says "accepted"."""
+    for req, answer in _requests(area, ver):
+        for refusal, may_break in _refusals(req["id"]):
+            variants = [refusal] + ([{**refusal, "output": answer["output"]}] if "output" in answer else [])
+            for resp in variants:
+                flink_level = _violated(area, req, resp, ver, False)
+                assert flink_level <= may_break | set(MUST_ACCEPT), (flink_level, req, resp)
+                assert _violated(area, req, resp, ver, True) <= set(MUST_ACCEPT), (req, resp)
+                messages = [v.message for v in judge(area, req, resp, ver)]
+                assert not any("accepted" in m or "yet" in m for m in messages), (messages, req, resp)
+        assert _both_levels(area, req, {"id": req["id"]}, ver) == set()  # neither output nor error
+
+
+@pytest.mark.parametrize(("area", "ver"), CASES, ids=[f"{a}-{v}" for a, v in CASES])
+def test_garbage_outputs_are_judged_without_raising(area: str, ver: FlinkVersion) -> None:
+    """Judging garbage never raises; a whole output of garbage breaks the area's shape rule, and garbage of
+    the wrong type anywhere breaks no other rule (but an input Flink rejects is still accepted)."""
+    shape = next(rule.id for rule, _ in CHECKS[area] if rule.id in SHAPE_RULES)
+    for n, (req, answer) in enumerate(_requests(area, ver)):
+        allowed = _allowed_on_garbage(ver, "error" in answer)
+        for garbage in WHOLE_GARBAGE:
+            broken = _both_levels(area, req, {"id": req["id"], "output": garbage}, ver)
+            assert shape in broken and broken <= allowed, (broken, garbage, req)
+        if "output" not in answer or n >= PATH_REQUESTS:
+            continue
+        paths = [p for p in _paths(answer["output"]) if p]
+        for path in random.Random(f"{area} {ver} {n}").sample(paths, min(PATHS, len(paths))):
+            old = _at(answer["output"], path)
+            for new, typed in [(g, True) for g in TYPE_GARBAGE] + [(g, False) for g in (*VALUE_GARBAGE, _DELETE)]:
+                resp = {"id": req["id"], "output": _replace(answer["output"], path, new)}
+                broken = _both_levels(area, req, resp, ver)  # never raises
+                if typed and _wrong_type(old, new):
+                    assert broken <= allowed, (broken, path, new, req)
