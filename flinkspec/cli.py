@@ -374,12 +374,14 @@ def build_parser() -> argparse.ArgumentParser:
     from flinkspec.classpath_cli import add_parser as add_classpath
     from flinkspec.diff_versions import add_parser as add_diff_versions
     from flinkspec.fanout_cli import add_parser as add_fanout
+    from flinkspec.fingerprint import add_parser as add_fingerprint
     from flinkspec.memory_cli import add_parser as add_memory
     from flinkspec.record import add_parser as add_record
     from flinkspec.vectors_cli import add_parser as add_vectors
 
     add_memory(sub)
     add_classpath(sub)
+    add_fingerprint(sub)
     add_fanout(sub)
     add_diff_versions(sub)
     add_record(sub)

@@ -2,10 +2,13 @@
 
 Everything is cached under ``$FLINKSPEC_CACHE`` (default ``~/.cache/flinkspec``)::
 
-    dl/                         wheels and sdists exactly as pip downloaded them
+    dl/                         wheels and sdists while pip downloads them (deleted once
+                                flink-dist is extracted: only what runs is kept)
     flink/<X.Y.Z>/flink-dist.jar
     flink/<X.Y.Z>/bridge-<hash>/classes, unsupported/<Area>.txt (javac output of areas that
                                 do not compile against this version)
+    fork/<sha256[:16]>/bridge-<hash>/...   the bridge built against a user's own flink-dist jar
+                                (``--impl flink:PATH``), named by the jar's content, never a download
 
 The bridge sources live in ``flinkspec/bridge/src``; their hash names the build, so an edited
 bridge is rebuilt on first use. A file lock makes concurrent builders (pytest-xdist workers, Spark
@@ -13,6 +16,8 @@ tasks) wait for one another instead of racing.
 
     python -m flinkspec.flinkjars bridge 2.3      # print the argv that starts the bridge
     python -m flinkspec.flinkjars fetch all       # download and build every supported version
+
+Progress (fetching, extracting, compiling) goes to stderr, so a first run does not look hung.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,6 +46,11 @@ _DIST = re.compile(r"(^|/)flink-dist[^/]*\.jar$")
 
 class FlinkUnavailable(RuntimeError):
     """Real Flink of some version cannot be made available here; the message says why."""
+
+
+def progress(message: str) -> None:
+    """One line on stderr about slow work (a download, an extraction, a javac run)."""
+    print(f"flinkspec: {message}", file=sys.stderr, flush=True)
 
 
 def cache_dir() -> Path:
@@ -72,12 +83,15 @@ def _download(patch: str) -> Path:
             return cand
     cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
            f"apache-flink-libraries=={patch}", "-d", str(dl)]
+    progress(f"Flink {patch}: downloading apache-flink-libraries=={patch} from PyPI (200-330 MB) ...")
+    started = time.monotonic()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
         raise FlinkUnavailable(f"pip could not download apache-flink-libraries=={patch}: {last}")
     for cand in dl.iterdir():
         if _is_archive_of(cand.name, patch):
+            progress(f"Flink {patch}: downloaded {_mb(cand.stat().st_size)} in {time.monotonic() - started:.0f} s")
             return cand
     raise FlinkUnavailable(f"pip downloaded nothing recognisable for apache-flink-libraries=={patch}")
 
@@ -89,7 +103,12 @@ def _is_archive_of(name: str, patch: str) -> bool:
     )
 
 
+def _mb(size: int) -> str:
+    return f"{size / 1e6:.0f} MB"
+
+
 def _extract_dist(archive: Path, target: Path) -> None:
+    progress(f"extracting flink-dist from {archive.name} ...")
     tmp = target.with_suffix(".part")
     if archive.name.endswith(".whl"):
         with zipfile.ZipFile(archive) as zf:
@@ -114,6 +133,7 @@ def _extract_dist(archive: Path, target: Path) -> None:
     except zipfile.BadZipFile as exc:
         raise FlinkUnavailable(f"flink-dist extracted from {archive.name} is not a jar: {exc}") from None
     tmp.replace(target)
+    progress(f"extracted {target} ({_mb(target.stat().st_size)})")
 
 
 def dist_jar(version: str) -> Path:
@@ -125,7 +145,9 @@ def dist_jar(version: str) -> Path:
         return jar
     with _locked(home / ".lock"):
         if not jar.exists():
-            _extract_dist(_download(patch), jar)
+            archive = _download(patch)
+            _extract_dist(archive, jar)
+            archive.unlink(missing_ok=True)  # 200-330 MB that nothing reads again
     return jar
 
 
@@ -145,6 +167,7 @@ def _javac(args: list[str]) -> subprocess.CompletedProcess[str]:
 
 
 def _build(jar: Path, out: Path) -> None:
+    progress(f"compiling the bridge against {jar} ...")
     tmp = out.with_name(out.name + ".part")
     shutil.rmtree(tmp, ignore_errors=True)
     classes, unsupported = tmp / "classes", tmp / "unsupported"
@@ -168,9 +191,36 @@ def bridge_command(version: str) -> list[str]:
     """The argv of a JSON-lines process answering as real Flink ``version``; builds on first use."""
     patch = resolve_patch(version)
     jar = dist_jar(patch)
-    out = jar.parent / f"bridge-{_sources_hash()}"
+    return _bridge_argv(jar, jar.parent, patch)
+
+
+def jar_sha256(jar: Path) -> str:
+    """The sha256 of a file's bytes (hex): what names a fork's bridge build."""
+    h = hashlib.sha256()
+    with open(jar, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def fork_bridge_command(jar: Path, base: str) -> list[str]:
+    """The bridge argv for a user's own flink-dist ``jar`` of Flink ``base`` (``X.Y``).
+
+    The build is cached under ``fork/<sha256[:16]>`` (the jar's content, so an edited jar is rebuilt
+    and Apache's folders are never touched); nothing is ever downloaded for it.
+    """
+    if not jar.is_file():
+        raise FlinkUnavailable(f"{jar}: no such jar")
+    home = cache_dir() / "fork" / jar_sha256(jar)[:16]
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "source.txt").write_text(f"{jar.resolve()}\n")
+    return _bridge_argv(jar.resolve(), home, base)
+
+
+def _bridge_argv(jar: Path, home: Path, version: str) -> list[str]:
+    out = home / f"bridge-{_sources_hash()}"
     if not (out / "classes").exists():
-        with _locked(jar.parent / ".lock"):
+        with _locked(home / ".lock"):
             if not (out / "classes").exists():
                 _build(jar, out)
     java = shutil.which("java")
@@ -178,7 +228,7 @@ def bridge_command(version: str) -> list[str]:
         raise FlinkUnavailable("java not found: real Flink needs a JDK (17) on PATH")
     return [java, "-Xss4m", "-XX:+UseSerialGC", "-XX:+TieredCompilation",
             f"-Dflinkspec.unsupported={out / 'unsupported'}",
-            "-cp", f"{out / 'classes'}{os.pathsep}{jar}", "flinkspec.bridge.Main", patch]
+            "-cp", f"{out / 'classes'}{os.pathsep}{jar}", "flinkspec.bridge.Main", version]
 
 
 def main(argv: list[str] | None = None) -> int:

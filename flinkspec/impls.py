@@ -5,6 +5,9 @@
 - ``oracle``: flinkspec's own reference, in process;
 - ``flink`` / ``flink:X.Y[.Z]``: real Flink through the JVM bridge (one bridge per version; plain
   ``flink`` routes each request to the bridge of the version it names);
+- ``flink:PATH/TO/flink-dist.jar``: a fork's (a vendor's, a patched) jar, its Flink base release read
+  from the manifest (else the version each request names, i.e. ``--flink``); the bridge is built
+  against that jar and nothing is downloaded;
 - ``cmd:COMMAND``: any program speaking JSON lines on stdin/stdout;
 - ``python:MODULE:CALLABLE``: an in-process ``answer(request) -> response`` callable;
 - ``mutant:NAME``: a built-in, deliberately faulty implementation (``flinkspec mutants`` lists them).
@@ -213,8 +216,9 @@ class Subprocess:
 class PerVersion:
     """Routes each request to an implementation for the Flink version it names (``--impl flink``)."""
 
-    def __init__(self, name: str, make: Callable[[str], Implementation]) -> None:
+    def __init__(self, name: str, make: Callable[[str], Implementation], base: str | None = None) -> None:
         self.name = name
+        self.flink_base = base  # the release X.Y a fork's jar derives from (None: from the name)
         self._make = make
         self._impls: dict[str, Implementation] = {}
 
@@ -252,6 +256,41 @@ def _flink(version: str, timeout: float) -> Implementation:
     return Subprocess(f"flink:{resolve_patch(version)}", argv, timeout=timeout, env=env)
 
 
+def _fork(spec: str, jar: str, timeout: float) -> PerVersion:
+    """``--impl flink:PATH``: the bridge compiled against the jar at PATH, never a download."""
+    from pathlib import Path
+
+    from flinkspec.errors import CliError
+    from flinkspec.fingerprint import base_of, jar_info
+    from flinkspec.flinkjars import FlinkUnavailable, fork_bridge_command
+
+    path = Path(jar)
+    if not path.is_file():
+        raise UsageError(f"--impl {spec}: {jar}: no such jar")
+    try:
+        base = jar_info(path).base
+    except CliError as exc:  # not a readable jar
+        raise UsageError(f"--impl {spec}: {exc}") from None
+
+    def make(version: str) -> Implementation:
+        try:
+            argv = fork_bridge_command(path, base or str(base_of(version) or version))
+        except FlinkUnavailable as exc:
+            raise ImplementationBroken(str(exc)) from exc
+        env = {k: v for k, v in os.environ.items() if not k.startswith("FLINK_")}
+        return Subprocess(spec, argv, timeout=timeout, env=env)
+
+    if base is None:  # the manifest names no release: one bridge per version the requests name
+        return PerVersion(spec, make)
+    return PerVersion(spec, lambda _ver: make(base), base=base)
+
+
+def _is_jar(rest: str) -> bool:
+    from flinkspec.fingerprint import is_jar_spec
+
+    return is_jar_spec(rest)
+
+
 def _python(spec: str, name: str) -> Implementation:
     module, _, attr = spec.partition(":")
     if not module or not attr:
@@ -270,6 +309,12 @@ def check_spec(spec: str) -> None:
     kind, _, rest = spec.partition(":")
     if spec == "oracle" or (kind == "flink" and not rest) or (kind == "cmd" and rest.strip()):
         return
+    if kind == "flink" and _is_jar(rest):
+        from pathlib import Path
+
+        if not Path(rest).is_file():
+            raise UsageError(f"--impl {spec}: {rest}: no such jar")
+        return
     if kind == "flink":
         from oracle.versions import UnknownVersion, parse_version
 
@@ -287,7 +332,7 @@ def check_spec(spec: str) -> None:
     if kind == "python" and rest.count(":") == 1:
         return
     raise UsageError(
-        f"--impl {spec!r} names no implementation; use oracle, flink, flink:X.Y[.Z], cmd:COMMAND, "
+        f"--impl {spec!r} names no implementation; use oracle, flink, flink:X.Y[.Z], flink:PATH.jar, cmd:COMMAND, "
         "python:MODULE:CALLABLE or mutant:NAME"
     )
 
@@ -304,6 +349,8 @@ def open_impl(spec: str, timeout: float = DEFAULT_TIMEOUT_S) -> Implementation:
 
         if not rest:
             return PerVersion("flink", lambda ver: _flink(ver, timeout))
+        if _is_jar(rest):
+            return _fork(spec, rest, timeout)
         try:
             parse_version(rest)
         except UnknownVersion as exc:
@@ -320,14 +367,22 @@ def open_impl(spec: str, timeout: float = DEFAULT_TIMEOUT_S) -> Implementation:
             raise UsageError(f"--impl {spec}: unknown mutant; known: {', '.join(sorted(MUTANTS))}")
         return InProcess(spec, MUTANTS[rest].answer)
     raise UsageError(
-        f"--impl {spec!r} names no implementation; use oracle, flink, flink:X.Y[.Z], cmd:COMMAND, "
+        f"--impl {spec!r} names no implementation; use oracle, flink, flink:X.Y[.Z], flink:PATH.jar, cmd:COMMAND, "
         "python:MODULE:CALLABLE or mutant:NAME"
     )
 
 
 def pinned_version(impl: Implementation) -> str | None:
-    """The Flink version an implementation is pinned to (``flink:2.3.0`` -> ``2.3``), if any."""
+    """The Flink version an implementation is pinned to (``flink:2.3.0`` -> ``2.3``), if any.
+
+    A fork's jar (``flink:PATH``) is pinned to the base release its manifest names, if it names one.
+    """
     name = impl.name
+    base = getattr(impl, "flink_base", None)
+    if base is not None:
+        return str(base)
+    if name.startswith("flink:") and _is_jar(name.split(":", 1)[1]):
+        return None
     if name.startswith("flink:"):
         parts = name.split(":", 1)[1].split(".")
         return ".".join(parts[:2])
