@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from flinkspec.errors import CliError
-from flinkspec.impls import answer_one
+from flinkspec.impls import answer_one, spec_pinned_version
 from flinkspec.memory_cli import version_and_config
 from oracle.classloading import jdk_classes
 from oracle.classloading_config import java_equals_ignore_case
@@ -77,7 +77,7 @@ def _framework_jars(args: argparse.Namespace) -> list[Path]:
 
 def build_request(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, list[str]]]:
     """The protocol request for the jars and configuration, and where each framework class comes from."""
-    pinned = ".".join(args.impl.split(":", 1)[1].split(".")[:2]) if args.impl.startswith("flink:") else None
+    pinned = spec_pinned_version(args.impl)
     version, config = version_and_config(args.flink or pinned, args.config, args.D)
     if pinned and parse_version(pinned) != version:
         raise CliError(f"--flink {args.flink}: the implementation {args.impl} is pinned to Flink {pinned}")
@@ -180,7 +180,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--flink", help="Flink version X.Y (default: the newest supported)")
     p.add_argument("--config", help="config.yaml (2.x; nested or flat) or a legacy flink-conf.yaml")
     p.add_argument("-D", action="append", metavar="KEY=VALUE", help="a configuration option (repeatable)")
-    p.add_argument("--impl", default="oracle", help="who answers: oracle (default) or flink:X.Y for real Flink")
+    p.add_argument("--impl", default="oracle", help="who answers: oracle (default), flink:X.Y for real Flink, "
+                   "flink:PATH/flink-dist.jar for a fork's own jar")
     p.add_argument("--timeout", type=float, default=120.0)
     p.add_argument("--resources", action="store_true", help="also list resources both sides hold")
     p.add_argument("--json", action="store_true")

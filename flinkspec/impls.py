@@ -372,6 +372,27 @@ def open_impl(spec: str, timeout: float = DEFAULT_TIMEOUT_S) -> Implementation:
     )
 
 
+def spec_pinned_version(spec: str) -> str | None:
+    """The Flink release X.Y an ``--impl`` value pins, without starting it (None: not pinned).
+
+    ``flink:2.3.0`` -> ``2.3``; ``flink:PATH.jar`` -> the base its manifest names (or None).
+    """
+    kind, _, rest = spec.partition(":")
+    if kind != "flink" or not rest:
+        return None
+    if _is_jar(rest):
+        from pathlib import Path
+
+        from flinkspec.errors import CliError
+        from flinkspec.fingerprint import jar_info
+
+        try:
+            return jar_info(Path(rest)).base
+        except CliError:  # a missing or unreadable jar: opening it reports why
+            return None
+    return ".".join(rest.split(".")[:2])
+
+
 def pinned_version(impl: Implementation) -> str | None:
     """The Flink version an implementation is pinned to (``flink:2.3.0`` -> ``2.3``), if any.
 

@@ -3,6 +3,8 @@
     flinkspec memory -D taskmanager.memory.process.size=4g
     flinkspec memory --jobmanager --config conf/config.yaml --flink 1.17
     flinkspec memory --config conf/flink-conf.yaml -D taskmanager.memory.managed.fraction=0.5 --json
+    flinkspec memory -D taskmanager.memory.process.size=4g --impl flink:2.3          # real Flink answers
+    flinkspec memory -D taskmanager.memory.process.size=4g --impl flink:lib/flink-dist.jar  # your build
 
 ``-D`` options override the file. Exit 0 with the breakdown, 1 when Flink rejects the
 configuration (its exception and message are printed), 2 for bad usage (an unreadable file, an
@@ -94,6 +96,8 @@ def version_and_config(flink: str | None, config_file: str | None, dynamic: list
 
 
 def cmd_memory(args: argparse.Namespace) -> int:
+    if args.impl != "oracle":
+        return _memory_by_impl(args)
     version, config = version_and_config(args.flink, args.config, args.D)
     prefix = "jobmanager.memory." if args.jobmanager else "taskmanager.memory."
     known = _known_keys(args.jobmanager)
@@ -119,6 +123,41 @@ def cmd_memory(args: argparse.Namespace) -> int:
     return 0
 
 
+def _memory_by_impl(args: argparse.Namespace) -> int:
+    """The breakdown as ``--impl`` (real Flink, a fork's jar, any implementation) answers it."""
+    from flinkspec.cli import _open  # one way to open --impl for every command
+    from flinkspec.impls import answer_one, spec_pinned_version
+
+    pinned = spec_pinned_version(args.impl)
+    version, config = version_and_config(args.flink or pinned, args.config, args.D)
+    if pinned and parse_version(pinned) != version:
+        raise CliError(f"--flink {args.flink}: the implementation {args.impl} is pinned to Flink {pinned}")
+    area = "memory.jobmanager" if args.jobmanager else "memory.taskmanager"
+    impl = _open(args.impl, args.timeout)
+    try:
+        resp = answer_one(impl, {"id": 1, "area": area, "flink": str(version), "input": {"config": config}})
+    finally:
+        impl.close()
+    if "error" in resp:
+        err = resp["error"]
+        if err.get("type") != "InvalidConfiguration":
+            raise CliError(f"{args.impl} could not answer: {err.get('type')}: {err.get('message')}")
+        if args.json:
+            print(json.dumps({"flink": str(version), "impl": args.impl, "error": err}, indent=2))
+        else:
+            print(f"Flink {version} ({args.impl}) rejects this configuration:\n"
+                  f"{err.get('exception')}: {err.get('message')}")
+        return 1
+    out = resp["output"]
+    if args.json:
+        print(json.dumps({"flink": str(version), "impl": args.impl, **out}, indent=2))
+        return 0
+    print(f"Flink {version}, as {args.impl} derives it")
+    print("\n".join(breakdown(out, args.jobmanager)))
+    print(f"JVM arguments: {jvm_args_text(out['jvm_args'])}")
+    return 0
+
+
 def _known_keys(jobmanager: bool) -> set[str]:
     from properties.memory.strategies import JM_SIZE_KEYS, TM_FRACTION_KEYS, TM_SIZE_KEYS
 
@@ -139,4 +178,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--config", help="config.yaml (2.x; nested or flat) or a legacy flink-conf.yaml")
     p.add_argument("-D", action="append", metavar="KEY=VALUE", help="a configuration option (repeatable)")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--impl", default="oracle",
+                   help="who answers: oracle (default), flink:X.Y for real Flink, flink:PATH/flink-dist.jar for a "
+                        "fork's own jar, or any --impl of check")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for the answer")
     p.set_defaults(fn=cmd_memory)

@@ -112,3 +112,14 @@ def test_base_of_reads_snapshots_and_vendor_suffixes() -> None:
     assert base_of("2.3.0") == "2.3"
     assert base_of("1.20.1-cp3") == "1.20"
     assert base_of(None) is None and base_of("abc") is None
+
+
+def test_memory_answers_as_the_fork(fork: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["memory", "-D", "taskmanager.memory.flink.size=1g", "--json"]
+    assert main([*argv, "--impl", f"flink:{fork}"]) == 0
+    forked = json.loads(capsys.readouterr().out)
+    assert main(argv) == 0
+    oracle = json.loads(capsys.readouterr().out)
+    assert forked["impl"] == f"flink:{fork}" and forked["flink"] == "2.3"
+    assert forked["managed"] == 536870912 and oracle["managed"] == 429496736  # 0.5 vs 0.4 of 1 GiB (float)
+    assert main([*argv, "--impl", f"flink:{fork}", "--flink", "2.2"]) == 2  # pinned to its base
