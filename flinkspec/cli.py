@@ -375,6 +375,7 @@ def build_parser() -> argparse.ArgumentParser:
     from flinkspec.diff_versions import add_parser as add_diff_versions
     from flinkspec.fanout_cli import add_parser as add_fanout
     from flinkspec.fingerprint import add_parser as add_fingerprint
+    from flinkspec.jars_cli import add_parser as add_jars
     from flinkspec.memory_cli import add_parser as add_memory
     from flinkspec.record import add_parser as add_record
     from flinkspec.vectors_cli import add_parser as add_vectors
@@ -382,6 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_memory(sub)
     add_classpath(sub)
     add_fingerprint(sub)
+    add_jars(sub)
     add_fanout(sub)
     add_diff_versions(sub)
     add_record(sub)

@@ -37,6 +37,8 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import attrs
+
 from oracle.versions import DEFAULT_PATCH, UnknownVersion, parse_version
 
 BRIDGE_SRC = Path(__file__).parent / "bridge" / "src"
@@ -229,6 +231,93 @@ def _bridge_argv(jar: Path, home: Path, version: str) -> list[str]:
     return [java, "-Xss4m", "-XX:+UseSerialGC", "-XX:+TieredCompilation",
             f"-Dflinkspec.unsupported={out / 'unsupported'}",
             "-cp", f"{out / 'classes'}{os.pathsep}{jar}", "flinkspec.bridge.Main", version]
+
+
+def dir_size(path: Path) -> int:
+    """Bytes of the files under ``path`` (or of ``path`` itself)."""
+    if path.is_file():
+        return path.stat().st_size
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink())
+
+
+@attrs.frozen
+class CachedBuild:
+    """One folder of the cache that runs: an Apache release or a fork's jar, and its bridge builds."""
+
+    name: str  # X.Y.Z, or fork:<sha256[:16]>
+    home: Path
+    size: int  # bytes on disk, everything under home
+    jar: Path | None  # the flink-dist jar (a fork's lives where the user keeps it)
+    bridge_built: bool  # built from the current bridge sources
+    stale: tuple[Path, ...]  # builds of older bridge sources, and unfinished .part leftovers
+
+
+def _builds(home: Path) -> tuple[bool, tuple[Path, ...]]:
+    current = f"bridge-{_sources_hash()}"
+    built = (home / current / "classes").exists()
+    stale = tuple(sorted(d for d in home.iterdir() if d.is_dir() and (
+        (d.name.startswith("bridge-") and d.name != current) or d.name.endswith(".part"))))
+    return built, stale
+
+
+def cached_builds() -> list[CachedBuild]:
+    """Every cached Apache release (by version) and fork build (by the jar's sha256), with sizes."""
+    out = []
+    for home in sorted((cache_dir() / "flink").glob("*"), key=lambda p: _version_key(p.name)):
+        if home.is_dir():
+            jar = home / "flink-dist.jar"
+            built, stale = _builds(home)
+            out.append(CachedBuild(home.name, home, dir_size(home), jar if jar.exists() else None, built, stale))
+    for home in sorted((cache_dir() / "fork").glob("*")):
+        if home.is_dir():
+            src = home / "source.txt"
+            jar = Path(src.read_text().strip()) if src.exists() else None
+            built, stale = _builds(home)
+            out.append(CachedBuild(f"fork:{home.name}", home, dir_size(home), jar, built, stale))
+    return out
+
+
+def _version_key(name: str) -> tuple[int, ...]:
+    return tuple(int(p) if p.isdigit() else -1 for p in name.split("."))
+
+
+def downloads() -> list[Path]:
+    """Archives left in ``dl/`` (a download interrupted before extraction, or an older cache's)."""
+    dl = cache_dir() / "dl"
+    return sorted(p for p in dl.iterdir() if p.is_file()) if dl.is_dir() else []
+
+
+def prune() -> list[tuple[Path, int]]:
+    """Delete downloaded archives, stale bridge builds and builds of fork jars that are gone.
+
+    Returns what was removed, with its size in bytes.
+    """
+    removed = []
+    for archive in downloads():
+        size = archive.stat().st_size
+        archive.unlink(missing_ok=True)
+        removed.append((archive, size))
+    for build in cached_builds():
+        if build.name.startswith("fork:") and (build.jar is None or not build.jar.is_file()):
+            removed.append((build.home, build.size))
+            shutil.rmtree(build.home, ignore_errors=True)
+            continue
+        if not build.stale:
+            continue
+        with _locked(build.home / ".lock"):
+            for path in build.stale:
+                size = dir_size(path)
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append((path, size))
+    return removed
+
+
+def fetch(versions: list[str]) -> None:
+    """Download, extract and build each version, saying ``n of m`` on stderr."""
+    for i, ver in enumerate(versions, 1):
+        patch = resolve_patch(ver)
+        progress(f"[{i} of {len(versions)}] Flink {patch}")
+        bridge_command(patch)
 
 
 def main(argv: list[str] | None = None) -> int:

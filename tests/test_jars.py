@@ -1,0 +1,79 @@
+"""``flinkspec jars list|prune`` on a temporary cache (``FLINKSPEC_CACHE``), no JVM needed.
+
+The cache is laid out as flinkjars writes it: a release folder with its flink-dist jar and a bridge
+build of the current sources, one of older sources, a leftover archive in dl/, and a fork build
+whose jar was deleted.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from flinkspec import flinkjars
+from flinkspec.cli import main
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("FLINKSPEC_CACHE", str(tmp_path))
+    home = tmp_path / "flink" / "2.3.0"
+    (home / f"bridge-{flinkjars._sources_hash()}" / "classes").mkdir(parents=True)
+    (home / "bridge-000000000000" / "classes").mkdir(parents=True)
+    (home / "bridge-000000000000" / "classes" / "Old.class").write_bytes(b"\0" * 1000)
+    with zipfile.ZipFile(home / "flink-dist.jar", "w") as zf:
+        zf.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nImplementation-Version: 2.3.0\n")
+    (tmp_path / "dl").mkdir()
+    (tmp_path / "dl" / "apache_flink_libraries-2.3.0-py2.py3-none-any.whl").write_bytes(b"\0" * 3_000_000)
+    gone = tmp_path / "fork" / "0123456789abcdef"
+    (gone / "bridge-000000000000" / "classes").mkdir(parents=True)
+    (gone / "source.txt").write_text(str(tmp_path / "deleted-fork.jar") + "\n")
+    kept_jar = tmp_path / "kept-fork.jar"
+    kept_jar.write_bytes(b"PK")
+    kept = tmp_path / "fork" / "fedcba9876543210"
+    (kept / f"bridge-{flinkjars._sources_hash()}" / "classes").mkdir(parents=True)
+    (kept / "source.txt").write_text(f"{kept_jar}\n")
+    return tmp_path
+
+
+def test_list_shows_each_build_its_size_and_bridge(cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["jars", "list"]) == 0
+    out = capsys.readouterr().out
+    assert str(cache) in out
+    line = next(ln for ln in out.splitlines() if ln.strip().startswith("2.3.0"))
+    assert "bridge built" in line and "1 stale build(s)" in line
+    assert "dl/apache_flink_libraries-2.3.0-py2.py3-none-any.whl" in out and "3 MB" in out
+    assert "which is gone" in out and "total: 3 MB in 3 build(s) and 1 archive(s)" in out
+
+
+def test_prune_removes_archives_stale_builds_and_gone_forks(cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["jars", "prune"]) == 0
+    out = capsys.readouterr().out
+    assert "freed 3 MB" in out
+    assert not list((cache / "dl").iterdir())
+    home = cache / "flink" / "2.3.0"
+    assert sorted(p.name for p in home.iterdir() if p.is_dir()) == [f"bridge-{flinkjars._sources_hash()}"]
+    assert (home / "flink-dist.jar").exists()
+    assert not (cache / "fork" / "0123456789abcdef").exists()
+    assert (cache / "fork" / "fedcba9876543210").exists()
+    assert main(["jars", "prune"]) == 0
+    assert "freed 0 MB" in capsys.readouterr().out
+
+
+def test_fetch_of_an_unknown_version_is_a_usage_error(cache: Path) -> None:
+    assert main(["jars", "fetch", "0.9"]) == 2
+    assert main(["jars", "fetch"]) == 2
+
+
+def test_an_extracted_archive_is_not_kept(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """dist_jar deletes the archive once flink-dist is out of it (a real wheel-shaped zip here)."""
+    wheel = cache / "dl" / "apache_flink_libraries-2.2.1-py2.py3-none-any.whl"
+    inner = cache / "inner.jar"
+    with zipfile.ZipFile(inner, "w") as zf:
+        zf.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
+    with zipfile.ZipFile(wheel, "w") as zf:
+        zf.write(inner, "pyflink/lib/flink-dist-2.2.1.jar")
+    jar = flinkjars.dist_jar("2.2.1")
+    assert jar.exists() and not wheel.exists()
