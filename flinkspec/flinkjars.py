@@ -170,6 +170,7 @@ def _javac(args: list[str]) -> subprocess.CompletedProcess[str]:
 
 def _build(jar: Path, out: Path) -> None:
     progress(f"compiling the bridge against {jar} ...")
+    started = time.monotonic()
     tmp = out.with_name(out.name + ".part")
     shutil.rmtree(tmp, ignore_errors=True)
     classes, unsupported = tmp / "classes", tmp / "unsupported"
@@ -187,6 +188,9 @@ def _build(jar: Path, out: Path) -> None:
             (unsupported / (src.stem + ".txt")).write_text(res.stderr)
     shutil.rmtree(out, ignore_errors=True)
     tmp.rename(out)
+    skipped = sorted(p.stem for p in (out / "unsupported").glob("*.txt"))
+    progress(f"bridge compiled in {time.monotonic() - started:.0f} s"
+             + (f" (areas that do not compile against this jar: {', '.join(skipped)})" if skipped else ""))
 
 
 def bridge_command(version: str) -> list[str]:
@@ -327,6 +331,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     versions = list(DEFAULT_PATCH) if args[1] == "all" else [args[1]]
     try:
+        if args[0] == "fetch":
+            fetch(versions)
         for ver in versions:
             cmd = bridge_command(ver)
             print(shlex.join(cmd) if args[0] == "bridge" else f"{resolve_patch(ver)}: ready")
