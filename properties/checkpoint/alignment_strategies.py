@@ -4,7 +4,9 @@
 newest id, sometimes a new one (with jumps), an older one (overtaken, duplicate, obsolete) or near
 ``Long.MAX_VALUE``; broadcast bursts put one id on every open channel in a drawn order; cancel
 markers of old, current and future ids; ends of partition (nothing follows on that channel); and
-long at-least-once runs past the tracker's 50 tracked checkpoints.
+long at-least-once runs past the tracker's 50 tracked checkpoints; one in ten (of the rest) the
+classic exactly-once scenario (a record after its channel's barrier while another's is pending, the
+checkpoint completing, records after it) that recovery's RCV-2 turns on.
 """
 
 from __future__ import annotations
@@ -73,9 +75,31 @@ def _many_in_flight(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @st.composite
+def _exactly_once_classic(draw: st.DrawFn) -> dict[str, Any]:
+    """The classic exactly-once scenario (seed 002): on 2 or 3 channels, a record arrives on a channel
+    after its barrier while another channel's barrier is still pending (aligned: it waits), the
+    checkpoint completes, and records follow, so a failure after them restores that checkpoint (RCV-2:
+    an at-least-once snapshot would count the early record twice)."""
+    channels = choice(draw, [2, 2, 3])
+    first = draw(st.integers(0, channels - 1))
+    others = shuffled(draw, [c for c in range(channels) if c != first])
+    events: list[dict[str, Any]] = [{"channel": c, "record": f"r{i}"} for i, c in enumerate(shuffled(
+        draw, list(range(channels)))[:draw(st.integers(0, channels))])]
+    events.append({"channel": first, "barrier": 1})
+    events += [{"channel": first, "record": f"a{i}"} for i in range(draw(st.integers(1, 2)))]
+    events += [{"channel": others[0], "record": "b0"}] if draw(st.booleans()) else []
+    events += [{"channel": c, "barrier": 1} for c in others]
+    events += [{"channel": draw(st.integers(0, channels - 1)), "record": f"t{i}"}
+               for i in range(draw(st.integers(3, 10)))]
+    return {"mode": "exactly_once", "channels": channels, "events": events}
+
+
+@st.composite
 def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     if draw(st.integers(0, 19)) == 0:
         return draw(_many_in_flight())
+    if draw(st.integers(0, 9)) == 0:
+        return draw(_exactly_once_classic())
     channels = choice(draw, [1, 2, 2, 3, 3, 4, 5, 8])
     if draw(st.integers(0, 29)) == 0:
         channels = draw(st.integers(9, 64))

@@ -211,3 +211,57 @@ def duplicate_acks(req: Request, resp: Response, version: FlinkVersion) -> list[
 flink_violates("CCR-6", ("1.13", "1.14"), "1 task, retained 1: checkpoint 1, savepoint 2, ack 1, ack 2 leaves the "
                "store holding [1, 2] (up to 1.14 the store keeps savepoints, and a savepoint never subsumes the "
                "latest checkpoint)")
+
+
+UNLIMITED = 2147483647  # CheckpointFailureManager.UNLIMITED_TOLERABLE_FAILURE_NUMBER
+
+
+def _counted_reasons(version: FlinkVersion) -> frozenset[str]:
+    """The abort reasons ``CheckpointFailureManager`` counts at ``version``: only Flink's code decides
+    which ``CheckpointFailureReason`` values are 'IOException on the Job Manager, failures in the async
+    phase on the Task Managers and checkpoint expiration due to a timeout'."""
+    from oracle.coordinator_rules import rules_for
+
+    return rules_for(version).counted
+
+
+def _threshold_judgeable(req: Request, steps: list[dict[str, Any]]) -> int | None:
+    """The tolerable number when the request is one CCR-9 judges: a valid finite tolerance, no savepoints
+    (their failures count by other rules), no trigger refused before it had an id (such a failure counts
+    in 1.14+ without being visible as an abort)."""
+    n = req["input"].get("config", {}).get("tolerable_failures", 0)
+    if type(n) is not int or not 0 <= n < UNLIMITED or _savepoints(req):
+        return None
+    return None if any(s.get("rejected") for s in steps) else n
+
+
+@invariant("CCR-9", AREA, "The job fails exactly on the (n+1)-th consecutive counted checkpoint failure "
+           "(n = tolerable_failures): each checkpoint aborted for a counted reason counts once when its id is "
+           "above the latest completed one; a completion of a newer checkpoint, and the job failure itself, "
+           "reset the count. Which reasons count (declined, async exception, expired, IO exception 1.14+, "
+           "finalize failure 1.15+) only Flink's code decides (CheckpointFailureManager); requests with "
+           "savepoints or refused triggers, and steps where a completion and a counted abort meet, are not "
+           "judged.", "execution.checkpointing.tolerable-failed-checkpoints (Flink configuration docs: 'The "
+           "tolerable checkpoint consecutive failure number. If set to 0, that means we do not tolerance any "
+           "checkpoint failure.'); CheckpointFailureManager")
+def failure_threshold(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    steps = _steps(req, resp)
+    n = None if steps is None else _threshold_judgeable(req, steps)
+    if steps is None or n is None:
+        return []
+    counted_reasons = _counted_reasons(version)
+    count, last_success = 0, 0
+    for i, step in enumerate(steps):
+        counted = [int(k) for k, r in step.get("aborted", {}).items() if r in counted_reasons and int(k) > last_success]
+        newer = [c for c in step.get("completed", []) if c > last_success]
+        if counted and newer:
+            return []  # the order inside the step decides; only the trace of Flink's calls shows it
+        count += len(counted)
+        expected = count > n
+        if expected != ("job_failed" in step):
+            return [Violation("CCR-9", f"steps[{i}]: {count} consecutive counted failures with tolerable_failures "
+                                       f"{n}, yet the job {'did not fail' if expected else 'failed'}")]
+        if expected or newer:
+            count = 0
+        last_success = max([last_success, *newer])
+    return []

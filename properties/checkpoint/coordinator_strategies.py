@@ -11,7 +11,10 @@ counts, two in nine with one or two checkpoints or savepoints completed, four in
 still pending when a newer checkpoint completes, then mostly declined: which reasons count changed
 in 1.14 and 1.15, what the store keeps and the next completion subsumes in 1.15, and that failures
 of checkpoints older than the last success do not count (FLINK-23189, FLINK-27570, FLINK-21351,
-FLINK-25191, FLINK-18336 turn on these openings).
+FLINK-25191, FLINK-18336 turn on these openings). One in eight opens with n or n + 1 counted
+declines in a row at tolerable failures n (CCR-9), one in eight with a newer checkpoint completing
+while an older one is pending (CCR-5); neither has savepoints later (both rules judge only
+sequences without them).
 """
 
 from __future__ import annotations
@@ -51,6 +54,34 @@ def _config(draw: st.DrawFn) -> dict[str, Any]:
     return config
 
 
+def _failures_at_threshold(draw: st.DrawFn, payload: dict[str, Any],
+                           version: FlinkVersion) -> tuple[list[dict[str, Any]], int]:
+    """n or n + 1 checkpoints (n = tolerable failures, 0-2), each triggered and declined at once for a
+    reason the failure manager counts: the job must fail on the (n+1)-th, not before, not after."""
+    n = choice(draw, [0, 1, 2])
+    payload["config"] = {k: val for k, val in payload["config"].items() if k not in ("min_pause_ms", "max_concurrent")}
+    payload["config"]["tolerable_failures"] = n
+    counted = sorted(rules_for(version).counted)
+    events: list[dict[str, Any]] = []
+    failures = n + choice(draw, [0, 1, 1])
+    for cid in range(1, failures + 1):
+        events += [{"at": 0, "trigger": "periodic"},
+                   {"at": 0, "decline": choice(draw, payload["tasks"]), "checkpoint": cid,
+                    "reason": choice(draw, counted)}]
+    return events, failures
+
+
+def _subsumed_opening(draw: st.DrawFn, payload: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
+    """Two checkpoints pending at once (max concurrent raised to 2 or 3); every task acknowledges the
+    newer: it completes and subsumes the older, which must be reported aborted (CHECKPOINT_SUBSUMED)."""
+    payload["config"]["max_concurrent"] = max(2, payload["config"].get("max_concurrent", 1))
+    payload["config"].pop("min_pause_ms", None)
+    payload["config"].pop("timeout_ms", None)
+    acks = [{"at": 0, "ack": t, "checkpoint": 2} for t in payload["tasks"]]
+    older = [{"at": 0, "ack": t, "checkpoint": 1} for t in payload["tasks"][1:] if draw(st.booleans())]
+    return [{"at": 0, "trigger": "periodic"}, {"at": 0, "trigger": "periodic"}, *older, *acks], 2
+
+
 @st.composite
 def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     tasks = [f"t{i}" for i in range(draw(st.integers(1, 4)))]
@@ -60,7 +91,12 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     reasons = sorted(set(COMMON_REASONS) & set(rules_for(version).reasons)) or sorted(rules_for(version).reasons)
     events: list[dict[str, Any]] = []
     at, triggered = 0, 0
-    if draw(st.integers(0, 2)) == 0:  # a pending checkpoint, declined for reasons the failure manager counts
+    opening = draw(st.integers(0, 7))
+    if opening == 0:  # CCR-9: declined checkpoints one after another, up to the threshold or one past it
+        events, triggered = _failures_at_threshold(draw, payload, version)
+    elif opening == 1:  # CCR-5: a newer checkpoint completes while an older one is pending (it is subsumed)
+        events, triggered = _subsumed_opening(draw, payload)
+    elif draw(st.integers(0, 2)) == 0:  # a pending checkpoint, declined for reasons the failure manager counts
         reasons = sorted(rules_for(version).counted)
         events.append({"at": 0, "trigger": "periodic"})
         triggered = 1
@@ -85,7 +121,7 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
         at += choice(draw, [0, 0, 1, 2, 5, 20, 60])
         kind = choice(draw, ["trigger"] * 4 + ["ack"] * 8 + ["decline", "fail", "restart", "tick"])
         if kind == "trigger":
-            events.append({"at": at, "trigger": choice(draw, TRIGGERS)})
+            events.append({"at": at, "trigger": choice(draw, TRIGGERS[:3] if opening < 2 else TRIGGERS)})
             triggered += 1
         elif kind in ("ack", "decline"):
             newest = max(triggered, 1)

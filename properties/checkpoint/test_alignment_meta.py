@@ -71,3 +71,28 @@ def test_1_13_gets_no_after_finish_option() -> None:
     with pytest.raises(NoSuchExample):
         find(requests(v("1.13")), lambda r: "checkpoints_after_finish" in r["input"],
              settings=settings(REACH, max_examples=300))
+
+
+def _classic_exactly_once(r: dict[str, Any]) -> bool:
+    """RCV-2's witness: exactly-once, a record after its channel's barrier while another channel's barrier
+    of that checkpoint is pending, the checkpoint snapshotted, records after it."""
+    events = r["input"]["events"]
+    if r["input"]["mode"] != "exactly_once" or not any("snapshot" in s for s in _trace(r)):
+        return False
+    for i, e in enumerate(events):
+        if "barrier" in e:
+            later = events[i + 1:]
+            pending = next((j for j, b in enumerate(later) if b.get("barrier") == e["barrier"]
+                            and b["channel"] != e["channel"]), None)
+            if pending is not None and any(x.get("channel") == e["channel"] and "record" in x
+                                           for x in later[:pending]) and len(later) > pending + 2:
+                return True
+    return False
+
+
+def test_one_request_in_twenty_is_the_classic_exactly_once_scenario() -> None:
+    from flinkspec.corpus import inputs
+
+    drawn = [{"area": "checkpoint.alignment", "flink": str(LATEST), "input": i}
+             for i in inputs("checkpoint.alignment", LATEST, 300, 0)]
+    assert sum(map(_classic_exactly_once, drawn)) >= 15

@@ -66,3 +66,35 @@ CORNERS: dict[str, Callable[[dict[str, Any]], bool]] = {
 @pytest.mark.parametrize("corner", list(CORNERS))
 def test_strategy_reaches(corner: str) -> None:
     find(requests(LATEST), CORNERS[corner], settings=REACH)
+
+
+def _failures_at_threshold(r: dict[str, Any]) -> bool:
+    """CCR-9's witness: a job failing on the (n+1)-th consecutive declined checkpoint, no savepoint."""
+    n = r["input"]["config"].get("tolerable_failures", 0)
+    events = r["input"]["events"]
+    declines = [e for e in events[: 2 * (n + 1)] if "decline" in e]
+    steps = _steps(r)
+    return (len(declines) == n + 1 and n < 3 and len(steps) >= 2 * (n + 1) and "job_failed" in steps[2 * n + 1]
+            and not any(e.get("trigger") in ("savepoint", "sync_savepoint") for e in events))
+
+
+def _subsumed_without_savepoints(r: dict[str, Any]) -> bool:
+    """CCR-5's witness: a completion subsumes a pending checkpoint in a sequence without savepoints."""
+    return (not any(e.get("trigger") in ("savepoint", "sync_savepoint") for e in r["input"]["events"])
+            and _aborted("CHECKPOINT_SUBSUMED")(r))
+
+
+def _share(pred: Callable[[dict[str, Any]], bool], n: int = 300) -> int:
+    """How many of ``n`` drawn requests (a fixed seed) have the shape."""
+    from flinkspec.corpus import inputs
+
+    return sum(pred({"area": "checkpoint.coordinator", "flink": str(LATEST), "input": i})
+               for i in inputs("checkpoint.coordinator", LATEST, n, 0))
+
+
+def test_one_request_in_twenty_fails_the_job_exactly_at_the_threshold() -> None:
+    assert _share(_failures_at_threshold) >= 15
+
+
+def test_one_request_in_twenty_subsumes_a_pending_checkpoint_without_savepoints() -> None:
+    assert _share(_subsumed_without_savepoints) >= 15

@@ -405,3 +405,52 @@ def jm_underdetermined_rejected(req: Request, resp: Response, version: FlinkVers
            documented=False)
 def jm_rejection_kind(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     return _rejection_kind("JM-6", resp)
+
+
+# ---- both: unit spelling ----
+
+_UNREADABLE = re.compile(r"Cannot read memory size from config option '([^']*)'")
+_JAVA_TRIM = "".join(map(chr, range(33)))
+
+
+def documented_size(text: object) -> int | None:
+    """A size in the documented syntax, in bytes: ASCII digits, optional blanks, a unit of the documented
+    list in any letter case ('Memory units are case-insensitive'), trimmed as Java trims; None otherwise."""
+    if not isinstance(text, str):
+        return None
+    m = re.fullmatch(r"([0-9]+)[\x00-\x20]*([a-zA-Z]*)", text.strip(_JAVA_TRIM))
+    if not m or m.group(2).lower() not in _MULT:
+        return None
+    value = int(m.group(1)) * _MULT[m.group(2).lower()]
+    return value if value <= LONG_MAX else None
+
+
+def _unit_case_rule(rule: str, req: Request, resp: Response) -> list[Violation]:
+    err = resp.get("error")
+    message = err.get("message") if isinstance(err, dict) else None
+    if not isinstance(message, str):
+        return []
+    cfg = _config(req)
+    for key in _UNREADABLE.findall(message):
+        if key in cfg and documented_size(cfg[key]) is not None:
+            return [Violation(rule, f"rejected as unreadable: {key} = {cfg[key]!r}, a size in the documented "
+                                    f"syntax ({documented_size(cfg[key])} bytes; units are case-insensitive)")]
+    return []
+
+
+_UNIT_CASE_TEXT = ("A memory size in the documented syntax (digits, then a unit b/bytes, k/kb/kibibytes, "
+                   "m/mb/mebibytes, g/gb/gibibytes, t/tb/tebibytes in any letter case, e.g. 4G, 512MB) is "
+                   "readable: no rejection says a configured option whose value is such a size cannot be read.")
+_UNIT_CASE_SOURCE = ("MemorySize.MemoryUnit Javadoc (the size suffixes 1b or 1bytes, 1k or 1kb or 1kibibytes, "
+                     "1m or 1mb or 1mebibytes, 1g or 1gb or 1gibibytes, 1t or 1tb or 1tebibytes); Flink documents "
+                     "the units as case-insensitive (MemorySize.parse: toLowerCase(Locale.US)); issue 18")
+
+
+@invariant("TM-11", "memory.taskmanager", _UNIT_CASE_TEXT, _UNIT_CASE_SOURCE)
+def tm_unit_case(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    return _unit_case_rule("TM-11", req, resp)
+
+
+@invariant("JM-7", "memory.jobmanager", _UNIT_CASE_TEXT, _UNIT_CASE_SOURCE)
+def jm_unit_case(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    return _unit_case_rule("JM-7", req, resp)

@@ -94,3 +94,15 @@ def test_a_good_share_of_configurations_is_accepted(area: str) -> None:
     answers = [oracle.answer({"id": 1, **r}) for r in draw(requests(area, LATEST), 400, 1)]
     accepted = sum("output" in a for a in answers)
     assert 100 <= accepted <= 300, accepted
+
+
+def test_one_config_in_five_spells_a_size_with_a_capital_unit() -> None:
+    """TM-11/JM-7's witness: a size in the documented syntax whose unit has a capital letter (4G, 512MB)."""
+    from flinkspec.corpus import inputs
+    from properties.memory.invariants import documented_size
+
+    def capital(config: dict[str, str]) -> bool:
+        return any(documented_size(val) is not None and val.strip().lower() != val.strip() for val in config.values())
+
+    for area in ("memory.taskmanager", "memory.jobmanager"):
+        assert sum(capital(i["config"]) for i in inputs(area, LATEST, 300, 0)) >= 60
