@@ -8,6 +8,12 @@ mutant, and the most requests and seconds one check took.
 
     python -m flinkspec.catch_rate                    # the historical mutants, seeds 0-9
     python -m flinkspec.catch_rate --mutants 'cc-*' --seeds 20 --jobs 2 --json rates.json
+    python -m flinkspec.catch_rate --conformance documented --mutants none \
+        --impl checkpoint.coordinator=python:tests.documented_faults:late_failure
+
+``--conformance documented`` judges by the documented invariants alone, as ``check --conformance
+documented`` does; ``--impl AREA=SPEC`` (repeatable) adds an implementation of ``check --impl``, checked
+in that area at the newest release like a mutant.
 
 Exit codes: 0 every seed caught every mutant, 1 some seed let a mutant escape, 2 bad usage.
 """
@@ -36,6 +42,7 @@ class Task:
     version: str
     seed: int
     examples: int
+    conformance: str = "flink"
 
 
 @attrs.frozen
@@ -60,8 +67,10 @@ class Rate:
     rules: tuple[str, ...]  # the rules the smallest counterexamples named
 
 
-def plan(patterns: Sequence[str], seeds: int, examples: int) -> list[Task]:
-    """Every (mutant, version, seed) to check, in the order of the mutants' names."""
+def plan(patterns: Sequence[str], seeds: int, examples: int, conformance: str = "flink",
+         impls: Sequence[tuple[str, str]] = ()) -> list[Task]:
+    """Every (mutant, version, seed) to check, in the order of the mutants' names, then every
+    (area, implementation spec) of ``impls`` at the newest release."""
     from flinkspec.mutants import MUTANTS
 
     names = sorted(n for n in MUTANTS if any(fnmatch.fnmatchcase(n, p) for p in patterns))
@@ -69,8 +78,15 @@ def plan(patterns: Sequence[str], seeds: int, examples: int) -> list[Task]:
     for name in names:
         first = MUTANTS[name].first_fixed()
         for version in dict.fromkeys(str(v) for v in (first, LATEST) if v is not None):
-            tasks += [Task(name, MUTANTS[name].area, version, s, examples) for s in range(seeds)]
+            tasks += [Task(name, MUTANTS[name].area, version, s, examples, conformance) for s in range(seeds)]
+    for area, spec in impls:
+        tasks += [Task(spec, area, str(LATEST), s, examples, conformance) for s in range(seeds)]
     return tasks
+
+
+def impl_spec(name: str) -> str:
+    """The ``--impl`` value of a task's name: a mutant's name, or an implementation spec itself."""
+    return name if ":" in name else f"mutant:{name}"
 
 
 def run(task: Task) -> Outcome:
@@ -82,10 +98,11 @@ def run(task: Task) -> Outcome:
 
     area = task.area
     started = time.monotonic()
-    impl = open_impl(f"mutant:{task.mutant}")
+    spec = impl_spec(task.mutant)
+    impl = open_impl(spec)
     try:
-        result = check_area(impl, f"mutant:{task.mutant}", area, parse_version(task.version),
-                            examples=task.examples, seed_value=task.seed)
+        result = check_area(impl, spec, area, parse_version(task.version), examples=task.examples,
+                             seed_value=task.seed, conformance=task.conformance)  # type: ignore[arg-type]
     finally:
         impl.close()
     found = sorted(result.counterexamples, key=lambda c: AREAS[area].size(c.request))
@@ -130,10 +147,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--examples", type=int, default=500, help="requests per check (default 500, as `check`)")
     parser.add_argument("--jobs", type=int, default=1, help="processes (default 1)")
     parser.add_argument("--json", metavar="FILE", help="also write the rates as JSON")
+    parser.add_argument("--conformance", choices=("flink", "documented"), default="flink",
+                        help="the level of `check --conformance` (default flink)")
+    parser.add_argument("--impl", action="append", default=[], metavar="AREA=SPEC",
+                        help="also an implementation (a `check --impl` value) in one area; repeatable")
     args = parser.parse_args(argv)
     if args.seeds < 1 or args.examples < 1 or args.jobs < 1:
         parser.error("--seeds, --examples and --jobs must be at least 1")
-    tasks = plan([p.strip() for p in args.mutants.split(",") if p.strip()], args.seeds, args.examples)
+    impls = [tuple(i.split("=", 1)) for i in args.impl]
+    if any(len(i) != 2 or not i[0] or not i[1] for i in impls):
+        parser.error("--impl takes AREA=SPEC")
+    tasks = plan([p.strip() for p in args.mutants.split(",") if p.strip()], args.seeds, args.examples,
+                 args.conformance, impls)  # type: ignore[arg-type]
     if not tasks:
         from flinkspec.mutants import MUTANTS
 
