@@ -318,8 +318,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     def impl_opts(sp: argparse.ArgumentParser, required: bool = True) -> None:
-        sp.add_argument("--impl", required=required, help="oracle | flink | flink:X.Y[.Z] | cmd:COMMAND | "
-                        "python:MODULE:CALLABLE | mutant:NAME")
+        sp.add_argument("--impl", required=required, help="oracle | flink | flink:X.Y[.Z] | flink:PATH.jar | "
+                        "cmd:COMMAND | python:MODULE:CALLABLE | mutant:NAME")
         sp.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help="seconds per request")
 
     c = sub.add_parser("check", allow_abbrev=False, help="check an implementation against the rules and the oracle")
@@ -391,9 +391,19 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def absolute_jar(spec: str) -> str:
+    """``flink:PATH.jar`` with an absolute path, so that report and replay lines work from anywhere."""
+    from flinkspec.fingerprint import is_jar_spec
+
+    kind, _, rest = spec.partition(":")
+    return f"flink:{Path(rest).resolve()}" if kind == "flink" and rest and is_jar_spec(rest) else spec
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if isinstance(getattr(args, "impl", None), str):
+        args.impl = absolute_jar(args.impl)
     try:
         if getattr(args, "examples", 1) < 1:
             raise CliError("--examples must be at least 1")

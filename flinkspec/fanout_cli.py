@@ -27,7 +27,7 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 def add_parser(sub: Any) -> None:
     f = sub.add_parser("fanout", allow_abbrev=False,
                        help="check an implementation with many generated cases fanned out over Spark")
-    f.add_argument("--impl", required=True, help="oracle | flink | flink:X.Y[.Z] | cmd:COMMAND | "
+    f.add_argument("--impl", required=True, help="oracle | flink | flink:X.Y[.Z] | flink:PATH.jar | cmd:COMMAND | "
                    "python:MODULE:CALLABLE | mutant:NAME")
     f.add_argument("--timeout", type=float, default=30.0, help="seconds per request")
     f.add_argument("--area", help="comma-separated areas (default: all)")

@@ -53,6 +53,19 @@ def plural(n: int, word: str) -> str:
     return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 
+def jar_text(report: Report) -> str | None:
+    """The jar a report checked (``impl_jar``: a fork's own flink-dist), in words, or None."""
+    jar = report.get("impl_jar")
+    if not isinstance(jar, dict):
+        return None
+    if jar.get("error"):
+        return f"The jar {jar.get('path')} could not be described: {jar['error']}."
+    return (f"The jar is {jar.get('path')} (sha256 {jar.get('sha256')}, vendor {jar.get('vendor') or 'not named'}, "
+            f"version {jar.get('version') or 'not named'}), checked as Flink {jar.get('base')}; "
+            f"`flinkspec fingerprint {jar.get('path')}` says which of the classes the suite drives differ from "
+            f"Apache's {jar.get('base')}.")
+
+
 def speaks_text(report: Report) -> str | None:
     """What the implementation does not speak (``speaks`` of the report), in words; None when it
     speaks everything this suite sends."""
@@ -140,6 +153,7 @@ class _ReportView:
     fanout: dict[str, Any]
     infra: tuple[tuple[str, str, str], ...]
     speaks: str | None
+    jar: str | None
 
     @classmethod
     def of(cls, index: int, r: Report) -> _ReportView:
@@ -153,7 +167,7 @@ class _ReportView:
             int(r.get("divergences", len(ces))), _divergences(index, ces, texts), runs,
             tuple(u for u in r.get("unsupported", []) if u.get("rule") is None), r.get("fanout") or {},
             tuple((run["area"], run["flink"], str(run["infra_error"])) for run in runs if run.get("infra_error")),
-            speaks_text(r),
+            speaks_text(r), jar_text(r),
         )
 
 

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Sequence
@@ -24,7 +25,7 @@ from xml.etree import ElementTree as ET
 
 from flinkspec.capabilities import EVERYTHING, Capabilities
 from flinkspec.check import AreaRun
-from flinkspec.html_report import plural, speaks_text
+from flinkspec.html_report import jar_text, plural, speaks_text
 
 
 def overall_verdict(runs: Sequence[AreaRun]) -> str:
@@ -55,8 +56,18 @@ def to_json(runs: Sequence[AreaRun], impl: str, conformance: str, seed: int,
         ],
         "counterexamples": [c.to_json() for r in runs for c in r.counterexamples],
         "speaks": (capabilities or EVERYTHING).speaks.to_json(),
+        "impl_jar": _jar(impl),
         **_support(runs, capabilities, skipped),
     }
+
+
+@functools.cache
+def _jar(impl: str) -> dict[str, Any] | None:
+    """The jar ``--impl flink:PATH`` names (path, sha256, manifest vendor and version, base release),
+    once per run: hashing a 200 MB jar after every (area, version) would cost seconds."""
+    from flinkspec.fingerprint import describe_impl
+
+    return describe_impl(impl)
 
 
 def _support(runs: Sequence[AreaRun], caps: Capabilities | None,
@@ -177,7 +188,8 @@ def to_markdown(report: dict[str, Any]) -> str:
         "",
         f"**{report['verdict']}** — {_md(counts(report))}. Conformance level "
         f"`{report['conformance']}`, seed {report['seed']}."
-        + (f" The implementation {_md(speaks)}." if (speaks := speaks_text(report)) else ""),
+        + (f" The implementation {_md(speaks)}." if (speaks := speaks_text(report)) else "")
+        + (f" {_md(jar)}" if (jar := jar_text(report)) else ""),
         "",
         "| area | Flink | cases | failing | divergences | not checked | seconds | verdict |",
         "|---|---|---|---|---|---|---|---|",

@@ -90,6 +90,8 @@ def test_check_catches_the_fork_and_its_replay_reruns_the_fork(fork: Path, tmp_p
     assert main(argv) == 1
     data = json.loads((report / "report.json").read_text())
     assert data["impl"] == f"flink:{fork}"
+    assert data["impl_jar"] == describe_impl(f"flink:{fork}")  # the jar named: path, sha256, vendor, version
+    assert f"The jar is {fork}" in (report / "report.html").read_text()
     builds = list((cache_dir() / "fork").glob("*/bridge-*"))
     assert builds, "the fork's bridge is cached by the jar's sha256, under fork/"
     assert not (cache_dir() / "flink" / "2.3.0" / "fork-flink-dist.jar").exists()
