@@ -34,10 +34,12 @@ from properties.areas import AREAS
 from properties.rules import RULES, compare, judge
 
 Conformance = str  # "flink" | "documented"
-SHRINK_SECONDS = 5.0  # Hypothesis's shrinking of one divergence (then delta debugging takes over)
-SHRINK_BUDGET = 30.0  # all Hypothesis shrinking of one (area, version)
-REDUCE_SECONDS = 10.0  # delta debugging of one divergence: what it reached by then is reported
-REDUCE_BUDGET = 40.0  # all delta debugging of one (area, version)
+# Shrinking budgets, in requests sent (not seconds, so that a seed gives the same report on any machine):
+SHRINK_CASES = 500  # Hypothesis's shrinking of one divergence (then delta debugging takes over)
+SHRINK_DIVERGENCES = 10  # the most frequent divergences Hypothesis shrinks; the others are delta-debugged only
+REDUCE_CALLS = 1000  # delta debugging of one divergence: what it reached then is reported
+REDUCE_FEW_CALLS = 200  # ... of each divergence after the first REDUCE_DIVERGENCES
+REDUCE_DIVERGENCES = 20
 SEARCH_EXAMPLES = 1000  # per (area, version): judged one by one under Hypothesis; the rest in batches
 BATCH = 256
 
@@ -267,10 +269,11 @@ class Judge:
                         unsupported=self.unsupported, fit_answer=self.caps.fit_answer)
 
     def smallest(self, request: dict[str, Any], key: tuple[str, tuple[str, ...]],
-                 deadline: float | None = None) -> tuple[dict[str, Any], dict[str, Any], Found] | None:
+                 calls: int = REDUCE_CALLS) -> tuple[dict[str, Any], dict[str, Any], Found] | None:
         """The smallest, plainest request that still diverges with signature ``key``, delta-debugged
         from ``request`` (:mod:`flinkspec.reduce`: Hypothesis cannot shrink seeded long sequences,
-        nor respell a value plainly) until ``deadline``, with its answer; None if none is smaller."""
+        nor respell a value plainly) with at most ``calls`` requests, with its answer; None if none
+        is smaller."""
         def same(candidate: dict[str, Any]) -> tuple[dict[str, Any], Found] | None:
             if self.caps.fit(candidate)[0] != candidate:
                 return None  # the implementation could not be sent it as it is
@@ -282,10 +285,9 @@ class Judge:
             return (actual, found) if found is not None and found[0].key == key else None
 
         def still_fails(candidate: dict[str, Any]) -> bool:
-            out_of_time = deadline is not None and time.monotonic() > deadline  # then what it has stands
-            return not out_of_time and same(candidate) is not None
+            return same(candidate) is not None
 
-        smaller = reduce({k: request[k] for k in ("area", "flink", "input")}, still_fails)
+        smaller = reduce({k: request[k] for k in ("area", "flink", "input")}, still_fails, max_calls=calls)
         final = same(smaller)  # the final request's own answers, not the last candidate's
         return (smaller, *final) if final is not None and smaller != request else None
 
@@ -333,10 +335,10 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
 
     drawn = [0]  # examples of the search pass so far
 
-    def one_pass(focus: tuple[str, tuple[str, ...]] | None, n: int, deadline: float = 0.0) -> None:
+    def one_pass(focus: tuple[str, tuple[str, ...]] | None, n: int, limit: int = 0) -> None:
         """``focus`` None: judge ``n`` drawn requests, raising nothing (every failure is counted);
         else draw the same requests again and raise on the focused divergence, so that Hypothesis
-        shrinks it (until ``deadline``: what it has reached is kept)."""
+        shrinks it (until ``limit`` requests were sent in all: what it has reached is kept)."""
         @settings(max_examples=n, deadline=None, database=None, verbosity=Verbosity.quiet,
                   report_multiple_bugs=False, print_blob=False,
                   phases=(Phase.explicit, Phase.generate, Phase.shrink),
@@ -344,7 +346,7 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
         @seed(seed_value)
         @given(spec.requests(version))
         def one(request: dict[str, Any]) -> None:
-            if focus is not None and time.monotonic() > deadline:
+            if focus is not None and jg.cases >= limit:
                 raise _Enough
             sent = jg.prepare(request)
             if focus is None:
@@ -377,19 +379,20 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
             except _Enough:
                 pass
             # Shrinking: the search pass is drawn again for each divergence it showed, and Hypothesis
-            # shrinks that divergence alone (the most frequent first, within a time budget).
+            # shrinks that divergence alone (the most frequent first, each within a budget of requests).
             jg.counting = False
-            budget = time.monotonic() + SHRINK_BUDGET
+            shrunk = 0
             for key, group in sorted(jg.groups.items(), key=lambda kv: -kv[1].cases):
-                if group.first_drawn is None or time.monotonic() > budget:
+                if group.first_drawn is None or shrunk >= SHRINK_DIVERGENCES:
                     continue
-                one_pass(key, group.first_drawn, min(budget, time.monotonic() + SHRINK_SECONDS))
+                shrunk += 1
+                one_pass(key, group.first_drawn, jg.cases + group.first_drawn + SHRINK_CASES)
         except _Abort as exc:
             run.infra_error = str(exc)
     found = sorted(jg.groups.values(), key=lambda g: -g.cases)
     if run.infra_error is None:
-        budget = time.monotonic() + REDUCE_BUDGET
-        found = [_reduce_group(g, jg, min(budget, time.monotonic() + REDUCE_SECONDS)) for g in found]
+        found = [_reduce_group(g, jg, REDUCE_CALLS if i < REDUCE_DIVERGENCES else REDUCE_FEW_CALLS)
+                 for i, g in enumerate(found)]
     run.counterexamples = sorted((_counterexample(g, impl_spec, strict_messages) for g in found),
                                  key=lambda c: (-c.cases, c.rules))
     run.cases, run.checked, run.failing, run.not_checked = jg.cases, jg.checked, jg.failing, dict(jg.not_checked)
@@ -428,10 +431,10 @@ def _batched(jg: Judge, inputs: list[dict[str, Any]], enough: Callable[[], bool]
             raise _Enough
 
 
-def _reduce_group(g: _Group, jg: Judge, deadline: float) -> _Group:
-    """Delta-debug a divergence's smallest request further, keeping its signature, until ``deadline``."""
+def _reduce_group(g: _Group, jg: Judge, calls: int) -> _Group:
+    """Delta-debug a divergence's smallest request further, keeping its signature, with at most ``calls`` requests."""
     try:
-        found = jg.smallest(g.request, g.signature.key, deadline)
+        found = jg.smallest(g.request, g.signature.key, calls)
     except ImplementationBroken:
         return g
     if found is None:
@@ -452,7 +455,7 @@ def shrink_one(found: Counterexample, impl: Implementation, impl_spec: str, vers
     if sig is None:
         return found, 0
     jg.counting = False
-    group = _reduce_group(jg.groups[sig.key], jg, time.monotonic() + REDUCE_SECONDS)
+    group = _reduce_group(jg.groups[sig.key], jg, REDUCE_CALLS)
     group.cases = found.cases
     return _counterexample(group, impl_spec, strict_messages), jg.cases
 

@@ -44,8 +44,10 @@ def divergence_lines(c: Counterexample, number: int, *, at: str | None = None) -
     ]
 
 
-def print_run(run: AreaRun, start: int, out: TextIO = sys.stderr) -> int:
-    """Print one (area, version)'s line and its divergences numbered from ``start``; returns the next number."""
+def print_run(run: AreaRun, start: int, out: TextIO | None = None) -> int:
+    """Print one (area, version)'s line and its divergences numbered from ``start`` (on stderr as it
+    is when called, unless ``out``); returns the next number."""
+    out = out or sys.stderr
     print(f"  {run_line(run)}", file=out)
     for i, c in enumerate(run.counterexamples, start):
         print("\n".join(divergence_lines(c, i)), file=out)
