@@ -137,6 +137,11 @@ class Capabilities:
                 return u.why or f"declared by {u.source}"
         return None
 
+    def run_skipped(self, area: str, version: FlinkVersion | str) -> str | None:
+        """Why (area, version) is not run at all (declared unsupported, or an area the protocol version
+        it speaks lacks), else None."""
+        return self.why(area, version) or self.area_needs(area)
+
     def area_needs(self, area: str) -> str | None:
         """Why no request of ``area`` can be sent to this implementation (an area added after the
         protocol version it speaks, not declared as a feature), else None. An area neither in

@@ -314,10 +314,11 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
     All ``examples`` are checked (unless ``max_failures`` failing cases are seen first): up to
     :data:`SEARCH_EXAMPLES` drawn one at a time by Hypothesis, the rest from a pre-drawn corpus
     (:mod:`flinkspec.corpus`, shared by the versions that draw the same inputs) pipelined through
-    the implementation in batches. Then each divergence is shrunk: Hypothesis searches again with
-    an exception class per divergence, so that it shrinks each to its own minimal request, and
-    delta debugging (:mod:`flinkspec.reduce`) takes what is left, down to the plainest spelling that
-    still fails the same way. ``capabilities`` says what the implementation speaks and supports
+    the implementation in batches. Then each divergence is shrunk: for the most frequent ones the
+    search pass is drawn again and Hypothesis shrinks that divergence alone, and delta debugging
+    (:mod:`flinkspec.reduce`) takes what is left, down to the plainest spelling that still fails the
+    same way (budgets in requests sent, so a seed gives the same report anywhere). ``capabilities``
+    says what the implementation speaks and supports
     (:mod:`flinkspec.capabilities`): each generated request is fitted to it, one it cannot be sent
     is not checked (counted in ``AreaRun.not_checked`` with why), and the rules it declares
     unsupported are not held against it."""

@@ -104,8 +104,7 @@ def cmd_fanout(args: argparse.Namespace) -> int:
         pairs, skipped = [], []
         for area in areas:
             for ver in versions_for(area, versions):
-                why = caps.run_unsupported(area, ver)
-                why_text = (why.why or f"declared by {why.source}") if why is not None else caps.area_needs(area)
+                why_text = caps.run_skipped(area, ver)
                 if why_text is None:
                     pairs.append((area, ver))
                 else:
