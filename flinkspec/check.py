@@ -401,15 +401,27 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
     return run
 
 
+def said(broken: Broken, rules: Sequence[str]) -> tuple[str, ...]:
+    """What each of ``rules`` saw on one answer (the first message of each), in their order."""
+    first = {r: m for r, m, _ in reversed(broken)}
+    return tuple(first.get(r, "") for r in rules)
+
+
+def counterexample(request: dict[str, Any], expected: dict[str, Any] | None, actual: dict[str, Any],
+                   what: str, rules: tuple[str, ...], messages: tuple[str, ...], cases: int, impl_spec: str,
+                   strict: bool) -> Counterexample:
+    """A divergence as reported: its representative, what differs, its rules and what each saw."""
+    first = rules[0]
+    return Counterexample(request["area"], request["flink"], first, RULES[first].text if first in RULES else first,
+                          request, expected, actual, messages[0] if messages and messages[0] else what,
+                          replay_command(impl_spec, request, strict), rules, what, cases, features(request),
+                          messages)
+
+
 def _counterexample(g: _Group, impl_spec: str, strict: bool) -> Counterexample:
     rules = g.signature.rules
-    messages = {r: m for r, m, _ in reversed(g.broken)}
-    first = rules[0]
-    return Counterexample(
-        g.request["area"], g.request["flink"], first, RULES[first].text if first in RULES else first,
-        g.request, g.expected, g.actual, messages.get(first, g.signature.what),
-        replay_command(impl_spec, g.request, strict), rules, g.signature.what, max(g.cases, 1),
-        features(g.request), tuple(messages.get(r, "") for r in rules))
+    return counterexample(g.request, g.expected, g.actual, g.signature.what, rules, said(g.broken, rules),
+                          max(g.cases, 1), impl_spec, strict)
 
 
 def _batched(jg: Judge, inputs: list[dict[str, Any]], enough: Callable[[], bool], tick: Callable[[], object]) -> None:

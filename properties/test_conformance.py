@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from hypothesis.control import current_build_context
 
 from flinkspec.capabilities import Capabilities
-from flinkspec.check import Found, Judge, NotChecked, replay_command
+from flinkspec.check import Found, Judge, NotChecked, replay_command, said
 from flinkspec.impls import Implementation, ImplementationBroken
 from oracle.versions import FlinkVersion
 from properties.areas import AREAS
@@ -125,10 +125,9 @@ def message(judge: Judge, impl_spec: str, request: Request, actual: dict[str, An
     """The divergence as a reader needs it: what differs and every rule broken with what it saw,
     the request as JSON, Flink's and the implementation's answers, the replay command."""
     sig, broken, expected = found
-    said = {rule: msg for rule, msg, _ in reversed(broken)}
     plain = {k: request[k] for k in ("area", "flink", "input")}
     lines = [f"{request['area']} at Flink {judge.version}: {sig.text()}",
-             *(f"  {rule}: {said.get(rule, '')}" for rule in sig.rules),
+             *(f"  {rule}: {msg}" for rule, msg in zip(sig.rules, said(broken, sig.rules), strict=True)),
              "request:", f"  {json.dumps(plain, ensure_ascii=False)}",
              "Flink answers:", f"  {_answer_text(expected)}",
              "the implementation answers:", f"  {_answer_text(actual)}",

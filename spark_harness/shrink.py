@@ -17,12 +17,11 @@ from typing import Any
 import attrs
 
 from flinkspec.capabilities import EVERYTHING, Capabilities
-from flinkspec.check import Conformance, Counterexample, replay_command, shrink_one
-from flinkspec.divergence import Signature, features
+from flinkspec.check import Conformance, Counterexample, counterexample, shrink_one
+from flinkspec.divergence import Signature
 from flinkspec.impls import Implementation
 from oracle.versions import parse_version
 from properties.areas import AREAS
-from properties.rules import RULES
 
 INDEX_KEYS = ("channel", "input")
 KEEP_PER_RULE = 3  # candidates a partition keeps per (area, version, rule), and shapes a report keeps
@@ -123,11 +122,8 @@ def candidates(failures: Iterable[Failure], limit: int = KEEP_PER_RULE
 
 
 def to_counterexample(f: Failure, impl_spec: str, strict_messages: bool, cases: int | None = None) -> Counterexample:
-    first = f.rules[0]
-    return Counterexample(f.area, f.flink, first, RULES[first].text if first in RULES else first, f.request,
-                          f.expected, f.actual, f.messages[0] if f.messages else f.signature,
-                          replay_command(impl_spec, f.request, strict_messages), f.rules, f.signature,
-                          f.cases if cases is None else cases, features(f.request), f.messages)
+    return counterexample(f.request, f.expected, f.actual, f.signature, f.rules, f.messages,
+                          f.cases if cases is None else cases, impl_spec, strict_messages)
 
 
 def shrink_divergence(found: list[Failure], impl: Implementation | None, impl_spec: str, *,

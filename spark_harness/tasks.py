@@ -25,7 +25,7 @@ import attrs
 
 from flinkspec import corpus
 from flinkspec.capabilities import EVERYTHING, Capabilities
-from flinkspec.check import Conformance, NotChecked, diverges
+from flinkspec.check import Conformance, NotChecked, diverges, said
 from flinkspec.impls import DEFAULT_TIMEOUT_S, Implementation, ImplementationBroken, answer_one, open_impl
 from oracle.versions import FlinkVersion, parse_version
 from properties.areas import AREAS
@@ -153,9 +153,8 @@ class _Partition:
         if found is None:
             return
         sig, broken, expected = found
-        messages = {r: m for r, m, _ in reversed(broken)}
         clean = {k: req[k] for k in ("area", "flink", "input")}
-        failure = Failure(req["area"], req["flink"], sig.what, sig.rules, tuple(messages[r] for r in sig.rules),
+        failure = Failure(req["area"], req["flink"], sig.what, sig.rules, said(broken, sig.rules),
                           clean, actual, expected, size(clean), shape(clean))
         keep(self.failures.setdefault(failure.key, []), failure)
 
