@@ -60,6 +60,17 @@ def _names(value: object) -> tuple[str, ...] | None:
     return tuple(value)  # validated by the caller
 
 
+def _selects(declared: tuple[str, ...], version: FlinkVersion | str) -> bool:
+    """Whether a declared ``flink`` selector names ``version``: ``"1.15"`` names every 1.15 patch,
+    ``"1.15.1"`` that release only."""
+    if isinstance(version, str):
+        try:
+            version = parse_version(version)
+        except UnknownVersion:
+            return version in declared
+    return bool({version.line, version.release} & set(declared))
+
+
 @attrs.frozen
 class Unsupported:
     """One declared selector; ``None`` in a field matches anything."""
@@ -72,7 +83,7 @@ class Unsupported:
 
     def matches(self, area: str, version: FlinkVersion | str, rule: str | None = None) -> bool:
         return ((self.area is None or area in self.area)
-                and (self.flink is None or str(version) in self.flink)
+                and (self.flink is None or _selects(self.flink, version))
                 and (rule is None or self.rule is None or rule in self.rule))
 
     def to_json(self) -> dict[str, Any]:
@@ -293,7 +304,7 @@ def _unsupported(entries: object, source: str, areas: set[str], rules: set[str],
         try:
             versions = _names(entry.get("flink"))
             if versions is not None:
-                versions = tuple(str(parse_version(v)) for v in versions)
+                versions = tuple(parse_version(v) and v.strip() for v in versions)  # "1.15": every patch
         except UnknownVersion as exc:
             raise CapabilitiesError(f"{where}.flink: {exc}") from None
         problem = _unknown(where, "area", _names(entry.get("area")), areas) or _unknown(

@@ -177,7 +177,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("user_jar", help="the job (user code) jar")
     p.add_argument("--lib", action="append", metavar="FOLDER", help="a folder of framework jars (Flink's lib/)")
     p.add_argument("--jar", action="append", metavar="JAR", help="a framework jar (repeatable)")
-    p.add_argument("--flink", help="Flink version X.Y (default: the newest supported)")
+    p.add_argument("--flink", help="Flink release X.Y (its newest patch) or X.Y.Z (default: the newest)")
     p.add_argument("--config", help="config.yaml (2.x; nested or flat) or a legacy flink-conf.yaml")
     p.add_argument("-D", action="append", metavar="KEY=VALUE", help="a configuration option (repeatable)")
     p.add_argument("--impl", default="oracle", help="who answers: oracle (default), flink:X.Y for real Flink, "

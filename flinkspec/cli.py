@@ -22,7 +22,7 @@ from flinkspec.impls import (
     open_impl,
     pinned_version,
 )
-from oracle.versions import SUPPORTED, FlinkVersion, UnknownVersion, parse_version
+from oracle.versions import SELECT_HELP, SUPPORTED, FlinkVersion, UnknownVersion, parse_version, select_versions
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 DEFAULT_REPORT = "flinkspec-report"  # where check and fanout write their report unless told
@@ -37,18 +37,17 @@ def _open(spec: str, timeout: float) -> Implementation:
 
 
 def _versions(text: str | None, pinned: str | None) -> list[FlinkVersion]:
+    """The releases ``--flink`` names (see :func:`oracle.versions.select_versions`); an implementation
+    pinned to one release (``flink:1.15.1``) is checked at that release only."""
     if text is None:
         return [parse_version(pinned)] if pinned else list(SUPPORTED)
-    if text.strip() == "all":
-        chosen = list(SUPPORTED)
-    else:
-        try:
-            chosen = [parse_version(t) for t in text.split(",") if t.strip()]
-        except UnknownVersion as exc:
-            raise CliError(f"--flink: {exc}") from None
-    if not chosen:
-        raise CliError("--flink names no version; give X.Y[,X.Y...] or all")
-    other = [str(v) for v in chosen if pinned and str(v) != pinned]
+    try:
+        chosen = select_versions(text)
+    except UnknownVersion as exc:
+        raise CliError(f"--flink: {exc}") from None
+    except ValueError as exc:
+        raise CliError(f"--flink {exc}") from None
+    other = [str(v) for v in chosen if pinned and v != parse_version(pinned)]
     if other:
         raise CliError(f"--flink {','.join(other)}: the implementation is pinned to Flink {pinned}; "
                        f"use --impl flink (every version) or --impl flink:{other[0]}")
@@ -324,7 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", allow_abbrev=False, help="check an implementation against the rules and the oracle")
     impl_opts(c)
     c.add_argument("--area", help="comma-separated areas (default: all)")
-    c.add_argument("--flink", help="comma-separated versions, or all (default: the impl's own, else all)")
+    c.add_argument("--flink", help=f"{SELECT_HELP} (default: the impl's own release, else all)")
     c.add_argument("--examples", type=int, default=500, help="generated requests per area and version")
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--conformance", choices=("flink", "documented"), default="flink")
@@ -356,7 +355,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="every short watermark sequence, oracle against an implementation")
     impl_opts(e)
     e.add_argument("--area", default="watermark.valve")
-    e.add_argument("--flink", help="comma-separated versions, or all (default: the impl's own, else all)")
+    e.add_argument("--flink", help=f"{SELECT_HELP} (default: the impl's own release, else all)")
     e.add_argument("--shape", action="append", help="CHANNELSxEVENTS (repeatable; default 1x5, 2x5, 3x4)")
     e.add_argument("--timestamps", default="MIN,0,1,2,MAX")
     e.set_defaults(fn=cmd_exhaustive)

@@ -46,7 +46,7 @@ from oracle.alignment import AFTER_FINISH_DEFAULT
 from oracle.classloading_config import DEFAULT_KEY, DEFAULT_PATTERNS
 from oracle.memory_options import NETWORK_MAX_DEFAULT
 from oracle.memsize import parse_bytes
-from oracle.versions import SUPPORTED, FlinkVersion, UnknownVersion, parse_version, pick
+from oracle.versions import RELEASES, FlinkVersion, UnknownVersion, parse_version, pick, v
 from properties.areas import AREAS
 from properties.rules import compare
 
@@ -77,7 +77,10 @@ class Known:
     pattern: str = ""
 
     def matches(self, area: str, step: str, what: str) -> bool:
-        return area == self.area and step == self.since and re.search(self.pattern, what) is not None
+        """Whether a change found at the release ``step`` is this one (a change since a minor shows at
+        that minor's first release on PyPI: ``"1.15"`` at 1.15.0)."""
+        return (area == self.area and step == str(_first_release(v(self.since)))
+                and re.search(self.pattern, what) is not None)
 
 
 KNOWN: tuple[Known, ...] = (
@@ -101,7 +104,9 @@ KNOWN: tuple[Known, ...] = (
     Known("checkpoint.coordinator", "1.14", "EXCEPTION -> IO_EXCEPTION, TASK_CLOSING text; savepoint job-level "
           "failures no longer counted, -1 ids counted; IO_EXCEPTION counted"),
     Known("checkpoint.coordinator", "1.15", "savepoints no longer stored, only checkpoint/sync-savepoint completions "
-          "subsume; FINALIZE_CHECKPOINT_FAILURE counted"),
+          "subsume"),
+    Known("checkpoint.coordinator", "1.15.2", "FINALIZE_CHECKPOINT_FAILURE counted towards the tolerable failures "
+          "(FLINK-27570)"),
     Known("checkpoint.coordinator", "1.16", "the store hands subsumed checkpoints to the CheckpointsCleaner, whose "
           "clean-up runs the request queue once more each (oracle rule CC-10, oracle/coordinator_rules.py)"),
     Known("checkpoint.coordinator", "1.17", "tolerable-failure message names the reason; failure reasons -4, "
@@ -277,8 +282,9 @@ class _Signature:
 
 
 def versions_between(a: FlinkVersion, b: FlinkVersion) -> list[FlinkVersion]:
+    """Every release from ``a`` to ``b``, patch releases included: a change can come at a patch step."""
     lo, hi = min(a, b), max(a, b)
-    return [v for v in SUPPORTED if lo <= v <= hi]
+    return [v for v in RELEASES if lo <= v <= hi]
 
 
 def ask(area: str, version: FlinkVersion, inp: Input) -> Response:
@@ -411,7 +417,12 @@ def _known(area: str, sig: _Signature) -> tuple[str, ...]:
 
 
 def _previous(version: str) -> str:
-    return str(max(v for v in SUPPORTED if v < parse_version(version)))
+    return str(max(v for v in RELEASES if v < parse_version(version)))
+
+
+def _first_release(since: FlinkVersion) -> FlinkVersion | None:
+    """The release where a table entry starting at ``since`` first shows (``v("1.13")`` -> 1.13.6)."""
+    return min((r for r in RELEASES if r >= since), default=None)
 
 
 def area_changes(area: str, a: FlinkVersion, b: FlinkVersion, inputs: Sequence[Input],
@@ -454,7 +465,8 @@ def default_changes(a: FlinkVersion, b: FlinkVersion, areas: Sequence[str],
         if va == vb or d.area not in areas:
             continue
         # the step that brings the newer version's value first, then the earlier ones
-        rank = {str(since): -since.minor - 100 * since.major for since in d.table if lo < since <= hi}
+        steps = [r for since in d.table if lo < since <= hi and (r := _first_release(since)) is not None]
+        rank = {str(step): -RELEASES.index(step) for step in steps}
         found = [i for i, c in enumerate(changes) if c.area == d.area and c.step in rank]
         best = min(found, key=lambda i: (rank[changes[i].step], len(changes[i].witness.steps), changes[i].size),
                    default=None)
@@ -506,7 +518,7 @@ def judge_real(change: Change, a: str, b: str, real: Mapping[str, Response]) -> 
 def unseen_changes(result: DiffResult) -> list[tuple[str, str, str, str]]:
     """The entries of :data:`UNSEEN` of the report's areas between A (exclusive) and B."""
     lo, hi = sorted((parse_version(result.a), parse_version(result.b)))
-    return [u for u in UNSEEN if u[0] in result.areas and lo < parse_version(u[1]) <= hi]
+    return [u for u in UNSEEN if u[0] in result.areas and lo < (_first_release(v(u[1])) or hi) <= hi]
 
 
 def to_json(result: DiffResult) -> dict[str, Any]:

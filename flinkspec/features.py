@@ -33,6 +33,10 @@ V1_AREAS = ("memory.taskmanager", "memory.jobmanager", "watermark.valve", "water
             "classloading.resolve", "checkpoint.coordinator", "checkpoint.alignment")
 
 
+ENVELOPE = "envelope"  # a feature of the request's envelope, which every area's requests carry
+ALL_AREAS = (*V1_AREAS, "watermark.combined", "checkpoint.recovery")
+
+
 @attrs.frozen
 class Feature:
     """One input feature added since protocol 1. ``area`` is the area that defines it; ``also`` the
@@ -55,7 +59,7 @@ class Feature:
 
     @property
     def areas(self) -> tuple[str, ...]:
-        return (self.area, *self.also)
+        return ALL_AREAS if self.area == ENVELOPE else (self.area, *self.also)
 
     @property
     def whole_area(self) -> bool:
@@ -242,6 +246,20 @@ def _strip_cancel(req: Request) -> Request:
     return _with_input(req, out)
 
 
+def _patch_release_named(req: Request) -> bool:
+    """``flink`` names a patch release other than its minor's newest (``"1.15.1"``): version 1
+    knows ``MAJOR.MINOR`` only, which means the newest patch."""
+    from oracle.versions import UnknownVersion, parse_version
+
+    flink = req.get("flink")
+    if not isinstance(flink, str) or flink.count(".") != 2:
+        return False
+    try:
+        return not parse_version(flink).is_newest_patch
+    except UnknownVersion:
+        return False
+
+
 # ------------------------------------------------------------------------------------------------
 # the registry
 
@@ -249,6 +267,8 @@ _ALIGNMENT = "checkpoint.alignment"
 _RECOVERY = "checkpoint.recovery"
 
 FEATURES: tuple[Feature, ...] = (
+    Feature("flink.patch-release", 2, ENVELOPE,
+            "flink naming a patch release other than its minor's newest (1.15.1)", _patch_release_named),
     Feature("watermark.combined", 2, "watermark.combined",
             "the combined watermark and status of a multi-input operator", _area_is("watermark.combined")),
     Feature("checkpoint.recovery", 2, _RECOVERY,

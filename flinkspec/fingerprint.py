@@ -29,7 +29,7 @@ from flinkspec.errors import CliError
 BRIDGE_PKG = Path(__file__).parent / "bridge" / "src" / "flinkspec" / "bridge"
 _QUALIFIED = re.compile(r"org\.apache\.flink(?:\.[a-z_][a-z0-9_]*)+(?:[.$][A-Z][A-Za-z0-9_]*)+")
 _BRIDGE_AREA = re.compile(r"\b([A-Z][A-Za-z]*Area)\b")
-_SNAPSHOT = re.compile(r"^(\d+)\.(\d+)(?:\.\d+)?(?:[-.].*)?$")
+_SNAPSHOT = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?(?:[-.].*)?$")
 
 
 @attrs.frozen
@@ -70,9 +70,19 @@ def _pom_version(zf: zipfile.ZipFile) -> str | None:
 
 
 def base_of(version: str | None) -> str | None:
-    """``2.2-SNAPSHOT`` -> ``2.2``; ``2.3.0`` -> ``2.3``; ``1.20.1-cp3`` -> ``1.20``; junk -> None."""
+    """The Apache release a jar's version derives from, as ``--flink`` names it: ``1.15.1`` and
+    ``1.20.1-cp3`` -> that patch release (when PyPI ships it), ``2.3.0`` -> ``2.3`` (a minor's newest
+    patch goes by the minor), ``2.2-SNAPSHOT`` or an unknown patch -> the minor; junk -> None."""
+    from oracle.versions import UnknownVersion, parse_version
+
     m = _SNAPSHOT.match(version or "")
-    return f"{m.group(1)}.{m.group(2)}" if m else None
+    if m is None:
+        return None
+    line = f"{m.group(1)}.{m.group(2)}"
+    try:
+        return str(parse_version(f"{line}.{m.group(3)}" if m.group(3) else line))
+    except UnknownVersion:
+        return line
 
 
 def jar_info(jar: Path) -> JarInfo:
@@ -228,7 +238,7 @@ def render(result: dict[str, Any]) -> list[str]:
 
 def cmd_fingerprint(args: argparse.Namespace) -> int:
     if args.base is not None and base_of(args.base) is None:
-        raise CliError(f"--base {args.base}: expected X.Y")
+        raise CliError(f"--base {args.base}: expected X.Y or X.Y.Z")
     result = fingerprint(Path(args.jar), args.base)
     if args.json:
         print(json.dumps(result, indent=2))
@@ -241,7 +251,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p = sub.add_parser("fingerprint", help="which Flink classes the suite drives differ from Apache's in a jar",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("jar", help="a flink-dist jar (a fork's, a vendor's, a patched one)")
-    p.add_argument("--base", help="the Apache release X.Y to compare with (default: the jar's manifest)")
+    p.add_argument("--base", help="the Apache release X.Y[.Z] to compare with (default: the jar's manifest)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(fn=cmd_fingerprint)
 

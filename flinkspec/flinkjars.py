@@ -39,7 +39,7 @@ from pathlib import Path
 
 import attrs
 
-from oracle.versions import DEFAULT_PATCH, UnknownVersion, parse_version
+from oracle.versions import parse_version, select_versions
 
 BRIDGE_SRC = Path(__file__).parent / "bridge" / "src"
 CORE = ("Area.java", "Json.java", "Main.java", "Reflect.java")
@@ -60,10 +60,8 @@ def cache_dir() -> Path:
 
 
 def resolve_patch(text: str) -> str:
-    """``"2.3"`` -> ``"2.3.0"`` (the default patch); ``"1.19.1"`` stays as asked."""
-    version = parse_version(text)
-    parts = text.strip().split(".")
-    return text.strip() if len(parts) == 3 else DEFAULT_PATCH[str(version)]
+    """``"2.3"`` -> ``"2.3.0"`` (a minor means its newest patch); ``"1.19.1"`` stays as asked."""
+    return parse_version(text).release
 
 
 @contextlib.contextmanager
@@ -327,16 +325,17 @@ def fetch(versions: list[str]) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 2 or args[0] not in ("bridge", "fetch"):
-        print("usage: python -m flinkspec.flinkjars bridge|fetch VERSION|all", file=sys.stderr)
+        print("usage: python -m flinkspec.flinkjars bridge|fetch VERSIONS (X.Y, X.Y.Z, X.Y.*, all, all-patches)",
+              file=sys.stderr)
         return 2
-    versions = list(DEFAULT_PATCH) if args[1] == "all" else [args[1]]
     try:
+        versions = [r.release for r in select_versions(args[1])]
         if args[0] == "fetch":
             fetch(versions)
         for ver in versions:
             cmd = bridge_command(ver)
             print(shlex.join(cmd) if args[0] == "bridge" else f"{resolve_patch(ver)}: ready")
-    except (FlinkUnavailable, UnknownVersion) as exc:
+    except (FlinkUnavailable, ValueError) as exc:  # UnknownVersion is a ValueError
         print(f"flinkspec: {exc}", file=sys.stderr)
         return 2
     return 0

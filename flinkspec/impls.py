@@ -373,9 +373,10 @@ def open_impl(spec: str, timeout: float = DEFAULT_TIMEOUT_S) -> Implementation:
 
 
 def spec_pinned_version(spec: str) -> str | None:
-    """The Flink release X.Y an ``--impl`` value pins, without starting it (None: not pinned).
+    """The Flink release an ``--impl`` value pins, without starting it (None: not pinned).
 
-    ``flink:2.3.0`` -> ``2.3``; ``flink:PATH.jar`` -> the base its manifest names (or None).
+    ``flink:2.3.0`` -> ``2.3`` (its minor's newest patch), ``flink:1.15.1`` -> ``1.15.1``;
+    ``flink:PATH.jar`` -> the base its manifest names (or None).
     """
     kind, _, rest = spec.partition(":")
     if kind != "flink" or not rest:
@@ -390,11 +391,23 @@ def spec_pinned_version(spec: str) -> str | None:
             return jar_info(Path(rest)).base
         except CliError:  # a missing or unreadable jar: opening it reports why
             return None
-    return ".".join(rest.split(".")[:2])
+    return _release_name(rest)
+
+
+def _release_name(text: str) -> str | None:
+    """``"2.3.0"`` -> ``"2.3"`` (a minor's newest patch goes by the minor), ``"1.15.1"`` stays;
+    None for a value that names no release (opening it reports why)."""
+    from oracle.versions import UnknownVersion, parse_version
+
+    try:
+        return str(parse_version(text))
+    except UnknownVersion:
+        return None
 
 
 def pinned_version(impl: Implementation) -> str | None:
-    """The Flink version an implementation is pinned to (``flink:2.3.0`` -> ``2.3``), if any.
+    """The Flink release an implementation is pinned to (``flink:2.3.0`` -> ``2.3``, ``flink:1.15.1``
+    -> ``1.15.1``), if any.
 
     A fork's jar (``flink:PATH``) is pinned to the base release its manifest names, if it names one.
     """
@@ -405,6 +418,5 @@ def pinned_version(impl: Implementation) -> str | None:
     if name.startswith("flink:") and _is_jar(name.split(":", 1)[1]):
         return None
     if name.startswith("flink:"):
-        parts = name.split(":", 1)[1].split(".")
-        return ".".join(parts[:2])
+        return _release_name(name.split(":", 1)[1])
     return None

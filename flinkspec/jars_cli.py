@@ -16,6 +16,7 @@ import sys
 
 from flinkspec.errors import CliError
 from flinkspec.flinkjars import CachedBuild, FlinkUnavailable, cache_dir, cached_builds, downloads, fetch, prune
+from oracle.versions import SELECT_HELP
 
 
 def _mb(size: int) -> str:
@@ -48,19 +49,14 @@ def cmd_list() -> int:
 
 
 def _versions(text: str) -> list[str]:
-    from oracle.versions import DEFAULT_PATCH, UnknownVersion, parse_version
+    from oracle.versions import UnknownVersion, select_versions
 
-    if text.strip() == "all":
-        return list(DEFAULT_PATCH)
-    names = [t.strip() for t in text.split(",") if t.strip()]
     try:
-        for name in names:
-            parse_version(name)
+        return [r.release for r in select_versions(text)]
     except UnknownVersion as exc:
         raise CliError(f"fetch: {exc}") from None
-    if not names:
-        raise CliError("fetch names no version; give X.Y[,X.Y...] or all")
-    return names
+    except ValueError as exc:
+        raise CliError(f"fetch {exc}") from None
 
 
 def cmd_jars(args: argparse.Namespace) -> int:
@@ -85,7 +81,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p = sub.add_parser("jars", help="list, fetch or prune the cached real-Flink jars and bridge builds",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("action", choices=["list", "fetch", "prune"])
-    p.add_argument("versions", nargs="?", help="for fetch: X.Y[,X.Y...] or all")
+    p.add_argument("versions", nargs="?", help=f"for fetch: {SELECT_HELP}")
     p.set_defaults(fn=cmd_jars)
 
 

@@ -174,7 +174,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                        help="the memory Flink derives from a configuration, as its log shows it",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--jobmanager", action="store_true", help="the JobManager (default: the TaskManager)")
-    p.add_argument("--flink", help="Flink version X.Y (default: the newest supported)")
+    p.add_argument("--flink", help="Flink release X.Y (its newest patch) or X.Y.Z (default: the newest)")
     p.add_argument("--config", help="config.yaml (2.x; nested or flat) or a legacy flink-conf.yaml")
     p.add_argument("-D", action="append", metavar="KEY=VALUE", help="a configuration option (repeatable)")
     p.add_argument("--json", action="store_true")

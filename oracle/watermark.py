@@ -145,7 +145,7 @@ def _layout(payload: Mapping[str, Any], channels: int, version: FlinkVersion) ->
     if version < SUBPARTITIONS_SINCE:
         raise BadRequest(
             f"input.subpartitions is not defined for Flink {version}: before "
-            f"{SUBPARTITIONS_SINCE} every channel consumes exactly one subpartition"
+            f"{SUBPARTITIONS_SINCE.line} every channel consumes exactly one subpartition"
         )
     raw = field(payload, "subpartitions", list, "input")
     if len(raw) != channels:
@@ -170,7 +170,7 @@ def _subpartition(event: Mapping[str, Any], i: int, version: FlinkVersion) -> in
     where = f"input.events[{i}]"
     if version < SUBPARTITIONS_SINCE:
         raise BadRequest(
-            f"{where}.subpartition is not defined for Flink {version} (before {SUBPARTITIONS_SINCE})"
+            f"{where}.subpartition is not defined for Flink {version} (before {SUBPARTITIONS_SINCE.line})"
         )
     if "watermark" not in event:
         raise BadRequest(f"{where}.subpartition is only defined on a watermark event")

@@ -33,7 +33,7 @@ import pytest
 from hypothesis import HealthCheck, Verbosity, settings
 from hypothesis.errors import Unsatisfiable
 
-from oracle.versions import SUPPORTED, FlinkVersion, UnknownVersion, parse_version
+from oracle.versions import SUPPORTED, FlinkVersion, UnknownVersion, select_versions
 
 if TYPE_CHECKING:
     from flinkspec.capabilities import Capabilities
@@ -117,12 +117,14 @@ def selected_versions(config: pytest.Config) -> list[FlinkVersion]:
     impl = config.getoption("--impl")
     if text is None and impl.startswith("flink:"):
         text = impl.split(":", 1)[1]
-    if text is None or text == "all":
+    if text is None:
         return list(SUPPORTED)
     try:
-        return [parse_version(t) for t in text.split(",") if t.strip()]
+        return select_versions(text)
     except UnknownVersion as exc:
         raise pytest.UsageError(f"--flink: {exc}") from None
+    except ValueError as exc:
+        raise pytest.UsageError(f"--flink {exc}") from None
 
 
 def selected_areas(config: pytest.Config) -> tuple[str, ...] | None:

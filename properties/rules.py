@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from oracle.versions import FlinkVersion
+from oracle.versions import FlinkVersion, Releases, v
 
 Request = Mapping[str, Any]
 Response = Mapping[str, Any]
@@ -70,7 +70,7 @@ class Rule:
     source: str
     documented: bool = True
     status: str = "checked"
-    flink_violates: tuple[str, ...] = ()  # versions whose real Flink breaks this documented rule
+    flink_violates: tuple[str, ...] = ()  # releases (named as --flink names them) whose real Flink breaks it
     kind: str = INVARIANT
     checked_by: tuple[str, ...] = ()
     note: str = ""
@@ -112,11 +112,13 @@ def invariant(rule_id: str, area: str, text: str, source: str, *, documented: bo
     return register
 
 
-def flink_violates(rule_id: str, versions: tuple[str, ...], witness: str) -> None:
-    """Record that real Flink of ``versions`` breaks documented rule ``rule_id`` (see README)."""
+def flink_violates(rule_id: str, witness: str, *, since: str = "1.13", until: str | None = None) -> None:
+    """Record that real Flink breaks documented rule ``rule_id`` in the releases from ``since`` up to,
+    not including, ``until`` (a fix's first release; None: still broken in the newest), see README."""
     rule = RULES[rule_id]
-    RULES[rule_id] = attrs.evolve(rule, flink_violates=versions, status=f"checked (real Flink {', '.join(versions)} "
-                                  f"breaks it: {witness}.)")
+    broken = Releases(v(since), v(until) if until else None)
+    RULES[rule_id] = attrs.evolve(rule, flink_violates=tuple(str(r) for r in broken.members),
+                                  status=f"checked (real Flink breaks it in {broken}: {witness}.)")
 
 
 def differential_rule(area: str, prefix: str) -> Rule:

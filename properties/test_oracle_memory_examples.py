@@ -23,11 +23,11 @@ from oracle.javanum import (
 )
 from oracle.memory import derive_jobmanager, derive_taskmanager, dynamic_configs
 from oracle.memsize import MemorySize
-from oracle.versions import FlinkVersion, v
+from oracle.versions import FlinkVersion, parse_version, v
 
-UNTIL_116 = tuple(x for x in SUPPORTED if x <= v("1.16"))
+UNTIL_116 = tuple(x for x in SUPPORTED if x < v("1.17"))
 SINCE_117 = tuple(x for x in SUPPORTED if x >= v("1.17"))
-UNTIL_120 = tuple(x for x in SUPPORTED if x <= v("1.20"))
+UNTIL_120 = tuple(x for x in SUPPORTED if x < v("2.0"))
 SINCE_20 = tuple(x for x in SUPPORTED if x >= v("2.0"))
 TM, JM = "taskmanager.memory.", "jobmanager.memory."
 ICE = "IllegalConfigurationException"
@@ -147,8 +147,8 @@ def test_invalid_remainder_network_outside_its_range(version: FlinkVersion) -> N
         "with its configuration.")
 
 
-@pytest.mark.parametrize(("version", "max_text"), [(v("1.16"), "1024.000mb (1073741824 bytes)"),
-                                                  (v("1.17"), "8388608.000tb (9223372036854775807 bytes)")],
+@pytest.mark.parametrize(("version", "max_text"), [(parse_version("1.16"), "1024.000mb (1073741824 bytes)"),
+                                                  (parse_version("1.17"), "8388608.000tb (9223372036854775807 bytes)")],
                          ids=str)
 def test_invalid_fraction_one_prints_java_double(version: FlinkVersion, max_text: str) -> None:
     """Fractions must be in [0, 1); the message prints ConfigOption.toString and Double.toString."""
@@ -283,7 +283,7 @@ def test_invalid_jobmanager_flink_memory_below_off_heap(version: FlinkVersion, p
 @pytest.mark.parametrize("version", SUPPORTED, ids=str)
 def test_invalid_jobmanager_flink_memory_equal_to_off_heap(version: FlinkVersion) -> None:
     """compareTo(...) < 1: total Flink memory equal to off-heap is rejected too."""
-    prefix = JM_PREFIX if version <= v("1.20") else ""
+    prefix = JM_PREFIX if version < v("2.0") else ""
     assert jm({JM + "flink.size": "128m"}, version) == rejected(
         ICE, f"{prefix}The configured Total Flink Memory (128.000mb (134217728 bytes)) "
         "is less than the configured Off-heap Memory (128.000mb (134217728 bytes)).")
@@ -312,8 +312,8 @@ def test_invalid_legacy_jobmanager_heap_mb_ignored_since_20(version: FlinkVersio
 # --- dynamic configs, modes ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("version", "cores"), [(v("1.13"), "2.123456789"), (v("2.3"), "2.12345678")],
-                         ids=str)
+@pytest.mark.parametrize(("version", "cores"), [(parse_version("1.13"), "2.123456789"),
+                                               (parse_version("2.3"), "2.12345678")], ids=str)
 def test_dynamic_configs_in_hashmap_order(version: FlinkVersion, cores: str) -> None:
     """generateDynamicConfigsStr: HashMap order, sizes in bytes with a 'b'; CPU keeps 8 decimals from 1.14."""
     cfg = {TM + "process.size": "1728m", "taskmanager.cpu.cores": "2.123456789"}
@@ -331,7 +331,7 @@ def test_dynamic_configs_in_hashmap_order(version: FlinkVersion, cores: str) -> 
 
 def test_jobmanager_dynamic_configs_in_hashmap_order() -> None:
     """JobManagerProcessUtils.generateDynamicConfigsStr: five sizes in HashMap order."""
-    assert dynamic_configs(derive_jobmanager({JM + "process.size": "1600m"}, v("2.3"))) == (  # type: ignore[arg-type]
+    assert dynamic_configs(derive_jobmanager({JM + "process.size": "1600m"}, parse_version("2.3"))) == (  # type: ignore[arg-type]
         "-D jobmanager.memory.off-heap.size=134217728b -D jobmanager.memory.jvm-overhead.min=201326592b "
         "-D jobmanager.memory.jvm-metaspace.size=268435456b -D jobmanager.memory.heap.size=1073741824b "
         "-D jobmanager.memory.jvm-overhead.max=201326592b")
@@ -339,7 +339,7 @@ def test_jobmanager_dynamic_configs_in_hashmap_order() -> None:
 
 def test_derivation_reports_its_mode() -> None:
     """The result names the mode that applied: fine-grained, total Flink or total process."""
-    modes = [derive_taskmanager(cfg, v("2.3")).mode for cfg in (  # type: ignore[union-attr]
+    modes = [derive_taskmanager(cfg, parse_version("2.3")).mode for cfg in (  # type: ignore[union-attr]
         {TM + "task.heap.size": "1g", TM + "managed.size": "1g"},
         {TM + "flink.size": "2g"},
         {TM + "process.size": "4g"})]
@@ -390,12 +390,12 @@ def test_invalid_memory_size_texts(text: str, exception: type[JavaException], me
 
 def test_memory_size_multiply_truncates_the_bigdecimal_product() -> None:
     """multiply(0.1f): BigDecimal of Double.toString(0.10000000149011612) times the bytes, truncated."""
-    assert MemorySize.parse("1728m").multiply(parse_float("0.1"), v("1.13")).bytes == 181193935
+    assert MemorySize.parse("1728m").multiply(parse_float("0.1"), parse_version("1.13")).bytes == 181193935
 
 
 @pytest.mark.parametrize(("version", "exception", "message"), [
-    (v("1.13"), "IllegalArgumentException", "multiplier must be >= 0"),
-    (v("2.3"), "NumberFormatException",
+    (parse_version("1.13"), "IllegalArgumentException", "multiplier must be >= 0"),
+    (parse_version("2.3"), "NumberFormatException",
      'Character N is neither a decimal digit number, decimal point, nor "e" notation exponential mark.'),
 ])
 def test_invalid_multiply_by_nan(version: FlinkVersion, exception: str, message: str) -> None:
@@ -405,8 +405,8 @@ def test_invalid_multiply_by_nan(version: FlinkVersion, exception: str, message:
     assert (info.value.simple_name, info.value.message) == (exception, message)
 
 
-@pytest.mark.parametrize(("version", "message"), [(v("1.13"), "divisor must be >= 0"),
-                                                  (v("2.3"), "divisor must be != 0")], ids=str)
+@pytest.mark.parametrize(("version", "message"), [(parse_version("1.13"), "divisor must be >= 0"),
+                                                  (parse_version("2.3"), "divisor must be != 0")], ids=str)
 def test_invalid_negative_divisor(version: FlinkVersion, message: str) -> None:
     """divide(-1) is rejected; the message changed in 1.20 (the check did not)."""
     with pytest.raises(IllegalArgumentException) as info:
@@ -414,7 +414,7 @@ def test_invalid_negative_divisor(version: FlinkVersion, message: str) -> None:
     assert info.value.message == message
 
 
-@pytest.mark.parametrize("version", [v("1.13"), v("2.3")], ids=str)
+@pytest.mark.parametrize("version", [parse_version("1.13"), parse_version("2.3")], ids=str)
 def test_divide_truncates_and_zero_divides_by_zero(version: FlinkVersion) -> None:
     """``bytes / by`` (ldiv, 2.3 jar): 10b / 3 = 3b; ``by >= 0`` lets 0 through to ArithmeticException."""
     assert MemorySize.parse("10b").divide(3, version).bytes == 3

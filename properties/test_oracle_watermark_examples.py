@@ -20,12 +20,12 @@ from typing import Any
 import pytest
 
 from oracle import SUPPORTED, answer
-from oracle.versions import FlinkVersion, v
+from oracle.versions import FlinkVersion, parse_version, v
 
 ALL = SUPPORTED
-V113 = (v("1.13"),)
+V113 = (parse_version("1.13"),)
 SINCE_114 = tuple(x for x in SUPPORTED if x >= v("1.14"))
-UNTIL_21 = tuple(x for x in SUPPORTED if x <= v("2.1"))
+UNTIL_21 = tuple(x for x in SUPPORTED if x < v("2.2"))
 SINCE_22 = tuple(x for x in SUPPORTED if x >= v("2.2"))
 UNTIL_118 = tuple(x for x in SUPPORTED if x < v("1.19"))
 SINCE_119 = tuple(x for x in SUPPORTED if x >= v("1.19"))
@@ -153,7 +153,7 @@ def test_invalid_subpartitions_before_1_19(version: FlinkVersion) -> None:
 )
 def test_invalid_valve_requests_are_bad_requests(payload: dict[str, Any]) -> None:
     """A malformed valve request is a BadRequest naming the field, never a crash."""
-    error = run("watermark.valve", v("2.3"), payload)["error"]
+    error = run("watermark.valve", parse_version("2.3"), payload)["error"]
     assert error["type"] == "BadRequest" and "input." in error["message"]
 
 
@@ -249,5 +249,5 @@ def test_timers_fire_in_flinks_order(
 )
 def test_invalid_timer_events_are_bad_requests(event: dict[str, Any]) -> None:
     """A malformed timer event is a BadRequest naming the event, never a crash."""
-    error = run("watermark.timers", v("2.3"), {"events": [event]})["error"]
+    error = run("watermark.timers", parse_version("2.3"), {"events": [event]})["error"]
     assert error["type"] == "BadRequest" and "input.events[0]" in error["message"]

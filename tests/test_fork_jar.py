@@ -112,7 +112,8 @@ def test_a_missing_jar_is_a_usage_error(tmp_path: Path) -> None:
 def test_base_of_reads_snapshots_and_vendor_suffixes() -> None:
     assert base_of("2.2-SNAPSHOT") == "2.2"
     assert base_of("2.3.0") == "2.3"
-    assert base_of("1.20.1-cp3") == "1.20"
+    assert base_of("1.20.1-cp3") == "1.20.1"  # a vendor build of an Apache patch release: that release
+    assert base_of("1.15.1") == "1.15.1" and base_of("1.13.2") == "1.13"  # 1.13.2 is not on PyPI
     assert base_of(None) is None and base_of("abc") is None
 
 

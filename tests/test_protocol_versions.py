@@ -80,6 +80,8 @@ COORD = {"config": COORDINATOR_CONFIG, "tasks": ["a", "b"], "events": [{"at": 0,
 
 # feature -> (a request using it, the request stripped of it, or None when it cannot be stripped)
 EXAMPLES: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
+    "flink.patch-release": (req("watermark.valve", {"channels": 1, "events": [{"channel": 0, "watermark": 1}]},
+                                flink="1.15.1"), None),
     "watermark.combined": (req("watermark.combined", {"inputs": 2, "events": [{"input": 0, "watermark": 1}]}), None),
     "checkpoint.recovery": (req("checkpoint.recovery", {**ALIGN_NO_CANCEL, "fail_after": 1}), None),
     "watermark.valve.subpartitions": (

@@ -163,6 +163,9 @@ def v1_problem(request: object) -> str | None:
     extra = set(request) - {"id", "area", "flink", "input"}
     if extra:
         return f"the envelope field(s) {', '.join(sorted(extra))}"
+    flink = request.get("flink")
+    if flink is not None and (not isinstance(flink, str) or flink.count(".") != 1):
+        return f"the version {flink!r} (version 1 names a Flink release MAJOR.MINOR)"
     area = request.get("area")
     if area not in V1_AREAS:
         return f"the area {area!r}"

@@ -14,11 +14,11 @@ from typing import Any
 import attrs
 
 import oracle
-from oracle.versions import SUPPORTED, FlinkVersion
+from oracle.versions import RELEASES, FlinkVersion, v
 
 Request = dict[str, Any]
 Response = dict[str, Any]
-FIXED_IN = re.compile(r"\(Flink (\d+\.\d+)")  # the release in ``fixed_by``: "https://... (Flink 1.14.0)"
+FIXED_IN = re.compile(r"\(Flink (\d+\.\d+(?:\.\d+)?)")  # the release in ``fixed_by``: "https://... (Flink 1.14.0)"
 
 
 @attrs.frozen
@@ -40,13 +40,13 @@ class Mutant:
     affected: str = ""
 
     def first_fixed(self) -> FlinkVersion | None:
-        """The first modelled release with the fix (``fixed_by`` names it; an older fix gives the oldest
-        modelled release), or None for a mutant that re-creates no Flink issue."""
+        """The first release on PyPI with the fix (``fixed_by`` names it, ``1.15.2`` or ``1.14.0``; an older
+        fix gives the oldest release), or None for a mutant that re-creates no Flink issue."""
         found = FIXED_IN.search(self.fixed_by)
         if found is None:
             return None
-        fixed = tuple(int(x) for x in found.group(1).split("."))
-        return min((v for v in SUPPORTED if (v.major, v.minor) >= fixed), default=None)
+        fixed = v(found.group(1))
+        return min((r for r in RELEASES if r >= fixed), default=None)
 
     def answer(self, request: Request) -> Response:
         if request.get("area") != self.area:

@@ -208,9 +208,9 @@ def duplicate_acks(req: Request, resp: Response, version: FlinkVersion) -> list[
     return []
 
 
-flink_violates("CCR-6", ("1.13", "1.14"), "1 task, retained 1: checkpoint 1, savepoint 2, ack 1, ack 2 leaves the "
+flink_violates("CCR-6", "1 task, retained 1: checkpoint 1, savepoint 2, ack 1, ack 2 leaves the "
                "store holding [1, 2] (up to 1.14 the store keeps savepoints, and a savepoint never subsumes the "
-               "latest checkpoint)")
+               "latest checkpoint)", until="1.15")
 
 
 UNLIMITED = 2147483647  # CheckpointFailureManager.UNLIMITED_TOLERABLE_FAILURE_NUMBER

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import oracle
 from flinkspec.corpus import draw
 from oracle.classloading import jdk_classes
-from oracle.versions import SUPPORTED, FlinkVersion, v
+from oracle.versions import SUPPORTED, FlinkVersion, parse_version
 from properties.classloading.strategies import requests
 
 REACH = settings(max_examples=4000, database=None, deadline=None, phases=[Phase.generate], derandomize=True,
@@ -84,14 +84,14 @@ CORNERS: dict[str, Callable[[dict[str, Any]], bool]] = {
 }
 
 BY_VERSION: dict[str, tuple[FlinkVersion, Callable[[dict[str, Any]], bool]]] = {
-    "1.15+: a quoting error": (v("1.15"), lambda r: "Could not parse value" in str(
+    "1.15+: a quoting error": (parse_version("1.15"), lambda r: "Could not parse value" in str(
         oracle.answer({"id": 0, **r}).get("error", {}).get("message"))),
-    "1.19+: a YAML list of patterns": (v("1.19"), lambda r: (o := _out(r)) is not None and any(
+    "1.19+: a YAML list of patterns": (parse_version("1.19"), lambda r: (o := _out(r)) is not None and any(
         val.lstrip().startswith("[") and "~" not in val for val in r["input"]["config"].values())
         and not any(p.startswith("[") for p in o["patterns"])),
-    "1.19+: a YAML list with a null item falls back": (v("1.19"), lambda r: (o := _out(r)) is not None and any(
-        p.startswith("[") for p in o["patterns"])),
-    "1.13: spaces kept around patterns": (v("1.13"), lambda r: (o := _out(r)) is not None and any(
+    "1.19+: a YAML list with a null item falls back": (parse_version("1.19"), lambda r: (o := _out(r)) is not None
+                                                       and any(p.startswith("[") for p in o["patterns"])),
+    "1.13: spaces kept around patterns": (parse_version("1.13"), lambda r: (o := _out(r)) is not None and any(
         p != p.strip() for p in o["patterns"])),
 }
 

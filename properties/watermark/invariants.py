@@ -368,11 +368,10 @@ def timers_normalize(resp: dict[str, Any]) -> dict[str, Any]:
 # Documented rules that real Flink itself breaks (found by `flinkspec check --impl flink
 # --conformance documented`; README "Where Flink breaks its documented rules"). At conformance level
 # `flink` these rules are not required of an implementation for those versions.
-ALL_VERSIONS = ("1.13", "1.14", "1.15", "1.16", "1.17", "1.18", "1.19", "1.20", "2.0", "2.1", "2.2", "2.3")
-flink_violates("WM-7", ALL_VERSIONS, "the all-idle flush is skipped when the channel that goes idle last "
+flink_violates("WM-7", "the all-idle flush is skipped when the channel that goes idle last "
                "resumed behind the output (StatusWatermarkValve flushes only if that channel's watermark equals "
                "the last output)")
-flink_violates("CWM-4", ("1.13",), "before FLINK-18934 (1.14) an idle input still holds back a two-input "
-               "operator's watermark")
-flink_violates("CWM-7", ALL_VERSIONS[:10], "before FLINK-38454 (2.2) a multi-input operator whose inputs all go "
-               "idle does not advance to the largest input watermark")
+flink_violates("CWM-4", "before FLINK-18934 (1.14) an idle input still holds back a two-input "
+               "operator's watermark", until="1.14")
+flink_violates("CWM-7", "before FLINK-38454 (2.2) a multi-input operator whose inputs all go "
+               "idle does not advance to the largest input watermark", until="2.2")
