@@ -28,6 +28,11 @@ class Mutant:
     Historical mutants (:mod:`flinkspec.mutants.historical`) also name the Flink issue they
     re-create (``ticket``, a JIRA URL), what fixed it (``fixed_by``: PR or commit URL, and the
     release) and the Flink versions that had the bug (``affected``).
+
+    ``undocumented`` says, in words, why a mutant breaks no documented rule: the behaviour it changes
+    is one that neither the seeds nor Flink's documentation state, and only Flink's code decides (the
+    ``flink`` level's differential check catches it). Empty: it breaks a documented rule, and
+    ``--conformance documented`` must catch it (``python -m flinkspec.catch_rate`` measures that).
     """
 
     name: str
@@ -38,6 +43,12 @@ class Mutant:
     ticket: str = ""
     fixed_by: str = ""
     affected: str = ""
+    undocumented: str = ""
+
+    @property
+    def breaks_documented_rule(self) -> bool:
+        """Whether the documented level (the invariants alone) is expected to catch it."""
+        return not self.undocumented
 
     def first_fixed(self) -> FlinkVersion | None:
         """The first modelled release with the fix (``fixed_by`` names it; an older fix gives the oldest
