@@ -12,8 +12,10 @@ mutant, and the most requests and seconds one check took.
         --impl checkpoint.coordinator=python:tests.documented_faults:late_failure
 
 ``--conformance documented`` judges by the documented invariants alone, as ``check --conformance
-documented`` does; ``--impl AREA=SPEC`` (repeatable) adds an implementation of ``check --impl``, checked
-in that area at the newest release like a mutant.
+documented`` does; a mutant that breaks no documented rule (its ``undocumented`` says why: only
+Flink's code decides what it changes) is then not checked but listed with that reason. ``--impl
+AREA=SPEC`` (repeatable) adds an implementation of ``check --impl``, checked in that area at the
+newest release like a mutant.
 
 Exit codes: 0 every seed caught every mutant, 1 some seed let a mutant escape, 2 bad usage.
 """
@@ -32,7 +34,7 @@ from pathlib import Path
 
 import attrs
 
-from oracle.versions import LATEST
+from oracle.versions import LATEST, FlinkVersion
 
 
 @attrs.frozen
@@ -65,6 +67,7 @@ class Rate:
     most_seconds: float
     escaped: tuple[int, ...]  # the seeds that did not catch it
     rules: tuple[str, ...]  # the rules the smallest counterexamples named
+    undocumented: str = ""  # not checked at the documented level: why the mutant breaks no documented rule
 
 
 def plan(patterns: Sequence[str], seeds: int, examples: int, conformance: str = "flink",
@@ -76,12 +79,33 @@ def plan(patterns: Sequence[str], seeds: int, examples: int, conformance: str = 
     names = sorted(n for n in MUTANTS if any(fnmatch.fnmatchcase(n, p) for p in patterns))
     tasks = []
     for name in names:
-        first = MUTANTS[name].first_fixed()
-        for version in dict.fromkeys(str(v) for v in (first, LATEST) if v is not None):
-            tasks += [Task(name, MUTANTS[name].area, version, s, examples, conformance) for s in range(seeds)]
+        for version in _versions(name):
+            if conformance == "documented" and not MUTANTS[name].breaks_documented_rule(version):
+                continue  # see excluded()
+            tasks += [Task(name, MUTANTS[name].area, str(version), s, examples, conformance) for s in range(seeds)]
     for area, spec in impls:
         tasks += [Task(spec, area, str(LATEST), s, examples, conformance) for s in range(seeds)]
     return tasks
+
+
+def _versions(name: str) -> list[FlinkVersion]:
+    """Where a mutant is measured: a historical one at the first release with its fix and at the newest
+    release, any other at the newest."""
+    from flinkspec.mutants import MUTANTS
+
+    return list(dict.fromkeys(v for v in (MUTANTS[name].first_fixed(), LATEST) if v is not None))
+
+
+def excluded(patterns: Sequence[str], conformance: str) -> list[Rate]:
+    """At the documented level, a row (no seeds) for each chosen mutant and version at which it breaks no
+    documented rule, saying why; none at the flink level."""
+    from flinkspec.mutants import MUTANTS
+
+    if conformance != "documented":
+        return []
+    return [Rate(n, m.area, str(ver), 0, 0, 0, 0.0, (), (), m.undocumented) for n, m in sorted(MUTANTS.items())
+            if any(fnmatch.fnmatchcase(n, p) for p in patterns)
+            for ver in _versions(n) if not m.breaks_documented_rule(ver)]
 
 
 def impl_spec(name: str) -> str:
@@ -132,10 +156,12 @@ def summarise(outcomes: Iterable[Outcome]) -> list[Rate]:
 def render(rates: Sequence[Rate]) -> str:
     rows = [("mutant", "area", "version", "caught", "most cases", "most s", "rules", "escaped with seeds")]
     rows += [(r.mutant, r.area, r.version, f"{r.caught}/{r.seeds}", str(r.most_cases), f"{r.most_seconds:.1f}",
-              ", ".join(r.rules), " ".join(map(str, r.escaped))) for r in rates]
+              ", ".join(r.rules), " ".join(map(str, r.escaped))) for r in rates if not r.undocumented]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-                     for row in rows) + "\n"
+    table = "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+                      for row in rows) + "\n"
+    return table + "".join(f"not checked at the documented level, it breaks no documented rule: {r.mutant} "
+                           f"({r.version}): {r.undocumented}\n" for r in rates if r.undocumented)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -157,17 +183,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     impls = [tuple(i.split("=", 1)) for i in args.impl]
     if any(len(i) != 2 or not i[0] or not i[1] for i in impls):
         parser.error("--impl takes AREA=SPEC")
-    tasks = plan([p.strip() for p in args.mutants.split(",") if p.strip()], args.seeds, args.examples,
-                 args.conformance, impls)  # type: ignore[arg-type]
-    if not tasks:
+    patterns = [p.strip() for p in args.mutants.split(",") if p.strip()]
+    tasks = plan(patterns, args.seeds, args.examples, args.conformance, impls)  # type: ignore[arg-type]
+    skipped = excluded(patterns, args.conformance)
+    if not tasks and not skipped:
         from flinkspec.mutants import MUTANTS
 
         parser.error(f"no mutant matches {args.mutants!r}; `flinkspec mutants` lists {len(MUTANTS)}")
     started = time.monotonic()
-    rates = summarise(run_all(tasks, args.jobs))
+    rates = summarise(run_all(tasks, args.jobs)) + skipped
     sys.stdout.write(render(rates))
     escaped = sum(r.seeds - r.caught for r in rates)
-    print(f"{len(tasks) - escaped} of {len(tasks)} checks caught their mutant ({len(rates)} mutant-version pairs, "
+    print(f"{len(tasks) - escaped} of {len(tasks)} checks caught their mutant ({len(rates) - len(skipped)} "
+          f"mutant-version pairs, "
           f"{args.examples} requests each, {time.monotonic() - started:.0f} s)")
     if args.json:
         Path(args.json).write_text(json.dumps([attrs.asdict(r) for r in rates], indent=1) + "\n")

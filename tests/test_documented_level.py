@@ -1,5 +1,5 @@
 """Issue 18: the documented level catches the faults of tests/documented_faults.py and the built-in mutants
-that break a documented rule, and its new rules (CCR-9, TM-11, JM-7, TM-12, ALIGN-8, RCV-5) never
+that break a documented rule, and its new rules (CCR-9, CCR-10, TM-11, JM-7, TM-12, ALIGN-8, RCV-5) never
 contradict real Flink (the oracle, and the answers recorded from its jars) at any supported version."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from oracle import answer
 from oracle.versions import LATEST, SUPPORTED, parse_version
 from properties.areas import AREAS
 from properties.checkpoint.alignment_invariants import settled_snapshotted
-from properties.checkpoint.coordinator_invariants import completion_subsumes, failure_threshold
+from properties.checkpoint.coordinator_invariants import completion_subsumes, failure_threshold, savepoints_not_stored
 from properties.checkpoint.recovery import exactly_once, restores_the_latest
 from properties.memory.invariants import jm_unit_case, tm_network_fraction, tm_unit_case
 from properties.rules import Violation
@@ -25,6 +25,7 @@ from tests import documented_faults as faults
 
 Rule = Callable[[dict[str, Any], dict[str, Any], Any], list[Violation]]
 NEW_RULES: list[tuple[str, Rule]] = [("checkpoint.coordinator", failure_threshold),
+                                     ("checkpoint.coordinator", savepoints_not_stored),
                                      ("memory.taskmanager", tm_unit_case), ("memory.jobmanager", jm_unit_case),
                                      ("memory.taskmanager", tm_network_fraction),
                                      ("checkpoint.alignment", settled_snapshotted),
@@ -77,6 +78,8 @@ CLASSIC = {"mode": "exactly_once", "channels": 2, "fail_after": 6,
                       {"channel": 1, "barrier": 1}, {"channel": 0, "record": "k"}, {"channel": 1, "record": "k"}]}
 CAPITAL = {"config": {"taskmanager.memory.process.size": "4G"}}
 BIG = {"config": {"taskmanager.memory.flink.size": "16g"}}  # network 0.1 x 16g = 1.6g: no 1g cap from 1.17
+SAVEPOINT = {"tasks": ["t0"], "events": [{"at": 0, "trigger": "periodic"}, {"at": 0, "ack": "t0", "checkpoint": 1},
+                                     {"at": 1, "trigger": "savepoint"}, {"at": 1, "ack": "t0", "checkpoint": 2}]}
 FINISHED = {"mode": "exactly_once", "channels": 2, "checkpoints_after_finish": True,
             "events": [{"channel": 1, "end": True}, {"channel": 0, "barrier": 1}]}
 TWO_DONE = {"mode": "exactly_once", "channels": 2, "fail_after": 5,
@@ -93,6 +96,7 @@ CASES = [
     ("memory.taskmanager", BIG, MUTANTS["memory-network-max-1g"].answer, tm_network_fraction, "TM-12"),
     ("checkpoint.alignment", FINISHED, MUTANTS["align-ends-ignored"].answer, settled_snapshotted, "ALIGN-8"),
     ("checkpoint.recovery", TWO_DONE, MUTANTS["rcv-restore-oldest"].answer, restores_the_latest, "RCV-5"),
+    ("checkpoint.coordinator", SAVEPOINT, MUTANTS["flink-21351"].answer, savepoints_not_stored, "CCR-10"),
 ]
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import attrs
 
 import oracle
-from oracle.versions import SUPPORTED, FlinkVersion
+from oracle.versions import SUPPORTED, FlinkVersion, v
 
 Request = dict[str, Any]
 Response = dict[str, Any]
@@ -33,6 +33,8 @@ class Mutant:
     is one that neither the seeds nor Flink's documentation state, and only Flink's code decides (the
     ``flink`` level's differential check catches it). Empty: it breaks a documented rule, and
     ``--conformance documented`` must catch it (``python -m flinkspec.catch_rate`` measures that).
+    ``documented_since`` names the first release whose documentation it breaks, when that is later than
+    a release it is measured at (``undocumented`` then says why the earlier ones are not).
     """
 
     name: str
@@ -44,11 +46,11 @@ class Mutant:
     fixed_by: str = ""
     affected: str = ""
     undocumented: str = ""
+    documented_since: str = ""
 
-    @property
-    def breaks_documented_rule(self) -> bool:
-        """Whether the documented level (the invariants alone) is expected to catch it."""
-        return not self.undocumented
+    def breaks_documented_rule(self, version: FlinkVersion) -> bool:
+        """Whether the documented level (the invariants alone) is expected to catch it at ``version``."""
+        return not self.undocumented or (bool(self.documented_since) and version >= v(self.documented_since))
 
     def first_fixed(self) -> FlinkVersion | None:
         """The first modelled release with the fix (``fixed_by`` names it; an older fix gives the oldest

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from oracle.versions import FlinkVersion
+from oracle.versions import FlinkVersion, v
 from properties.rules import Request, Response, Violation, differential_rule, flink_violates, invariant
 
 AREA = "checkpoint.coordinator"
@@ -169,6 +169,37 @@ def store_bounded(req: Request, resp: Response, version: FlinkVersion) -> list[V
         ids = step.get("retained")
         if ids is not None and len(ids) > retained:
             return [Violation("CCR-6", f"steps[{i}]: the store holds {ids}, retained is {retained}")]
+    return []
+
+
+def _intermediate_savepoints(req: Request, steps: list[dict[str, Any]]) -> set[int]:
+    """The ids of intermediate savepoints (``"trigger": "savepoint"``) known for certain: a step of such an
+    event that triggered exactly one checkpoint and rejected nothing, with no request queued before or after
+    it (a timer's periodic checkpoint could otherwise be the one triggered)."""
+    out: set[int] = set()
+    queued_before = False
+    for event, step in zip(req["input"]["events"], steps, strict=False):
+        triggered = step.get("triggered", [])
+        if (event.get("trigger") == "savepoint" and not queued_before and "queued" not in step
+                and "rejected" not in step and len(triggered) == 1):
+            out.add(triggered[0])
+        queued_before = "queued" in step
+    return out
+
+
+@invariant("CCR-10", AREA, "From Flink 1.15 an intermediate savepoint (one not taken by stop-with-savepoint) never "
+           "enters the completed-checkpoint store, which recovery restores from.",
+           "Flink docs, Savepoints: 'Starting from Flink 1.15 intermediate savepoints (savepoints other than created "
+           "with stop-with-savepoint) are not used for recovery and do not commit any side effects'")
+def savepoints_not_stored(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    steps = _steps(req, resp)
+    if steps is None or version < v("1.15"):
+        return []
+    savepoints = _intermediate_savepoints(req, steps)
+    for i, step in enumerate(steps):
+        stored = savepoints.intersection(step.get("retained", []))
+        if stored:
+            return [Violation("CCR-10", f"steps[{i}]: the store holds savepoint {min(stored)}: {step['retained']}")]
     return []
 
 
