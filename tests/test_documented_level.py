@@ -1,5 +1,5 @@
 """Issue 18: the documented level catches the faults of tests/documented_faults.py and the built-in mutants
-that break a documented rule, and its new rules (CCR-9, CCR-10, TM-11, JM-7, TM-12, ALIGN-8, RCV-5) never
+that break a documented rule, and its new rules (CCR-9, CCR-10, TM-11, JM-7, TM-12, ALIGN-8, RCV-5, RCV-6) never
 contradict real Flink (the oracle, and the answers recorded from its jars) at any supported version."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from oracle.versions import LATEST, SUPPORTED, parse_version
 from properties.areas import AREAS
 from properties.checkpoint.alignment_invariants import settled_snapshotted
 from properties.checkpoint.coordinator_invariants import completion_subsumes, failure_threshold, savepoints_not_stored
-from properties.checkpoint.recovery import exactly_once, restores_the_latest
+from properties.checkpoint.recovery import exactly_once, restores_the_latest, single_input_exactly_once
 from properties.memory.invariants import jm_unit_case, tm_network_fraction, tm_unit_case
 from properties.rules import Violation
 from tests import documented_faults as faults
@@ -29,7 +29,8 @@ NEW_RULES: list[tuple[str, Rule]] = [("checkpoint.coordinator", failure_threshol
                                      ("memory.taskmanager", tm_unit_case), ("memory.jobmanager", jm_unit_case),
                                      ("memory.taskmanager", tm_network_fraction),
                                      ("checkpoint.alignment", settled_snapshotted),
-                                     ("checkpoint.recovery", restores_the_latest)]
+                                     ("checkpoint.recovery", restores_the_latest),
+                                     ("checkpoint.recovery", single_input_exactly_once)]
 # the recorded answers of real Flink's jars (properties/recorded) that each area's new rules judge
 RECORDINGS = {"memory.taskmanager": ("memory.taskmanager", "memory.taskmanager.edges"),
               "memory.jobmanager": ("memory.jobmanager", "memory.jobmanager.edges"),
@@ -78,6 +79,8 @@ CLASSIC = {"mode": "exactly_once", "channels": 2, "fail_after": 6,
                       {"channel": 1, "barrier": 1}, {"channel": 0, "record": "k"}, {"channel": 1, "record": "k"}]}
 CAPITAL = {"config": {"taskmanager.memory.process.size": "4G"}}
 BIG = {"config": {"taskmanager.memory.flink.size": "16g"}}  # network 0.1 x 16g = 1.6g: no 1g cap from 1.17
+ONE_INPUT = {"mode": "at_least_once", "channels": 1, "fail_after": 3,
+             "events": [{"channel": 0, "record": "k"}, {"channel": 0, "barrier": 1}, {"channel": 0, "record": "k"}]}
 SAVEPOINT = {"tasks": ["t0"], "events": [{"at": 0, "trigger": "periodic"}, {"at": 0, "ack": "t0", "checkpoint": 1},
                                      {"at": 1, "trigger": "savepoint"}, {"at": 1, "ack": "t0", "checkpoint": 2}]}
 FINISHED = {"mode": "exactly_once", "channels": 2, "checkpoints_after_finish": True,
@@ -96,6 +99,7 @@ CASES = [
     ("memory.taskmanager", BIG, MUTANTS["memory-network-max-1g"].answer, tm_network_fraction, "TM-12"),
     ("checkpoint.alignment", FINISHED, MUTANTS["align-ends-ignored"].answer, settled_snapshotted, "ALIGN-8"),
     ("checkpoint.recovery", TWO_DONE, MUTANTS["rcv-restore-oldest"].answer, restores_the_latest, "RCV-5"),
+    ("checkpoint.recovery", ONE_INPUT, MUTANTS["rcv-rewind-to-start"].answer, single_input_exactly_once, "RCV-6"),
     ("checkpoint.coordinator", SAVEPOINT, MUTANTS["flink-21351"].answer, savepoints_not_stored, "CCR-10"),
 ]
 

@@ -148,6 +148,18 @@ def at_least_once(req: Request, resp: Response, version: FlinkVersion) -> list[V
     return _miscounted("RCV-3", "at_least_once", req, resp, lambda counted, occurs: counted < occurs)
 
 
+@invariant("RCV-6", AREA, "At-least-once on a single input channel (nothing to align) is exactly-once: after "
+           "recovery every record is counted exactly once.",
+           "Flink docs, Stateful Stream Processing (seed 002): 'Alignment happens only for operators with multiple "
+           "predecessors (joins) as well as operators with multiple senders (after a stream repartitioning/shuffle). "
+           "Because of that, dataflows with only embarrassingly parallel streaming operations (map(), flatMap(), "
+           "filter(), ...) actually give exactly once guarantees even in at least once mode.'")
+def single_input_exactly_once(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    if req["input"]["channels"] != 1:
+        return []
+    return _miscounted("RCV-6", "at_least_once", req, resp, lambda counted, occurs: counted != occurs)
+
+
 @invariant("RCV-4", AREA, "The job restores a checkpoint the operator snapshotted before the failure, and each source "
            "rewinds to an offset within its log.", "Flink docs, Checkpointing (restore from the latest checkpoint)")
 def restores_a_snapshot(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
