@@ -17,6 +17,11 @@ Flink's code decides what it changes) is then not checked but listed with that r
 AREA=SPEC`` (repeatable) adds an implementation of ``check --impl``, checked in that area at the
 newest release like a mutant.
 
+``--readme-from FILE`` runs no check: it fills the documented-level column of the README's mutant tables
+(``--readme``, default README.md) from the JSON of a ``--conformance documented`` run:
+
+    python -m flinkspec.catch_rate --readme-from docs/evidence/catch-rate-documented.json
+
 Exit codes: 0 every seed caught every mutant, 1 some seed let a mutant escape, 2 bad usage.
 """
 
@@ -164,6 +169,61 @@ def render(rates: Sequence[Rate]) -> str:
                            f"({r.version}): {r.undocumented}\n" for r in rates if r.undocumented)
 
 
+def read_rates(path: Path) -> list[Rate]:
+    """The rates a ``--json`` file holds."""
+    return [Rate(**{**r, "escaped": tuple(r["escaped"]), "rules": tuple(r["rules"])})
+            for r in json.loads(path.read_text())]
+
+
+DOCUMENTED_COLUMN = "documented level: seeds 0-9 that catch it (rules)"
+_DOCUMENTED_NOTE = "<!-- documented-level column: python -m flinkspec.catch_rate --readme-from {} -->"
+
+
+def documented_cell(rates: Sequence[Rate]) -> str:
+    """One mutant's documented-level figures: caught/seeds per measured version, in order (a version where it
+    breaks no documented rule says so), then the rules of the smallest counterexamples."""
+    parts = [f"{r.caught}/{r.seeds}" if not r.undocumented else "no documented rule" for r in rates]
+    rules = sorted({rule for r in rates for rule in r.rules})
+    return ", ".join(parts) + (f" ({', '.join(rules)})" if rules else "")
+
+
+def fill_readme(text: str, rates: Sequence[Rate], source: str) -> str:
+    """``text`` with the documented-level column of every mutant table (a table whose header starts with
+    ``| mutant |``) set from ``rates``: added after the last column, or replaced where it is; a mutant the
+    rates do not hold is "not measured". A comment above each table names the command."""
+    from oracle.versions import parse_version
+
+    by_mutant: dict[str, list[Rate]] = {}
+    for r in sorted(rates, key=lambda r: parse_version(r.version)):  # oldest first, as the tables' columns
+        by_mutant.setdefault(r.mutant, []).append(r)
+    note = _DOCUMENTED_NOTE.format(source)
+    out: list[str] = []
+    lines = text.split("\n")
+    has_column, columns = False, 0
+    for i, line in enumerate(lines):
+        if line.startswith("<!-- documented-level column"):
+            continue  # written again above its table
+        if not line.startswith("|") or not (columns or line.startswith("| mutant |")):
+            out.append(line)
+            continue
+        cells = line.rstrip().rstrip("|").rstrip().split(" | ")
+        if line.startswith("| mutant |"):
+            has_column = cells[-1] == DOCUMENTED_COLUMN
+            cells = cells[:-1] if has_column else cells
+            columns = len(cells) + 1
+            out += [note, " | ".join([*cells, DOCUMENTED_COLUMN]) + " |"]
+        elif set(line.strip()) <= set("|-"):
+            out.append("|" + "---|" * columns)
+        else:
+            cells = cells[:-1] if has_column else cells
+            name = cells[0].strip("| `")
+            out.append(" | ".join([*cells, documented_cell(by_mutant[name]) if name in by_mutant else "not measured"])
+                       + " |")
+        if i + 1 == len(lines) or not lines[i + 1].startswith("|"):
+            columns = 0
+    return "\n".join(out)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m flinkspec.catch_rate", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -177,7 +237,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the level of `check --conformance` (default flink)")
     parser.add_argument("--impl", action="append", default=[], metavar="AREA=SPEC",
                         help="also an implementation (a `check --impl` value) in one area; repeatable")
+    parser.add_argument("--readme-from", metavar="JSON",
+                        help="run nothing: fill the README's documented-level column from this --json of a "
+                             "--conformance documented run")
+    parser.add_argument("--readme", default="README.md", help="the README that --readme-from fills")
     args = parser.parse_args(argv)
+    if args.readme_from:
+        try:
+            readme = Path(args.readme)
+            readme.write_text(fill_readme(readme.read_text(), read_rates(Path(args.readme_from)), args.readme_from))
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            parser.error(f"--readme-from {args.readme_from}: {exc}")
+        return 0
     if args.seeds < 1 or args.examples < 1 or args.jobs < 1:
         parser.error("--seeds, --examples and --jobs must be at least 1")
     impls = [tuple(i.split("=", 1)) for i in args.impl]

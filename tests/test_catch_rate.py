@@ -68,3 +68,21 @@ def test_every_mutant_says_whether_it_breaks_a_documented_rule() -> None:
 
     for name, m in MUTANTS.items():
         assert not m.undocumented or (len(m.undocumented) > 80 and "document" in m.undocumented.lower()), name
+
+
+def _rate(mutant: str, version: str, caught: int, rules: tuple[str, ...] = (), why: str = "") -> catch_rate.Rate:
+    return catch_rate.Rate(mutant, "a", version, caught, 0 if why else 10, 1, 1.0, (), rules, why)
+
+
+def test_the_readme_column_is_added_once_and_filled_per_version() -> None:
+    table = ("text\n\n| mutant | area | seeds |\n|---|---|---|\n| `m-1` | a | 10/10 |\n| `flink-1` | a | 9/10 |\n"
+             "| `other` | a | 1/1 |\n\nmore\n")
+    rates = [_rate("flink-1", "2.3", 10, ("CCR-10",)), _rate("flink-1", "1.13", 0, why="silent docs"),
+             _rate("m-1", "2.3", 7, ("TM-12",))]
+    once = catch_rate.fill_readme(table, rates, "e.json")
+    assert catch_rate.fill_readme(once, rates, "e.json") == once
+    assert once.split("\n")[2:9] == [
+        "<!-- documented-level column: python -m flinkspec.catch_rate --readme-from e.json -->",
+        f"| mutant | area | seeds | {catch_rate.DOCUMENTED_COLUMN} |", "|---|---|---|---|",
+        "| `m-1` | a | 10/10 | 7/10 (TM-12) |", "| `flink-1` | a | 9/10 | no documented rule, 10/10 (CCR-10) |",
+        "| `other` | a | 1/1 | not measured |", ""]
