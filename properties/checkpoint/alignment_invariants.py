@@ -282,10 +282,11 @@ def settled(inp: Request, version: FlinkVersion, upto: int | None = None) -> lis
 
 
 @invariant("ALIGN-8", AREA, "A checkpoint whose barrier n arrives on every channel, with nothing but records between "
-           "the first and the last of them and no newer barrier or cancel marker before them, is snapshotted "
+           "the first and the last of them and no barrier or cancel marker of n or newer before them, is snapshotted "
            "(unless the task failed: ALIGN-7); with checkpoints after finish on (1.14+, by default from 1.15), a "
-           "channel that ended counts as having delivered it. Each channel delivering barriers in increasing id "
-           "order.",
+           "channel that ended (before or among them) counts as having delivered it, with it off no end may come "
+           "first. Each channel delivering barriers in increasing id order. What a newer barrier, a cancel marker "
+           "or an end does to a pending checkpoint otherwise only Flink's code decides.",
            "Flink docs, Stateful Stream Processing (seed 002): 'Once the last stream has received barrier n, the "
            "operator emits all pending outgoing records, and then emits snapshot n barriers itself'; at-least-once: "
            "'Checkpoint snapshots are still drawn as soon as an operator has seen the checkpoint barrier from each "

@@ -181,8 +181,8 @@ def restores_a_snapshot(req: Request, resp: Response, version: FlinkVersion) -> 
 @invariant("RCV-5", AREA, "The job restores the latest completed checkpoint: never none and never an older one when "
            "a checkpoint's alignment settled before the failure (ALIGN-8: barrier n arrived on every channel, or the "
            "channel ended with checkpoints after finish on, nothing but records between the first and the last of "
-           "them, no newer barrier or cancel marker before them; each channel delivering barriers in increasing id "
-           "order).",
+           "them, no barrier or cancel marker of n or newer before them; each channel delivering barriers in "
+           "increasing id order).",
            "Flink docs, Stateful Stream Processing, Recovery (seed 002): 'Upon a failure, Flink selects the latest "
            "completed checkpoint k. The system then re-deploys the entire distributed dataflow, and gives each "
            "operator the state that was snapshotted as part of checkpoint k'")
