@@ -129,7 +129,7 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
         return draw(_many_in_flight())
     if draw(st.integers(0, 9)) == 0:
         return draw(_exactly_once_classic())
-    if draw(st.integers(0, 9)) == 0:
+    if draw(st.integers(0, 19)) == 0:
         return draw(_finished_input(version))
     channels = choice(draw, [1, 2, 2, 3, 3, 4, 5, 8])
     if draw(st.integers(0, 29)) == 0:

@@ -128,7 +128,7 @@ def test_one_recovery_request_in_twenty_fails_after_two_completed_checkpoints() 
     assert sum(two(r["input"]) for r in draw(recovery_requests(LATEST), 300, 0)) >= 15
 
 
-def test_one_recovery_request_in_twenty_fails_an_at_least_once_single_input_job_after_a_checkpoint() -> None:
+def test_one_recovery_request_in_thirty_fails_an_at_least_once_single_input_job_after_a_checkpoint() -> None:
     """RCV-6's witness: at-least-once on one channel, a checkpoint completed before the failure, records after it."""
     from flinkspec.corpus import draw
     from properties.checkpoint.alignment_invariants import settled
@@ -140,4 +140,4 @@ def test_one_recovery_request_in_twenty_fails_an_at_least_once_single_input_job_
         return (inp["mode"] == "at_least_once" and inp["channels"] == 1 and bool(done)
                 and any("record" in e for e in inp["events"][done[-1][1]:]))
 
-    assert sum(witness(r["input"]) for r in draw(recovery_requests(LATEST), 300, 0)) >= 15
+    assert sum(witness(r["input"]) for r in draw(recovery_requests(LATEST), 300, 0)) >= 10
