@@ -6,7 +6,7 @@ newest id, sometimes a new one (with jumps), an older one (overtaken, duplicate,
 markers of old, current and future ids; ends of partition (nothing follows on that channel); and
 long at-least-once runs past the tracker's 50 tracked checkpoints; one in ten (of the rest) the
 classic exactly-once scenario (a record after its channel's barrier while another's is pending, the
-checkpoint completing, records after it) that recovery's RCV-2 turns on, and one in ten of the rest
+checkpoint completing, records after it) that recovery's RCV-2 turns on, and one in twenty of the rest
 checkpoints completing without the channels that ended (ALIGN-8's witness).
 """
 
