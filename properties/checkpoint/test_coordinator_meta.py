@@ -111,3 +111,8 @@ def _intermediate_savepoint_completed(r: dict[str, Any]) -> bool:
 
 def test_one_request_in_thirty_completes_an_intermediate_savepoint() -> None:
     assert _share(_intermediate_savepoint_completed) >= 10
+
+
+def test_one_request_in_twenty_acknowledges_a_pending_checkpoint_twice() -> None:
+    """CCR-8's witness: a task's second acknowledgement of a checkpoint still pending (answered DUPLICATE)."""
+    assert _share(_any(lambda s: s.get("ack") == "DUPLICATE")) >= 15
