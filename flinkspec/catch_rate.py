@@ -12,8 +12,15 @@ mutant, and the most requests and seconds one check took.
         --impl checkpoint.coordinator=python:tests.documented_faults:late_failure
 
 ``--conformance documented`` judges by the documented invariants alone, as ``check --conformance
-documented`` does; ``--impl AREA=SPEC`` (repeatable) adds an implementation of ``check --impl``, checked
-in that area at the newest release like a mutant.
+documented`` does; a mutant that breaks no documented rule (its ``undocumented`` says why: only
+Flink's code decides what it changes) is then not checked but listed with that reason. ``--impl
+AREA=SPEC`` (repeatable) adds an implementation of ``check --impl``, checked in that area at the
+newest release like a mutant.
+
+``--readme-from FILE`` runs no check: it fills the documented-level column of the README's mutant tables
+(``--readme``, default README.md) from the JSON of a ``--conformance documented`` run:
+
+    python -m flinkspec.catch_rate --readme-from docs/evidence/catch-rate-documented.json
 
 Exit codes: 0 every seed caught every mutant, 1 some seed let a mutant escape, 2 bad usage.
 """
@@ -32,7 +39,7 @@ from pathlib import Path
 
 import attrs
 
-from oracle.versions import LATEST
+from oracle.versions import LATEST, FlinkVersion
 
 
 @attrs.frozen
@@ -65,6 +72,7 @@ class Rate:
     most_seconds: float
     escaped: tuple[int, ...]  # the seeds that did not catch it
     rules: tuple[str, ...]  # the rules the smallest counterexamples named
+    undocumented: str = ""  # not checked at the documented level: why the mutant breaks no documented rule
 
 
 def plan(patterns: Sequence[str], seeds: int, examples: int, conformance: str = "flink",
@@ -76,12 +84,33 @@ def plan(patterns: Sequence[str], seeds: int, examples: int, conformance: str = 
     names = sorted(n for n in MUTANTS if any(fnmatch.fnmatchcase(n, p) for p in patterns))
     tasks = []
     for name in names:
-        first = MUTANTS[name].first_fixed()
-        for version in dict.fromkeys(str(v) for v in (first, LATEST) if v is not None):
-            tasks += [Task(name, MUTANTS[name].area, version, s, examples, conformance) for s in range(seeds)]
+        for version in _versions(name):
+            if conformance == "documented" and not MUTANTS[name].breaks_documented_rule(version):
+                continue  # see excluded()
+            tasks += [Task(name, MUTANTS[name].area, str(version), s, examples, conformance) for s in range(seeds)]
     for area, spec in impls:
         tasks += [Task(spec, area, str(LATEST), s, examples, conformance) for s in range(seeds)]
     return tasks
+
+
+def _versions(name: str) -> list[FlinkVersion]:
+    """Where a mutant is measured: a historical one at the first release with its fix and at the newest
+    release, any other at the newest."""
+    from flinkspec.mutants import MUTANTS
+
+    return list(dict.fromkeys(v for v in (MUTANTS[name].first_fixed(), LATEST) if v is not None))
+
+
+def excluded(patterns: Sequence[str], conformance: str) -> list[Rate]:
+    """At the documented level, a row (no seeds) for each chosen mutant and version at which it breaks no
+    documented rule, saying why; none at the flink level."""
+    from flinkspec.mutants import MUTANTS
+
+    if conformance != "documented":
+        return []
+    return [Rate(n, m.area, str(ver), 0, 0, 0, 0.0, (), (), m.undocumented) for n, m in sorted(MUTANTS.items())
+            if any(fnmatch.fnmatchcase(n, p) for p in patterns)
+            for ver in _versions(n) if not m.breaks_documented_rule(ver)]
 
 
 def impl_spec(name: str) -> str:
@@ -132,10 +161,67 @@ def summarise(outcomes: Iterable[Outcome]) -> list[Rate]:
 def render(rates: Sequence[Rate]) -> str:
     rows = [("mutant", "area", "version", "caught", "most cases", "most s", "rules", "escaped with seeds")]
     rows += [(r.mutant, r.area, r.version, f"{r.caught}/{r.seeds}", str(r.most_cases), f"{r.most_seconds:.1f}",
-              ", ".join(r.rules), " ".join(map(str, r.escaped))) for r in rates]
+              ", ".join(r.rules), " ".join(map(str, r.escaped))) for r in rates if not r.undocumented]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-                     for row in rows) + "\n"
+    table = "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+                      for row in rows) + "\n"
+    return table + "".join(f"not checked at the documented level, it breaks no documented rule: {r.mutant} "
+                           f"({r.version}): {r.undocumented}\n" for r in rates if r.undocumented)
+
+
+def read_rates(path: Path) -> list[Rate]:
+    """The rates a ``--json`` file holds."""
+    return [Rate(**{**r, "escaped": tuple(r["escaped"]), "rules": tuple(r["rules"])})
+            for r in json.loads(path.read_text())]
+
+
+DOCUMENTED_COLUMN = "documented level: seeds 0-9 that catch it (rules)"
+_DOCUMENTED_NOTE = "<!-- documented-level column: python -m flinkspec.catch_rate --readme-from {} -->"
+
+
+def documented_cell(rates: Sequence[Rate]) -> str:
+    """One mutant's documented-level figures: caught/seeds per measured version, in order (a version where it
+    breaks no documented rule says so), then the rules of the smallest counterexamples."""
+    parts = [f"{r.caught}/{r.seeds}" if not r.undocumented else "no documented rule" for r in rates]
+    rules = sorted({rule for r in rates for rule in r.rules})
+    return ", ".join(parts) + (f" ({', '.join(rules)})" if rules else "")
+
+
+def fill_readme(text: str, rates: Sequence[Rate], source: str) -> str:
+    """``text`` with the documented-level column of every mutant table (a table whose header starts with
+    ``| mutant |``) set from ``rates``: added after the last column, or replaced where it is; a mutant the
+    rates do not hold is "not measured". A comment above each table names the command."""
+    from oracle.versions import parse_version
+
+    by_mutant: dict[str, list[Rate]] = {}
+    for r in sorted(rates, key=lambda r: parse_version(r.version)):  # oldest first, as the tables' columns
+        by_mutant.setdefault(r.mutant, []).append(r)
+    note = _DOCUMENTED_NOTE.format(source)
+    out: list[str] = []
+    lines = text.split("\n")
+    has_column, columns = False, 0
+    for i, line in enumerate(lines):
+        if line.startswith("<!-- documented-level column"):
+            continue  # written again above its table
+        if not line.startswith("|") or not (columns or line.startswith("| mutant |")):
+            out.append(line)
+            continue
+        cells = line.rstrip().rstrip("|").rstrip().split(" | ")
+        if line.startswith("| mutant |"):
+            has_column = cells[-1] == DOCUMENTED_COLUMN
+            cells = cells[:-1] if has_column else cells
+            columns = len(cells) + 1
+            out += [note, " | ".join([*cells, DOCUMENTED_COLUMN]) + " |"]
+        elif set(line.strip()) <= set("|-"):
+            out.append("|" + "---|" * columns)
+        else:
+            cells = cells[:-1] if has_column else cells
+            name = cells[0].strip("| `")
+            out.append(" | ".join([*cells, documented_cell(by_mutant[name]) if name in by_mutant else "not measured"])
+                       + " |")
+        if i + 1 == len(lines) or not lines[i + 1].startswith("|"):
+            columns = 0
+    return "\n".join(out)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -151,23 +237,36 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the level of `check --conformance` (default flink)")
     parser.add_argument("--impl", action="append", default=[], metavar="AREA=SPEC",
                         help="also an implementation (a `check --impl` value) in one area; repeatable")
+    parser.add_argument("--readme-from", metavar="JSON",
+                        help="run nothing: fill the README's documented-level column from this --json of a "
+                             "--conformance documented run")
+    parser.add_argument("--readme", default="README.md", help="the README that --readme-from fills")
     args = parser.parse_args(argv)
+    if args.readme_from:
+        try:
+            readme = Path(args.readme)
+            readme.write_text(fill_readme(readme.read_text(), read_rates(Path(args.readme_from)), args.readme_from))
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            parser.error(f"--readme-from {args.readme_from}: {exc}")
+        return 0
     if args.seeds < 1 or args.examples < 1 or args.jobs < 1:
         parser.error("--seeds, --examples and --jobs must be at least 1")
     impls = [tuple(i.split("=", 1)) for i in args.impl]
     if any(len(i) != 2 or not i[0] or not i[1] for i in impls):
         parser.error("--impl takes AREA=SPEC")
-    tasks = plan([p.strip() for p in args.mutants.split(",") if p.strip()], args.seeds, args.examples,
-                 args.conformance, impls)  # type: ignore[arg-type]
-    if not tasks:
+    patterns = [p.strip() for p in args.mutants.split(",") if p.strip()]
+    tasks = plan(patterns, args.seeds, args.examples, args.conformance, impls)  # type: ignore[arg-type]
+    skipped = excluded(patterns, args.conformance)
+    if not tasks and not skipped:
         from flinkspec.mutants import MUTANTS
 
         parser.error(f"no mutant matches {args.mutants!r}; `flinkspec mutants` lists {len(MUTANTS)}")
     started = time.monotonic()
-    rates = summarise(run_all(tasks, args.jobs))
+    rates = summarise(run_all(tasks, args.jobs)) + skipped
     sys.stdout.write(render(rates))
     escaped = sum(r.seeds - r.caught for r in rates)
-    print(f"{len(tasks) - escaped} of {len(tasks)} checks caught their mutant ({len(rates)} mutant-version pairs, "
+    print(f"{len(tasks) - escaped} of {len(tasks)} checks caught their mutant ({len(rates) - len(skipped)} "
+          f"mutant-version pairs, "
           f"{args.examples} requests each, {time.monotonic() - started:.0f} s)")
     if args.json:
         Path(args.json).write_text(json.dumps([attrs.asdict(r) for r in rates], indent=1) + "\n")

@@ -252,6 +252,8 @@ def cmd_mutants(args: argparse.Namespace) -> int:
         print(f"{name:40s} {m.area:22s} {m.doc}")
         if m.ticket:
             print(f"{'':63s} {m.ticket}, fixed by {m.fixed_by}; affected: {m.affected}")
+        if m.undocumented:
+            print(f"{'':63s} breaks no documented rule (--conformance documented): {m.undocumented}")
     return EXIT_OK
 
 

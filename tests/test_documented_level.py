@@ -1,5 +1,6 @@
-"""Issue 18: the documented level catches the four faults of tests/documented_faults.py, and its new
-rules (CCR-9, TM-11, JM-7) never contradict real Flink (the oracle) at any supported version."""
+"""Issue 18: the documented level catches the faults of tests/documented_faults.py and the built-in mutants
+that break a documented rule, and its new rules (CCR-9, CCR-10, TM-11, JM-7, TM-12, ALIGN-8, RCV-5, RCV-6) never
+contradict real Flink (the oracle, and the answers recorded from its jars) at any supported version."""
 
 from __future__ import annotations
 
@@ -9,18 +10,33 @@ from typing import Any
 import pytest
 
 from flinkspec import catch_rate
-from flinkspec.corpus import inputs
+from flinkspec.corpus import draw, inputs
+from flinkspec.mutants import MUTANTS
+from flinkspec.record import RECORDED, read
 from oracle import answer
-from oracle.versions import LATEST, SUPPORTED
-from properties.checkpoint.coordinator_invariants import completion_subsumes, failure_threshold
-from properties.checkpoint.recovery import exactly_once
-from properties.memory.invariants import jm_unit_case, tm_unit_case
+from oracle.versions import LATEST, SUPPORTED, parse_version
+from properties.areas import AREAS
+from properties.checkpoint.alignment_invariants import settled_snapshotted
+from properties.checkpoint.coordinator_invariants import completion_subsumes, failure_threshold, savepoints_not_stored
+from properties.checkpoint.recovery import exactly_once, restores_the_latest, single_input_exactly_once
+from properties.memory.invariants import jm_unit_case, tm_network_fraction, tm_unit_case
 from properties.rules import Violation
 from tests import documented_faults as faults
 
 Rule = Callable[[dict[str, Any], dict[str, Any], Any], list[Violation]]
 NEW_RULES: list[tuple[str, Rule]] = [("checkpoint.coordinator", failure_threshold),
-                                     ("memory.taskmanager", tm_unit_case), ("memory.jobmanager", jm_unit_case)]
+                                     ("checkpoint.coordinator", savepoints_not_stored),
+                                     ("memory.taskmanager", tm_unit_case), ("memory.jobmanager", jm_unit_case),
+                                     ("memory.taskmanager", tm_network_fraction),
+                                     ("checkpoint.alignment", settled_snapshotted),
+                                     ("checkpoint.recovery", restores_the_latest),
+                                     ("checkpoint.recovery", single_input_exactly_once)]
+# the recorded answers of real Flink's jars (properties/recorded) that each area's new rules judge
+RECORDINGS = {"memory.taskmanager": ("memory.taskmanager", "memory.taskmanager.edges"),
+              "memory.jobmanager": ("memory.jobmanager", "memory.jobmanager.edges"),
+              "checkpoint.coordinator": ("checkpoint.coordinator",),
+              "checkpoint.alignment": ("checkpoint.alignment", "checkpoint.alignment.ends"),
+              "checkpoint.recovery": ("checkpoint.recovery",)}
 
 
 def _req(area: str, inp: dict[str, Any], version: Any = LATEST) -> dict[str, Any]:
@@ -29,10 +45,25 @@ def _req(area: str, inp: dict[str, Any], version: Any = LATEST) -> dict[str, Any
 
 @pytest.mark.parametrize("version", SUPPORTED, ids=str)
 def test_the_new_rules_hold_for_real_flink(version: Any) -> None:
+    """On the corpus and on the area's own strategy (recovery's differs from its corpus), the oracle's answer."""
     for area, rule in NEW_RULES:
-        for inp in inputs(area, version, 150, 0):
+        drawn = inputs(area, version, 150, 0) + [r["input"] for r in draw(AREAS[area].requests(version), 100, 1)]
+        for inp in drawn:
             req = _req(area, inp, version)
             assert rule(req, answer(req), version) == [], (area, inp)
+
+
+@pytest.mark.parametrize("area", sorted(RECORDINGS))
+def test_the_new_rules_hold_for_every_answer_recorded_from_flinks_jars(area: str) -> None:
+    rules = [rule for a, rule in NEW_RULES if a == area]
+    judged = 0
+    for name in RECORDINGS[area]:
+        for record in read(RECORDED / f"{name}.jsonl.gz")[1]:
+            req, version = _req(area, record["input"], record["flink"]), parse_version(record["flink"])
+            for rule in rules:
+                assert rule(req, record["answer"], version) == [], (name, record)
+            judged += 1
+    assert judged >= 4000
 
 
 THRESHOLD = {"config": {"tolerable_failures": 1}, "tasks": ["t0"],
@@ -47,6 +78,16 @@ CLASSIC = {"mode": "exactly_once", "channels": 2, "fail_after": 6,
            "events": [{"channel": 0, "barrier": 1}, {"channel": 0, "record": "k"}, {"channel": 1, "record": "k"},
                       {"channel": 1, "barrier": 1}, {"channel": 0, "record": "k"}, {"channel": 1, "record": "k"}]}
 CAPITAL = {"config": {"taskmanager.memory.process.size": "4G"}}
+BIG = {"config": {"taskmanager.memory.flink.size": "16g"}}  # network 0.1 x 16g = 1.6g: no 1g cap from 1.17
+ONE_INPUT = {"mode": "at_least_once", "channels": 1, "fail_after": 3,
+             "events": [{"channel": 0, "record": "k"}, {"channel": 0, "barrier": 1}, {"channel": 0, "record": "k"}]}
+SAVEPOINT = {"tasks": ["t0"], "events": [{"at": 0, "trigger": "periodic"}, {"at": 0, "ack": "t0", "checkpoint": 1},
+                                     {"at": 1, "trigger": "savepoint"}, {"at": 1, "ack": "t0", "checkpoint": 2}]}
+FINISHED = {"mode": "exactly_once", "channels": 2, "checkpoints_after_finish": True,
+            "events": [{"channel": 1, "end": True}, {"channel": 0, "barrier": 1}]}
+TWO_DONE = {"mode": "exactly_once", "channels": 2, "fail_after": 5,
+            "events": [{"channel": 0, "barrier": 1}, {"channel": 1, "barrier": 1}, {"channel": 0, "record": "k"},
+                       {"channel": 1, "barrier": 2}, {"channel": 0, "barrier": 2}]}
 JM_CAPITAL = {"config": {"jobmanager.memory.process.size": "2048MB"}}
 
 CASES = [
@@ -55,6 +96,11 @@ CASES = [
     ("checkpoint.recovery", CLASSIC, faults.at_least_once_recovery, exactly_once, "RCV-2"),
     ("memory.taskmanager", CAPITAL, faults.capital_units_rejected, tm_unit_case, "TM-11"),
     ("memory.jobmanager", JM_CAPITAL, faults.capital_units_rejected, jm_unit_case, "JM-7"),
+    ("memory.taskmanager", BIG, MUTANTS["memory-network-max-1g"].answer, tm_network_fraction, "TM-12"),
+    ("checkpoint.alignment", FINISHED, MUTANTS["align-ends-ignored"].answer, settled_snapshotted, "ALIGN-8"),
+    ("checkpoint.recovery", TWO_DONE, MUTANTS["rcv-restore-oldest"].answer, restores_the_latest, "RCV-5"),
+    ("checkpoint.recovery", ONE_INPUT, MUTANTS["rcv-rewind-to-start"].answer, single_input_exactly_once, "RCV-6"),
+    ("checkpoint.coordinator", SAVEPOINT, MUTANTS["flink-21351"].answer, savepoints_not_stored, "CCR-10"),
 ]
 
 

@@ -28,6 +28,13 @@ class Mutant:
     Historical mutants (:mod:`flinkspec.mutants.historical`) also name the Flink issue they
     re-create (``ticket``, a JIRA URL), what fixed it (``fixed_by``: PR or commit URL, and the
     release) and the Flink versions that had the bug (``affected``).
+
+    ``undocumented`` says, in words, why a mutant breaks no documented rule: the behaviour it changes
+    is one that neither the seeds nor Flink's documentation state, and only Flink's code decides (the
+    ``flink`` level's differential check catches it). Empty: it breaks a documented rule, and
+    ``--conformance documented`` must catch it (``python -m flinkspec.catch_rate`` measures that).
+    ``documented_since`` names the first release whose documentation it breaks, when that is later than
+    a release it is measured at (``undocumented`` then says why the earlier ones are not).
     """
 
     name: str
@@ -38,6 +45,12 @@ class Mutant:
     ticket: str = ""
     fixed_by: str = ""
     affected: str = ""
+    undocumented: str = ""
+    documented_since: str = ""
+
+    def breaks_documented_rule(self, version: FlinkVersion) -> bool:
+        """Whether the documented level (the invariants alone) is expected to catch it at ``version``."""
+        return not self.undocumented or (bool(self.documented_since) and version >= v(self.documented_since))
 
     def first_fixed(self) -> FlinkVersion | None:
         """The first release on PyPI with the fix (``fixed_by`` names it, ``1.15.2`` or ``1.14.0``; an older

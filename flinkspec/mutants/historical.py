@@ -142,7 +142,10 @@ _historical(
     "The coordinator remembers every checkpoint removed from pending (declined, subsumed, aborted) "
     "and reports a late ack for any of them as a late message, not only for expired ones.",
     f"{PR}23364 (Flink 1.19.0)", "1.13-1.18",
-    after=_with_patches((oracle.coordinator, "rules_for", _rules_with(remembers_all_removed=lambda _: True))))
+    after=_with_patches((oracle.coordinator, "rules_for", _rules_with(remembers_all_removed=lambda _: True))),
+    undocumented="No document says how the coordinator answers an acknowledgement of a checkpoint that is no "
+    "longer pending (reported as a late message, or as unknown): that is CheckpointCoordinator's bookkeeping of "
+    "the checkpoints it removed (the protocol's was_pending), which only Flink's code decides.")
 _historical(
     25191, COORDINATOR,
     "Savepoints are added to the completed-checkpoint store and subsume older pending checkpoints "
@@ -156,7 +159,12 @@ _historical(
     "no longer stored, so there the mutant also stores them, as the buggy code did.",
     f"{PR}14953 (Flink 1.12.2 / 1.13.0)", "1.10-1.12.1",
     after=_with_patches((oracle.coordinator_machine, "CompletedStore", _DropOldest),
-                        (oracle.coordinator, "rules_for", _rules_with(stores_savepoints=lambda _: True))))
+                        (oracle.coordinator, "rules_for", _rules_with(stores_savepoints=lambda _: True))),
+    undocumented="Up to 1.14 Flink's documentation lets a savepoint stand in the store for recovery (Savepoints: "
+    "'if there is no checkpoint after the last savepoint, the savepoint will be used for recovery') and bounds the "
+    "store only by state.checkpoints.num-retained, which the mutant keeps; that the latest checkpoint must stay "
+    "beside a savepoint (what incremental checkpoints refer to) no document says. From 1.15 it breaks CCR-10.",
+    documented_since="1.15")
 class _NoLastSuccess(FailureManager):
     """FLINK-18336: before 1.12 ``CheckpointFailureManager`` kept no ``lastSucceededCheckpointId``: every
     success cleared the count, and a failure of a checkpoint older than the last success counted again."""
@@ -171,7 +179,13 @@ _historical(
     "success that fails afterwards (a savepoint still pending when a newer checkpoint completes, then "
     "declined) counts towards the tolerable failures, and any success, even an older one, resets the count.",
     f"{PR}12751 (Flink 1.12.0)", "1.10 and earlier (1.11.x not checked)",
-    after=_with_patches((oracle.coordinator_machine, "FailureManager", _NoLastSuccess)))
+    after=_with_patches((oracle.coordinator_machine, "FailureManager", _NoLastSuccess)),
+    undocumented="The documentation defines execution.checkpointing.tolerable-failed-checkpoints only as 'the "
+    "tolerable checkpoint consecutive failure number'. Without savepoints the mutant answers as Flink does (a "
+    "completion subsumes every older pending checkpoint, and a subsumed one is not counted); it differs only when "
+    "a savepoint outlives a newer completed checkpoint, and whether that savepoint's later failure or completion "
+    "breaks or ends a run of 'consecutive' failures no document says: CheckpointFailureManager's "
+    "lastSucceededCheckpointId decides (FLINK-18336).")
 
 
 def _not_counted(reason: str) -> Callable[[Request, Response], Response]:

@@ -84,6 +84,11 @@ mutant(Mutant(
     "memory-lenient-decimal", "memory.taskmanager",
     "accepts decimal sizes such as '1.5g' that Flink's MemorySize rejects",
     before=lambda r: _map_values(r, _decimal_sizes),
+    undocumented="Flink documents a memory size as a number with an optional unit (MemorySize Javadoc: 'If "
+    "the expression is a pure number, the value will be interpreted as bytes'; the units 1b ... 1tb of "
+    "MemoryUnit) and writes whole numbers in its examples, but no document says that a fractional number "
+    "such as '1.5g' is rejected: only MemorySize.parseBytes decides (it reads the leading digits, then "
+    "fails on the unit '.5g').",
 ))
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from oracle.versions import FlinkVersion
+from oracle.versions import FlinkVersion, v
 from properties.rules import Request, Response, Violation, differential_rule, flink_violates, invariant
 
 AREA = "checkpoint.alignment"
@@ -238,3 +238,69 @@ flink_violates("ALIGN-7",
                "at-least-once, 2 channels, checkpoints after finish on: B0:1, E0, B1:2, E1 fails the task with "
                "IllegalStateException (CheckpointBarrierTracker ends an alignment the single-channel fast path "
                "already closed: 'Alignment time is less than zero')", since="1.14")
+
+
+def finished_inputs_excluded(inp: Request, version: FlinkVersion) -> bool:
+    """Whether an input that ended no longer holds a checkpoint back: checkpointing with finished tasks,
+    "possible starting from Flink 1.14" and "enabled by default since 1.15" (Flink docs, Checkpointing
+    with parts of the graph finished): the request's ``checkpoints_after_finish``, else that default."""
+    if version < v("1.14"):
+        return False
+    flag = inp.get("checkpoints_after_finish")
+    return flag if isinstance(flag, bool) else version >= v("1.15")
+
+
+def settled(inp: Request, version: FlinkVersion, upto: int | None = None) -> list[tuple[int, int]]:
+    """The checkpoints whose alignment the documents settle among ``events[:upto]``, each with the index
+    of the arrival that completes it: barrier n arrives on every channel (a channel that ended counts as
+    having delivered it when finished inputs are excluded; otherwise no end may come first), nothing
+    but records (and those ends) arrives between the first and the last of them, and neither a newer
+    barrier nor a cancel marker of n or newer arrives before. What a newer barrier, a cancel marker or
+    an end does to a pending checkpoint otherwise is Flink's code, not its documentation."""
+    events, channels = inp["events"][:upto], inp["channels"]
+    excluded = finished_inputs_excluded(inp, version)
+    out: list[tuple[int, int]] = []
+    for n in sorted({e["barrier"] for e in events if "barrier" in e}):
+        delivered: set[int] = set()
+        started = False
+        for i, e in enumerate(events):
+            started = started or e.get("barrier") == n
+            if "record" in e:
+                continue
+            if "end" in e and excluded:
+                delivered.add(e["channel"])
+            elif not started and e.get("barrier", e.get("cancel", n)) < n:
+                continue  # an older barrier or cancel marker before: n still starts afresh
+            elif started and e.get("barrier") == n and e["channel"] not in delivered:
+                delivered.add(e["channel"])
+            else:
+                break
+            if started and len(delivered) == channels:
+                out.append((n, i))
+                break
+    return out
+
+
+@invariant("ALIGN-8", AREA, "A checkpoint whose barrier n arrives on every channel, with nothing but records between "
+           "the first and the last of them and no barrier or cancel marker of n or newer before them, is snapshotted "
+           "(unless the task failed: ALIGN-7); with checkpoints after finish on (1.14+, by default from 1.15), a "
+           "channel that ended (before or among them) counts as having delivered it, with it off no end may come "
+           "first. Each channel delivering barriers in increasing id order. What a newer barrier, a cancel marker "
+           "or an end does to a pending checkpoint otherwise only Flink's code decides.",
+           "Flink docs, Stateful Stream Processing (seed 002): 'Once the last stream has received barrier n, the "
+           "operator emits all pending outgoing records, and then emits snapshot n barriers itself'; at-least-once: "
+           "'Checkpoint snapshots are still drawn as soon as an operator has seen the checkpoint barrier from each "
+           "input'. Flink docs, Checkpointing with parts of the graph finished: 'Starting from Flink 1.14 it is "
+           "possible to continue performing checkpoints even if parts of the job graph have finished processing all "
+           "data ... enabled by default since 1.15 ... Once the tasks/subtasks are finished, they do not contribute "
+           "to the checkpoints any longer'")
+def settled_snapshotted(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    trace = _trace(resp)
+    if trace is None or any("fail" in s for s in trace) or not monotonic_barriers(req):
+        return []
+    snapped = {s["snapshot"] for s in trace if "snapshot" in s}
+    for n, i in settled(req["input"], version):
+        if n not in snapped:
+            return [Violation("ALIGN-8", f"checkpoint {n} is never snapshotted, though every channel delivered "
+                                         f"barrier {n} or ended by event {i}")]
+    return []

@@ -6,7 +6,8 @@ newest id, sometimes a new one (with jumps), an older one (overtaken, duplicate,
 markers of old, current and future ids; ends of partition (nothing follows on that channel); and
 long at-least-once runs past the tracker's 50 tracked checkpoints; one in ten (of the rest) the
 classic exactly-once scenario (a record after its channel's barrier while another's is pending, the
-checkpoint completing, records after it) that recovery's RCV-2 turns on.
+checkpoint completing, records after it) that recovery's RCV-2 turns on, and one in twenty of the rest
+checkpoints completing without the channels that ended (ALIGN-8's witness).
 """
 
 from __future__ import annotations
@@ -95,11 +96,41 @@ def _exactly_once_classic(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @st.composite
+def _finished_input(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
+    """ALIGN-8's witness with finished inputs: on 2 to 4 channels some channels end (before the first
+    barrier, or while its checkpoint is pending), every other one delivers barrier 1 with records
+    between, then a second checkpoint goes round the open channels; checkpoints after finish on (from
+    1.15 often by default), so each checkpoint completes without the finished channels."""
+    channels = choice(draw, [2, 2, 3, 4])
+    order = shuffled(draw, list(range(channels)))
+    finished = set(order[:draw(st.integers(1, channels - 1))])
+    steps: list[dict[str, Any]] = [{"channel": c, "barrier": 1} for c in order if c not in finished]
+    for c in finished:  # an end before the first barrier, between two, or after the last
+        steps.insert(draw(st.integers(0, len(steps))), {"channel": c, "end": True})
+    events: list[dict[str, Any]] = []
+    for i, step in enumerate(steps):
+        events += [{"channel": step["channel"], "record": f"r{i}"}] if draw(st.booleans()) else []
+        events.append(step)
+    open_ch = [c for c in order if c not in finished]
+    events += [{"channel": c, "record": f"s{c}"} for c in open_ch if draw(st.booleans())]
+    if draw(st.booleans()):
+        events += [{"channel": c, "barrier": 2} for c in shuffled(draw, open_ch)]
+        events += [{"channel": choice(draw, open_ch), "record": f"t{i}"} for i in range(draw(st.integers(0, 3)))]
+    payload: dict[str, Any] = {"mode": choice(draw, ["exactly_once", "at_least_once"]), "channels": channels,
+                               "events": events}
+    if version >= v("1.14") and (version < v("1.15") or draw(st.booleans())):
+        payload["checkpoints_after_finish"] = True
+    return payload
+
+
+@st.composite
 def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     if draw(st.integers(0, 19)) == 0:
         return draw(_many_in_flight())
     if draw(st.integers(0, 9)) == 0:
         return draw(_exactly_once_classic())
+    if draw(st.integers(0, 19)) == 0:
+        return draw(_finished_input(version))
     channels = choice(draw, [1, 2, 2, 3, 3, 4, 5, 8])
     if draw(st.integers(0, 29)) == 0:
         channels = draw(st.integers(9, 64))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from oracle.versions import FlinkVersion
+from oracle.versions import FlinkVersion, v
 from properties.rules import Request, Response, Violation, differential_rule, flink_violates, invariant
 
 AREA = "checkpoint.coordinator"
@@ -172,6 +172,37 @@ def store_bounded(req: Request, resp: Response, version: FlinkVersion) -> list[V
     return []
 
 
+def _intermediate_savepoints(req: Request, steps: list[dict[str, Any]]) -> set[int]:
+    """The ids of intermediate savepoints (``"trigger": "savepoint"``) known for certain: a step of such an
+    event that triggered exactly one checkpoint and rejected nothing, with no request queued before or after
+    it (a timer's periodic checkpoint could otherwise be the one triggered)."""
+    out: set[int] = set()
+    queued_before = False
+    for event, step in zip(req["input"]["events"], steps, strict=False):
+        triggered = step.get("triggered", [])
+        if (event.get("trigger") == "savepoint" and not queued_before and "queued" not in step
+                and "rejected" not in step and len(triggered) == 1):
+            out.add(triggered[0])
+        queued_before = "queued" in step
+    return out
+
+
+@invariant("CCR-10", AREA, "From Flink 1.15 an intermediate savepoint (one not taken by stop-with-savepoint) never "
+           "enters the completed-checkpoint store, which recovery restores from.",
+           "Flink docs, Savepoints: 'Starting from Flink 1.15 intermediate savepoints (savepoints other than created "
+           "with stop-with-savepoint) are not used for recovery and do not commit any side effects'")
+def savepoints_not_stored(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    steps = _steps(req, resp)
+    if steps is None or version < v("1.15"):
+        return []
+    savepoints = _intermediate_savepoints(req, steps)
+    for i, step in enumerate(steps):
+        stored = savepoints.intersection(step.get("retained", []))
+        if stored:
+            return [Violation("CCR-10", f"steps[{i}]: the store holds savepoint {min(stored)}: {step['retained']}")]
+    return []
+
+
 @invariant("CCR-7", AREA, "A pending checkpoint that is neither completed nor aborted within timeout_ms of its trigger "
            "expires: no checkpoint stays pending at an event timeout_ms or more after its trigger.",
            "CheckpointCoordinator Javadoc (checkpoint timeout); execution.checkpointing.timeout")
@@ -225,33 +256,37 @@ def _counted_reasons(version: FlinkVersion) -> frozenset[str]:
     return rules_for(version).counted
 
 
-def _threshold_judgeable(req: Request, steps: list[dict[str, Any]]) -> int | None:
-    """The tolerable number when the request is one CCR-9 judges: a valid finite tolerance, no savepoints
-    (their failures count by other rules), no trigger refused before it had an id (such a failure counts
-    in 1.14+ without being visible as an abort)."""
+def _threshold_judgeable(req: Request, steps: list[dict[str, Any]]) -> tuple[int, int] | None:
+    """The tolerable number and how many steps CCR-9 judges: a valid finite tolerance, and the steps before the
+    first savepoint trigger (its failures count by other rules) and before the first step that refused a trigger
+    before it had an id (such a failure counts in 1.14+ without being visible as an abort)."""
     n = req["input"].get("config", {}).get("tolerable_failures", 0)
-    if type(n) is not int or not 0 <= n < UNLIMITED or _savepoints(req):
+    if type(n) is not int or not 0 <= n < UNLIMITED:
         return None
-    return None if any(s.get("rejected") for s in steps) else n
+    limit = next((i for i, e in enumerate(req["input"]["events"])
+                  if e.get("trigger") in ("savepoint", "sync_savepoint")), len(steps))
+    return n, next((i for i, s in enumerate(steps[:limit]) if s.get("rejected")), min(limit, len(steps)))
 
 
 @invariant("CCR-9", AREA, "The job fails exactly on the (n+1)-th consecutive counted checkpoint failure "
            "(n = tolerable_failures): each checkpoint aborted for a counted reason counts once when its id is "
            "above the latest completed one; a completion of a newer checkpoint, and the job failure itself, "
            "reset the count. Which reasons count (declined, async exception, expired, IO exception 1.14+, "
-           "finalize failure 1.15+) only Flink's code decides (CheckpointFailureManager); requests with "
-           "savepoints or refused triggers, and steps where a completion and a counted abort meet, are not "
-           "judged.", "execution.checkpointing.tolerable-failed-checkpoints (Flink configuration docs: 'The "
+           "finalize failure 1.15+) only Flink's code decides (CheckpointFailureManager); the steps from the "
+           "first savepoint trigger or refused trigger on, and requests with a step where a completion and a "
+           "counted abort meet, are not judged.",
+           "execution.checkpointing.tolerable-failed-checkpoints (Flink configuration docs: 'The "
            "tolerable checkpoint consecutive failure number. If set to 0, that means we do not tolerance any "
            "checkpoint failure.'); CheckpointFailureManager")
 def failure_threshold(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     steps = _steps(req, resp)
-    n = None if steps is None else _threshold_judgeable(req, steps)
-    if steps is None or n is None:
+    judged = None if steps is None else _threshold_judgeable(req, steps)
+    if steps is None or judged is None:
         return []
+    n, limit = judged
     counted_reasons = _counted_reasons(version)
     count, last_success = 0, 0
-    for i, step in enumerate(steps):
+    for i, step in enumerate(steps[:limit]):
         counted = [int(k) for k, r in step.get("aborted", {}).items() if r in counted_reasons and int(k) > last_success]
         newer = [c for c in step.get("completed", []) if c > last_success]
         if counted and newer:

@@ -11,10 +11,11 @@ counts, two in nine with one or two checkpoints or savepoints completed, four in
 still pending when a newer checkpoint completes, then mostly declined: which reasons count changed
 in 1.14 and 1.15, what the store keeps and the next completion subsumes in 1.15, and that failures
 of checkpoints older than the last success do not count (FLINK-23189, FLINK-27570, FLINK-21351,
-FLINK-25191, FLINK-18336 turn on these openings). One in eight opens with n or n + 1 counted
-declines in a row at tolerable failures n (CCR-9), one in eight with a newer checkpoint completing
-while an older one is pending (CCR-5); neither has savepoints later (both rules judge only
-sequences without them).
+FLINK-25191, FLINK-18336 turn on these openings). One in nine opens with n or n + 1 counted
+declines in a row at tolerable failures n (CCR-9; the last one, half the time, for a reason counted
+only since 1.14 or 1.15), one in nine with a newer checkpoint completing while an older one is
+pending (CCR-5), neither with savepoints later (both rules judge only sequences without them), and
+one in nine with a task acknowledging a pending checkpoint twice (CCR-8).
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ COMMON_REASONS = ("CHECKPOINT_DECLINED", "CHECKPOINT_DECLINED_TASK_NOT_READY", "
                   "CHECKPOINT_ASYNC_EXCEPTION", "CHECKPOINT_SUBSUMED", "TASK_FAILURE", "FINALIZE_CHECKPOINT_FAILURE",
                   "IO_EXCEPTION")
 TRIGGERS = ("periodic", "periodic", "checkpoint", "savepoint", "sync_savepoint")
+# counted towards the tolerable failures from 1.14 (FLINK-23189) and 1.15 (FLINK-27570)
+CHANGED_COUNTING = ("IO_EXCEPTION", "FINALIZE_CHECKPOINT_FAILURE")
 
 
 @st.composite
@@ -62,12 +65,14 @@ def _failures_at_threshold(draw: st.DrawFn, payload: dict[str, Any],
     payload["config"] = {k: val for k, val in payload["config"].items() if k not in ("min_pause_ms", "max_concurrent")}
     payload["config"]["tolerable_failures"] = n
     counted = sorted(rules_for(version).counted)
+    changed = [r for r in CHANGED_COUNTING if r in counted]  # whether these count changed between versions
     events: list[dict[str, Any]] = []
     failures = n + choice(draw, [0, 1, 1])
     for cid in range(1, failures + 1):
+        last_changed = cid == failures and changed and draw(st.booleans())  # the decisive one, often
         events += [{"at": 0, "trigger": "periodic"},
                    {"at": 0, "decline": choice(draw, payload["tasks"]), "checkpoint": cid,
-                    "reason": choice(draw, counted)}]
+                    "reason": choice(draw, changed if last_changed else counted)}]
     return events, failures
 
 
@@ -82,6 +87,18 @@ def _subsumed_opening(draw: st.DrawFn, payload: dict[str, Any]) -> tuple[list[di
     return [{"at": 0, "trigger": "periodic"}, {"at": 0, "trigger": "periodic"}, *older, *acks], 2
 
 
+def _duplicate_ack(draw: st.DrawFn, payload: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
+    """A task acknowledges a pending checkpoint twice while another task has not acknowledged it yet (a second
+    task is added if there is one only): the second acknowledgement must be DUPLICATE (CCR-8)."""
+    tasks = payload["tasks"]
+    if len(tasks) == 1:
+        tasks.append("t1")
+    payload["config"].pop("timeout_ms", None)
+    twice = choice(draw, tasks[:-1])
+    return [{"at": 0, "trigger": "periodic"}, {"at": 0, "ack": twice, "checkpoint": 1},
+            {"at": 0, "ack": twice, "checkpoint": 1}], 1
+
+
 @st.composite
 def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     tasks = [f"t{i}" for i in range(draw(st.integers(1, 4)))]
@@ -91,11 +108,13 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     reasons = sorted(set(COMMON_REASONS) & set(rules_for(version).reasons)) or sorted(rules_for(version).reasons)
     events: list[dict[str, Any]] = []
     at, triggered = 0, 0
-    opening = draw(st.integers(0, 7))
+    opening = draw(st.integers(0, 8))
     if opening == 0:  # CCR-9: declined checkpoints one after another, up to the threshold or one past it
         events, triggered = _failures_at_threshold(draw, payload, version)
     elif opening == 1:  # CCR-5: a newer checkpoint completes while an older one is pending (it is subsumed)
         events, triggered = _subsumed_opening(draw, payload)
+    elif opening == 8:  # CCR-8: a task acknowledges a pending checkpoint twice
+        events, triggered = _duplicate_ack(draw, payload)
     elif draw(st.integers(0, 2)) == 0:  # a pending checkpoint, declined for reasons the failure manager counts
         reasons = sorted(rules_for(version).counted)
         events.append({"at": 0, "trigger": "periodic"})

@@ -18,9 +18,10 @@ from typing import Any
 from hypothesis import strategies as st
 
 from oracle.versions import FlinkVersion
-from properties.checkpoint.alignment_invariants import monotonic_barriers
+from properties.checkpoint.alignment_invariants import monotonic_barriers, settled
 from properties.checkpoint.alignment_strategies import adapt
 from properties.checkpoint.alignment_strategies import inputs as alignment_inputs
+from properties.draws import choice, shuffled
 from properties.rules import Request, Response, Violation, differential_rule, invariant
 
 AREA = "checkpoint.recovery"
@@ -29,7 +30,26 @@ differential_rule(AREA, "RCV")
 
 
 @st.composite
+def _two_completed(draw: st.DrawFn) -> dict[str, Any]:
+    """RCV-5's witness: two checkpoints complete (each barrier goes round every channel with nothing
+    between), records around them, and the job fails after the second: it must restore the second. Half
+    of them at-least-once on a single channel, which is exactly-once too (RCV-6's witness)."""
+    channels = choice(draw, [1, 1, 2, 3])
+    events: list[dict[str, Any]] = []
+    for cid in (1, 2):
+        events += [{"channel": draw(st.integers(0, channels - 1)), "record": "k"}
+                   for _ in range(draw(st.integers(0, 3)))]
+        events += [{"channel": c, "barrier": cid} for c in shuffled(draw, list(range(channels)))]
+    after = len(events)
+    events += [{"channel": draw(st.integers(0, channels - 1)), "record": "k"} for _ in range(draw(st.integers(1, 3)))]
+    mode = "at_least_once" if channels == 1 else choice(draw, ["exactly_once", "at_least_once"])
+    return {"mode": mode, "channels": channels, "events": events, "fail_after": draw(st.integers(after, len(events)))}
+
+
+@st.composite
 def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
+    if draw(st.integers(0, 9)) == 0:
+        return draw(_two_completed())
     payload = draw(alignment_inputs(version))
     events = payload["events"]
     keys = draw(st.sampled_from([["k"], ["a", "b"], ["a", "b", "c", "d"]]))
@@ -129,6 +149,18 @@ def at_least_once(req: Request, resp: Response, version: FlinkVersion) -> list[V
     return _miscounted("RCV-3", "at_least_once", req, resp, lambda counted, occurs: counted < occurs)
 
 
+@invariant("RCV-6", AREA, "At-least-once on a single input channel (nothing to align) is exactly-once: after "
+           "recovery every record is counted exactly once.",
+           "Flink docs, Stateful Stream Processing (seed 002): 'Alignment happens only for operators with multiple "
+           "predecessors (joins) as well as operators with multiple senders (after a stream repartitioning/shuffle). "
+           "Because of that, dataflows with only embarrassingly parallel streaming operations (map(), flatMap(), "
+           "filter(), ...) actually give exactly once guarantees even in at least once mode.'")
+def single_input_exactly_once(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    if req["input"]["channels"] != 1:
+        return []
+    return _miscounted("RCV-6", "at_least_once", req, resp, lambda counted, occurs: counted != occurs)
+
+
 @invariant("RCV-4", AREA, "The job restores a checkpoint the operator snapshotted before the failure, and each source "
            "rewinds to an offset within its log.", "Flink docs, Checkpointing (restore from the latest checkpoint)")
 def restores_a_snapshot(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
@@ -145,3 +177,27 @@ def restores_a_snapshot(req: Request, resp: Response, version: FlinkVersion) -> 
         return [Violation("RCV-4", f"restored checkpoint {cid}, whose barrier never arrived before the failure")]
     return []
 
+
+
+@invariant("RCV-5", AREA, "The job restores the latest completed checkpoint: never none and never an older one when "
+           "a checkpoint's alignment settled before the failure (ALIGN-8: barrier n arrived on every channel, or the "
+           "channel ended with checkpoints after finish on, nothing but records between the first and the last of "
+           "them, no barrier or cancel marker of n or newer before them; each channel delivering barriers in "
+           "increasing id order).",
+           "Flink docs, Stateful Stream Processing, Recovery (seed 002): 'Upon a failure, Flink selects the latest "
+           "completed checkpoint k. The system then re-deploys the entire distributed dataflow, and gives each "
+           "operator the state that was snapshotted as part of checkpoint k'")
+def restores_the_latest(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    out = _out(resp)
+    if out is None or not monotonic_barriers(req):
+        return []
+    inp = req["input"]
+    done = settled(inp, version, inp.get("fail_after", len(inp["events"])))
+    if not done:
+        return []
+    latest = max(n for n, _ in done)
+    cid = out["restored_from"]
+    if cid is None or cid < latest:
+        return [Violation("RCV-5", f"restored {'no checkpoint' if cid is None else f'checkpoint {cid}'}, though "
+                                   f"checkpoint {latest} completed before the failure")]
+    return []

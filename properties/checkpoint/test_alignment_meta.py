@@ -96,3 +96,48 @@ def test_one_request_in_twenty_is_the_classic_exactly_once_scenario() -> None:
     drawn = [{"area": "checkpoint.alignment", "flink": str(LATEST), "input": i}
              for i in inputs("checkpoint.alignment", LATEST, 300, 0)]
     assert sum(map(_classic_exactly_once, drawn)) >= 15
+
+
+def _completes_without_finished(r: dict[str, Any]) -> bool:
+    """ALIGN-8's witness with finished inputs: a checkpoint settles with an ended channel counted (an end
+    arrives before the barrier that completes it), checkpoints after finish on."""
+    from properties.checkpoint.alignment_invariants import finished_inputs_excluded, settled
+
+    inp = r["input"]
+    return finished_inputs_excluded(inp, LATEST) and any(
+        any("end" in e for e in inp["events"][:i]) for _, i in settled(inp, LATEST))
+
+
+def test_one_request_in_twenty_completes_a_checkpoint_without_its_finished_channels() -> None:
+    from flinkspec.corpus import inputs
+
+    drawn = [{"area": "checkpoint.alignment", "flink": str(LATEST), "input": i}
+             for i in inputs("checkpoint.alignment", LATEST, 300, 0)]
+    assert sum(map(_completes_without_finished, drawn)) >= 15
+
+
+def test_one_recovery_request_in_twenty_fails_after_two_completed_checkpoints() -> None:
+    """RCV-5's witness: two checkpoints settle before the failure, so restoring the older one is wrong."""
+    from flinkspec.corpus import draw
+    from properties.checkpoint.alignment_invariants import settled
+    from properties.checkpoint.recovery import requests as recovery_requests
+
+    def two(inp: dict[str, Any]) -> bool:
+        return len(settled(inp, LATEST, inp.get("fail_after", len(inp["events"])))) >= 2
+
+    assert sum(two(r["input"]) for r in draw(recovery_requests(LATEST), 300, 0)) >= 15
+
+
+def test_one_recovery_request_in_thirty_fails_an_at_least_once_single_input_job_after_a_checkpoint() -> None:
+    """RCV-6's witness: at-least-once on one channel, a checkpoint completed before the failure, records after it."""
+    from flinkspec.corpus import draw
+    from properties.checkpoint.alignment_invariants import settled
+    from properties.checkpoint.recovery import requests as recovery_requests
+
+    def witness(inp: dict[str, Any]) -> bool:
+        upto = inp.get("fail_after", len(inp["events"]))
+        done = settled(inp, LATEST, upto)
+        return (inp["mode"] == "at_least_once" and inp["channels"] == 1 and bool(done)
+                and any("record" in e for e in inp["events"][done[-1][1]:]))
+
+    assert sum(witness(r["input"]) for r in draw(recovery_requests(LATEST), 300, 0)) >= 10

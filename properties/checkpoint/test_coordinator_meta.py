@@ -98,3 +98,21 @@ def test_one_request_in_twenty_fails_the_job_exactly_at_the_threshold() -> None:
 
 def test_one_request_in_twenty_subsumes_a_pending_checkpoint_without_savepoints() -> None:
     assert _share(_subsumed_without_savepoints) >= 15
+
+
+def _intermediate_savepoint_completed(r: dict[str, Any]) -> bool:
+    """CCR-10's witness: an intermediate savepoint, known for certain, completes (so a store that took it in
+    would show it)."""
+    from properties.checkpoint.coordinator_invariants import _intermediate_savepoints
+
+    steps = _steps(r)
+    return bool(_intermediate_savepoints(r, steps) & {c for s in steps for c in s.get("completed", [])})
+
+
+def test_one_request_in_thirty_completes_an_intermediate_savepoint() -> None:
+    assert _share(_intermediate_savepoint_completed) >= 10
+
+
+def test_one_request_in_twenty_acknowledges_a_pending_checkpoint_twice() -> None:
+    """CCR-8's witness: a task's second acknowledgement of a checkpoint still pending (answered DUPLICATE)."""
+    assert _share(_any(lambda s: s.get("ack") == "DUPLICATE")) >= 15

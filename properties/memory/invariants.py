@@ -211,6 +211,38 @@ def tm_network_in_range(req: Request, resp: Response, version: FlinkVersion) -> 
     return [Violation("TM-5", f"network = {out['network']} is outside [{rng[0]}, {rng[1]}]")]
 
 
+def _network_fraction(cfg: dict[str, str]) -> float | None:
+    """The network fraction (its deprecated key as fallback, default 0.1), if Flink certainly reads it so."""
+    return fraction_of(cfg.get(TM + "network.fraction", cfg.get("taskmanager.network.memory.fraction", "0.1")))
+
+
+@invariant("TM-12", "memory.taskmanager", "When the task heap is not configured (so the network fraction is not "
+           "ignored), network memory is total Flink memory times the network fraction (a Java float), truncated, "
+           "then clamped to [network.min, network.max] (defaults 64m and 1g up to Flink 1.16, 64m and "
+           "Long.MAX_VALUE from 1.17), unless the legacy number of network buffers sets it.",
+           "Flink docs, Set up Flink's Process Memory, Capped Fractionated Components: 'If you do not explicitly "
+           "configure the component memory, then Flink will use the fraction to calculate the memory size based on "
+           "the total memory. The calculated value is capped by its corresponding min/max options' ('the fraction is "
+           "ignored if the sizes of the total memory and its other components are defined'); "
+           "taskmanager.memory.network.max: 'Network Memory size is derived to make up the configured fraction of "
+           "the Total Flink Memory. If the derived size is less/greater than the configured min/max size, the "
+           "min/max size will be used. By default, the max limit of Network Memory is Long.MAX_VALUE' (1.17+; "
+           "'1 gb' before); seed 000 §3.3")
+def tm_network_fraction(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    out, cfg = _out(resp), _config(req)
+    if (out is None or TM + "task.heap.size" in cfg or _legacy_network(cfg, version)
+            or not _ints(out, ("network", "total_flink"))):
+        return []
+    rng, frac = _network_range(cfg, version), _network_fraction(cfg)
+    if rng is None or frac is None or rng[0] > rng[1]:
+        return []
+    want = _clamp(_mul(out["total_flink"], frac), *rng)
+    if out["network"] != want:
+        return [Violation("TM-12", f"network = {out['network']}, but clamp(trunc({out['total_flink']} x {frac}), "
+                                   f"{rng[0]}, {rng[1]}) = {want}")]
+    return []
+
+
 def _overhead_range(cfg: dict[str, str], prefix: str) -> tuple[int, int] | None:
     lo, hi = cfg.get(prefix + "jvm-overhead.min"), cfg.get(prefix + "jvm-overhead.max")
     lo_b = 192 << 20 if lo is None else size_of(lo)

@@ -215,9 +215,24 @@ def _mode_and_extras(draw: st.DrawFn, prefix: str, modes: dict[str, tuple[str, .
     return config
 
 
+_both_totals = st.integers(0, 11).map(lambda n: n == 0)
+
+
+@st.composite
+def _consistent_totals(draw: st.DrawFn) -> dict[str, str]:
+    """Both totals, consistent: total process = total Flink + the default metaspace (256m) + an overhead within its
+    default range [192m, 1g]. Flink accepts and keeps both, so neither may win over the other (TM-4's witness)."""
+    flink, overhead = draw(st.integers(1024, 16384)) * MiB, draw(st.integers(192, 1024)) * MiB
+    return {TM + "flink.size": spell_size(flink, draw(_style)),
+            TM + "process.size": spell_size(flink + 256 * MiB + overhead, draw(_style))}
+
+
 @st.composite
 def taskmanager_configs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, str]:
-    """A TaskManager memory configuration: a mode first, then everything else optional."""
+    """A TaskManager memory configuration: a mode first, then everything else optional; one in twelve sets
+    both totals, consistently."""
+    if draw(_both_totals):
+        return draw(_consistent_totals())
     config = _mode_and_extras(draw, TM, TM_MODES, _tm_mode, _tm_extra, 8)
     for k in draw(_tm_fractions) if draw(_extras_wanted) else ():
         config[k] = draw(fraction_text)

@@ -106,3 +106,19 @@ def test_one_config_in_five_spells_a_size_with_a_capital_unit() -> None:
 
     for area in ("memory.taskmanager", "memory.jobmanager"):
         assert sum(capital(i["config"]) for i in inputs(area, LATEST, 300, 0)) >= 60
+
+
+def test_one_config_in_twenty_derives_more_than_1g_of_network_memory_by_default() -> None:
+    """TM-12's witness of the 1.17 default (network.max Long.MAX_VALUE): an accepted configuration with no
+    task heap, no network max and no legacy buffers, whose network memory (its fraction) exceeds 1g."""
+    import oracle
+    from flinkspec.corpus import inputs
+
+    def witness(config: dict[str, str]) -> bool:
+        keys = (TM + "task.heap.size", TM + "network.max", "taskmanager.network.memory.max",
+                "taskmanager.network.numberOfBuffers")
+        out = oracle.answer({"id": 1, "area": "memory.taskmanager", "flink": str(LATEST),
+                             "input": {"config": config}}).get("output")
+        return out is not None and not any(k in config for k in keys) and out["network"] > 1 << 30
+
+    assert sum(witness(i["config"]) for i in inputs("memory.taskmanager", LATEST, 300, 0)) >= 15

@@ -1,0 +1,160 @@
+"""Writes docs/seed-claims-audit.md: each claim that SEED_CLAIMS.md (the steering repo's shared/ list of the
+seeds' checkable claims) marks NONE, with the rule that covers it now or why no rule can check it.
+
+    python docs/seed_claims_audit.py /work/shared/SEED_CLAIMS.md > docs/seed-claims-audit.md
+
+The decisions are data below, one per claim, keyed by the claim's exact text. The script fails (exit 1)
+when a NONE claim has no decision, a decision's claim is not a NONE claim any more, or a decision names a
+rule the registry (`flinkspec rules`) does not hold; so the audit cannot silently drift from either.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+COVERED, NEW, NOT_CHECKABLE = "covered now", "new rule", "not checkable"
+
+# claim -> (decision, rule IDs, why / how)
+DECISIONS: dict[str, tuple[str, tuple[str, ...], str]] = {
+    "network memory is carved into network buffers (buffers-per-channel, floating)": (
+        NOT_CHECKABLE, (), "The memory areas answer the sizes of a process's memory components; how network memory "
+        "is split into exclusive (buffers-per-channel) and floating buffers happens at run time in the network "
+        "stack's buffer pools, which no area models. The legacy numberOfBuffers x segment size, which sets the "
+        "size, is checked by TM-EQ (TM-5 and TM-12 leave it out)."),
+    "managed memory shared by sort/hash/RocksDB consumers (consumer weights)": (
+        NOT_CHECKABLE, (), "Consumer weights divide a slot's managed memory among operators at run time; the memory "
+        "areas answer the TaskManager's managed memory as a whole (TM-4, TM-7)."),
+    "commit phase: notifyCheckpointComplete broadcast to all vertices": (
+        NOT_CHECKABLE, (), "The coordinator area reports completions, aborts and the store per event, not the "
+        "messages sent to tasks (docs/protocol-checkpoint-coordinator.md, Output); the completion itself is CCR-3."),
+    "trigger refused when coordinator shut down / timer cancelled": (
+        NOT_CHECKABLE, (), "No protocol event shuts the coordinator down or stops its scheduler: it is started once "
+        "(docs/protocol-checkpoint-coordinator.md, What is modelled)."),
+    "id-counter failure aborts trigger": (
+        NOT_CHECKABLE, (), "The modelled StandaloneCheckpointIDCounter cannot fail; a failing (ZooKeeper) counter is "
+        "outside the protocol."),
+    "savepoint/externalized metadata written to FS; ZK holds handle": (
+        NOT_CHECKABLE, (), "Storage and high-availability metadata are not observable: the modelled "
+        "JobManagerCheckpointStorage keeps everything in memory. What recovery may restore from is CCR-10."),
+    "snapshots stored in configurable place (JM memory default / HDFS)": (
+        NOT_CHECKABLE, (), "Where state is stored is not observable in any area (no state backend is modelled); the "
+        "recovery area names the checkpoint restored, judged by RCV-4 and RCV-5."),
+    "async snapshots (copy-on-write, keep processing)": (
+        NOT_CHECKABLE, (), "The alignment trace records a snapshot as one step (snapshot, then emit_barrier: IN-5); "
+        "its asynchronous part and the acknowledgement after it are not modelled (completion after every "
+        "acknowledgement is CCR-3)."),
+    "incremental snapshots restored as base + increments": (
+        NOT_CHECKABLE, (), "State backends and incremental checkpoints are not modelled."),
+    "snapshot = sync + async FutureTask, cancelable": (
+        NOT_CHECKABLE, (), "How an operator's snapshot runs inside the task is not observable in any area."),
+    "classloader.fail-on-metaspace-oom-error=true -> fatal on Metaspace OOM": (
+        NOT_CHECKABLE, (), "No class lookup of the classloading area raises an OutOfMemoryError."),
+    "classloader.check-leaked-classloader=true -> use after close fails": (
+        NOT_CHECKABLE, (), "The protocol has no close of the user-code class loader; the key is only read."),
+    "loadClass under per-name lock; exception handler sees every Throwable, rethrows": (
+        NOT_CHECKABLE, (), "Locking and the handler are not observable through lookups; the lookup results they "
+        "lead to are CLR-2 ... CLR-8."),
+    "registerAsParallelCapable": (NOT_CHECKABLE, (), "Not observable through lookups."),
+    "resolve -> resolveClass": (NOT_CHECKABLE, (), "Linking is not observable: a lookup answers where a class came "
+                                "from."),
+    "RecordWriterOutput blocks watermarks while task IDLE": (
+        COVERED, ("WM-6",), "At the valve, whose output status the task's output follows: no watermark is emitted "
+        "while the output is idle. RecordWriterOutput itself is not modelled."),
+    "finished source sends MAX_WATERMARK, not IDLE": (
+        NOT_CHECKABLE, (), "Sources are not modelled; what the valve and the timers do with a MAX_WATERMARK input is "
+        "judged by WM-2 ... WM-4 and TIMER-2."),
+    "window/interval-join/KeyedCoProcess firing on watermark": (
+        NOT_CHECKABLE, (), "Window and join operators are not modelled; the timers they register fire by TIMER-2 and "
+        "TIMER-3."),
+    "TimestampsAndWatermarksOperator ignores upstream wm except MAX": (
+        NOT_CHECKABLE, (), "The operator is not modelled (the areas are the input valve, the multi-input combination "
+        "and the timer service)."),
+    "AsyncWaitOperator: watermark completed entry, emits at once if queue head": (
+        NOT_CHECKABLE, (), "AsyncWaitOperator is not modelled."),
+    "ordered queue: watermark in FIFO": (NOT_CHECKABLE, (), "AsyncWaitOperator's queues are not modelled."),
+    "unordered queue: watermark segment of capacity 1, no reordering across it": (
+        NOT_CHECKABLE, (), "AsyncWaitOperator's queues are not modelled."),
+}
+
+# claims SEED_CLAIMS.md counts covered (by the oracle or the -EQ rule only, or partly) that a documented rule
+# of issue 18 now checks as well
+STRENGTHENED: dict[str, tuple[str, ...]] = {
+    "task heap unset -> network fraction 0.1 first, heap = remainder": ("TM-12",),
+    "network = capped fraction of Flink memory (min/max/fraction)": ("TM-12",),
+    "recover from latest completed checkpoint": ("RCV-5",),
+    "recovery: latest k, redeploy, restore, source from S_k": ("RCV-5",),
+    "operator emits barrier n after all inputs delivered n": ("ALIGN-8",),
+    "at-least-once skips alignment, snapshot when all barriers seen": ("ALIGN-8",),
+    "single-input at-least-once still exactly-once": ("RCV-6",),
+    "non-savepoints stored in CompletedCheckpointStore": ("CCR-10",),
+}
+
+_SECTION = re.compile(r"^## (\d{3}) ")
+_ROW = re.compile(r"^\| (.+?) \| (.+) \|$")
+
+
+def claims(text: str) -> list[tuple[str, str, str]]:
+    """(seed, claim, covered-by) for every row of every seed's table."""
+    out, seed = [], ""
+    for line in text.splitlines():
+        if m := _SECTION.match(line):
+            seed = m.group(1)
+        elif (m := _ROW.match(line)) and seed and m.group(1) not in ("claim", "---"):
+            out.append((seed, m.group(1), m.group(2)))
+    return out
+
+
+def problems(rows: list[tuple[str, str, str]], known_rules: set[str]) -> list[str]:
+    none = {claim for _, claim, covered in rows if covered.startswith("NONE")}
+    every = {claim for _, claim, _ in rows}
+    found = [f"NONE claim without a decision: {c!r}" for c in sorted(none - DECISIONS.keys())]
+    found += [f"decision for a claim that is not NONE: {c!r}" for c in sorted(DECISIONS.keys() - none)]
+    found += [f"strengthened claim not in the list: {c!r}" for c in sorted(STRENGTHENED.keys() - every)]
+    rules = {r for _, ids, _ in DECISIONS.values() for r in ids} | {r for ids in STRENGTHENED.values() for r in ids}
+    found += [f"unknown rule {r}" for r in sorted(rules - known_rules)]
+    return found
+
+
+def render(rows: list[tuple[str, str, str]], source: str) -> str:
+    none = [(seed, claim) for seed, claim, covered in rows if covered.startswith("NONE")]
+    counts = {d: sum(DECISIONS[c][0] == d for _, c in none) for d in (COVERED, NEW, NOT_CHECKABLE)}
+    lines = [
+        "# Audit of the seed claims no rule covered",
+        "",
+        f"Generated by `python docs/seed_claims_audit.py {source}` from the steering repo's SEED_CLAIMS.md (issue 18). "
+        f"Each of its {len(none)} NONE claims: {counts[COVERED]} covered by an existing rule, {counts[NEW]} by a new "
+        f"rule, {counts[NOT_CHECKABLE]} not checkable (the protocol's areas do not model or observe what the claim "
+        "is about, so no rule at any level can judge it).",
+        "",
+        "| seed | claim | decision | rule, or why not checkable |",
+        "|---|---|---|---|",
+    ]
+    for seed, claim in none:
+        decision, ids, why = DECISIONS[claim]
+        lines.append(f"| {seed} | {claim} | {decision} | {', '.join(ids) + ': ' if ids else ''}{why} |")
+    lines += ["", "## Claims that a documented rule of issue 18 now checks more exactly", "",
+              "| seed | claim | SEED_CLAIMS.md | documented rule now |", "|---|---|---|---|"]
+    lines += [f"| {seed} | {claim} | {covered} | {', '.join(STRENGTHENED[claim])} |"
+              for seed, claim, covered in rows if claim in STRENGTHENED]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    from properties.rules import all_rules
+
+    rows = claims(Path(argv[0]).read_text())
+    found = problems(rows, set(all_rules()))
+    if found:
+        print("\n".join(found), file=sys.stderr)
+        return 1
+    sys.stdout.write(render(rows, argv[0]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
