@@ -46,7 +46,7 @@ Rules:
         BLOCKING_OUTPUT_EXIST).
 - CC-13 ``CheckpointFailureManager`` counts each checkpoint id once, only for ids above the last
         success, only CHECKPOINT_ASYNC_EXCEPTION, CHECKPOINT_DECLINED, CHECKPOINT_EXPIRED (+
-        IO_EXCEPTION 1.14+, + FINALIZE_CHECKPOINT_FAILURE 1.15+); a success above the last one
+        IO_EXCEPTION 1.14+, + FINALIZE_CHECKPOINT_FAILURE 1.15.2+); a success above the last one
         resets the count; ``tolerable_failures`` = 2147483647 disables counting.
 - CC-14 1.14+: a pre-flight reason or a failure without a task is job-level and ignored for
         savepoints; a task-level failure of a synchronous savepoint fails the job with the

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import attrs
 from hypothesis import strategies as st
 
-from oracle.versions import SUPPORTED, FlinkVersion, v
+from oracle.versions import RELEASES, FlinkVersion, v
 from oracle.watermark import SUBPARTITIONS_SINCE
 from properties.checkpoint import alignment_invariants as _alignment_invariants  # noqa: F401
 from properties.checkpoint import alignment_strategies, coordinator_strategies, recovery
@@ -28,7 +28,7 @@ class AreaSpec:
     name: str
     prefix: str
     requests: Callable[[FlinkVersion], st.SearchStrategy[dict]]
-    versions: tuple[FlinkVersion, ...] = SUPPORTED
+    versions: tuple[FlinkVersion, ...] = RELEASES
     size: Callable[[dict], int] = lambda req: len(req["input"].get("config", {}))
     normalize: Callable[[dict], dict] = lambda resp: resp  # the area's tie rule for the differential
     # versions with equal keys draw the same inputs, so one generated corpus serves them all

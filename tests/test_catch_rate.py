@@ -22,7 +22,7 @@ def test_every_seed_catches_the_mutant(tmp_path: Path, capsys: pytest.CaptureFix
     assert catch_rate.main(["--mutants", "flink-30472", "--seeds", "2", "--json", str(out)]) == 0
     rates = json.loads(out.read_text())
     assert [(r["version"], r["caught"], r["seeds"], r["rules"]) for r in rates] == [
-        ("1.17", 2, 2, ["TM-12"]), ("2.3", 2, 2, ["TM-12"])]
+        ("1.17.0", 2, 2, ["TM-12"]), ("2.3", 2, 2, ["TM-12"])]
     assert "4 of 4 checks caught their mutant" in capsys.readouterr().out
 
 
