@@ -76,10 +76,17 @@ class Known:
     text: str
     pattern: str = ""
 
+    @property
+    def step(self) -> FlinkVersion:
+        """The release where the change shows: the first release on PyPI at or after ``since``."""
+        first = _first_release(v(self.since))
+        assert first is not None, f"{self.since} is after the newest release"
+        return first
+
     def matches(self, area: str, step: str, what: str) -> bool:
         """Whether a change found at the release ``step`` is this one (a change since a minor shows at
         that minor's first release on PyPI: ``"1.15"`` at 1.15.0)."""
-        return (area == self.area and step == str(_first_release(v(self.since)))
+        return (area == self.area and step == str(self.step)
                 and re.search(self.pattern, what) is not None)
 
 
@@ -191,6 +198,10 @@ SEEDS: Mapping[str, tuple[Input, ...]] = {
                          "CHANNEL_STATE_SHARED_STREAM_EXCEPTION", "BLOCKING_OUTPUT_EXIST")),
         # a duplicate ack of a completed checkpoint: late (was pending) until 1.19, which remembers expired ids only
         {"tasks": ["t0"], "events": [{"at": 0, "trigger": "periodic"}, *[{"at": 0, "ack": "t0", "checkpoint": 1}] * 2]},
+        # 1.15: a completed savepoint is no longer stored (retained) beside the checkpoints
+        {"config": {"retained": 1}, "tasks": ["t0"],
+         "events": [{"at": 0, "trigger": "checkpoint"}, {"at": 0, "trigger": "savepoint"},
+                    {"at": 1, "ack": "t0", "checkpoint": 1}, {"at": 1, "ack": "t0", "checkpoint": 2}]},
         # CC-10 (1.16): a subsuming completion runs the request queue once more
         {"config": {"min_pause_ms": 5}, "tasks": ["t0"],
          "events": [*[{"at": 0, "trigger": "periodic"}] * 4, {"at": 184, "trigger": "checkpoint"},

@@ -20,7 +20,7 @@ def _diff(a: str, b: str, areas: list[str], examples: int = 40) -> dv.DiffResult
 def test_network_max_default_between_1_16_and_1_17() -> None:
     result = _diff("1.16", "1.17", ["memory.taskmanager"])
     network = [c for c in result.changes if any("network.max" in k for k in c.known)]
-    assert network and all(c.step == "1.17" and c.before == "1.16" for c in network)
+    assert network and all(c.step == "1.17.0" and c.before == "1.16" for c in network)
     smallest = min(network, key=lambda c: c.size)
     assert smallest.witness.input == {"config": {"taskmanager.memory.flink.size": "16g"}}
     assert smallest.witness.answer_a["output"]["network"] == 2**30  # capped at the old 1g default
@@ -32,7 +32,7 @@ def test_network_max_default_between_1_16_and_1_17() -> None:
 
 def test_parent_first_splitting_between_1_14_and_1_15() -> None:
     result = _diff("1.14", "1.15", ["classloading.resolve"])
-    assert result.changes and {c.step for c in result.changes} == {"1.15"}
+    assert result.changes and {c.step for c in result.changes} == {"1.15.0"}
     assert all(any("Guava split" in k for k in c.known) for c in result.changes)
     trimmed = [c for c in result.changes if c.witness.input == {
         "config": {"classloader.parent-first-patterns.additional": "a.; b."}}]  # a directed input (SEEDS)
@@ -41,14 +41,14 @@ def test_parent_first_splitting_between_1_14_and_1_15() -> None:
     for c in result.changes:
         assert c.witness.answer_a != c.witness.answer_b
         assert c.size <= 2  # config keys: minimal
-        assert c.witness.steps == ("1.15",)
+        assert c.witness.steps == ("1.15.0",)
 
 
 @pytest.mark.parametrize("known", dv.KNOWN, ids=lambda k: f"{k.area}@{k.since}")
 def test_every_known_change_has_a_directed_witness(known: dv.Known) -> None:
     """The directed inputs alone show each known change at its version, so no report misses one for want of a draw."""
-    before = V(dv._previous(known.since))
-    found = dv.area_changes(known.area, before, V(known.since), dv.SEEDS.get(known.area, ()), [0], shrink_calls=0)
+    before = V(dv._previous(str(known.step)))
+    found = dv.area_changes(known.area, before, known.step, dv.SEEDS.get(known.area, ()), [0], shrink_calls=0)
     assert any(known.text in c.known for c in found), [(c.step, c.what) for c in found]
 
 
@@ -60,7 +60,7 @@ def test_a_version_against_itself_has_no_changes() -> None:
 def test_steps_between_distant_versions_are_named() -> None:
     result = _diff("1.13", "2.3", ["watermark.combined", "memory.jobmanager"])
     steps = {(c.area, c.step) for c in result.changes}
-    assert {("watermark.combined", "1.14"), ("watermark.combined", "2.2"), ("memory.jobmanager", "2.0")} <= steps
+    assert {("watermark.combined", "1.14.0"), ("watermark.combined", "2.2.0"), ("memory.jobmanager", "2.0.0")} <= steps
     dropped = "message prefix 'JobManager memory configuration failed: ' dropped"
     prefix = [c for c in result.changes if c.what == dropped]
     assert prefix and prefix[0].known
