@@ -303,8 +303,10 @@ def _unsupported(entries: object, source: str, areas: set[str], rules: set[str],
             raise CapabilitiesError(f"{where}.why must be a string")
         try:
             versions = _names(entry.get("flink"))
+            for name in versions or ():
+                parse_version(name)  # validated; kept as written: "1.15" selects every 1.15 patch
             if versions is not None:
-                versions = tuple(parse_version(v) and v.strip() for v in versions)  # "1.15": every patch
+                versions = tuple(name.strip() for name in versions)
         except UnknownVersion as exc:
             raise CapabilitiesError(f"{where}.flink: {exc}") from None
         problem = _unknown(where, "area", _names(entry.get("area")), areas) or _unknown(

@@ -73,17 +73,10 @@ class FlinkVersion:
     def is_newest_patch(self) -> bool:
         return NEWEST_PATCH.get((self.major, self.minor)) == self.patch
 
-    @property
-    def newest_patch(self) -> FlinkVersion:
-        """The newest patch of this minor (itself, if it is)."""
-        return FlinkVersion(self.major, self.minor, NEWEST_PATCH[(self.major, self.minor)])
-
 
 RELEASES: tuple[FlinkVersion, ...] = tuple(FlinkVersion(*_triple(r)) for r in RELEASES_ON_PYPI)
 SUPPORTED: tuple[FlinkVersion, ...] = tuple(r for r in RELEASES if r.is_newest_patch)
 LATEST: FlinkVersion = SUPPORTED[-1]
-# minor "X.Y" -> its newest patch "X.Y.Z": the jar the real-Flink bridge uses for a minor named alone
-DEFAULT_PATCH: Mapping[str, str] = {r.line: r.release for r in SUPPORTED}
 
 
 class UnknownVersion(ValueError):

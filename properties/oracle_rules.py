@@ -5,7 +5,7 @@
 the TaskManager's ``TM-1``), so in the registry an oracle rule is ``oracle:<its ID in the code>``:
 ``oracle:TM-1`` is rule ``TM-1`` of ``oracle/timers.py``. Each entry says what the rule is, which
 Flink code it was read from (classes at the released jars, ``1.13.6`` ... ``2.3.0``, see
-``oracle.versions.DEFAULT_PATCH``), and what checks it: the area's ``-EQ`` rule (the oracle against
+``oracle.versions.SUPPORTED``), and what checks it: the area's ``-EQ`` rule (the oracle against
 real Flink), the invariants that state it, the pinned examples and the Flink tests transcribed in
 ``properties/checkpoint/*_examples.json``.
 

@@ -1,7 +1,7 @@
 """Pinned examples for ``memory.taskmanager`` / ``memory.jobmanager`` and the Java numbers under them.
 
 Every expected value was recorded from real Flink, never from the oracle: the flink-dist jar of each
-version (``oracle.versions.DEFAULT_PATCH``) on JDK 17, driven through flinkspec's bridge
+minor's newest patch (``oracle.versions.SUPPORTED``) on JDK 17, driven through flinkspec's bridge
 (``flinkspec/bridge/src/flinkspec/bridge/MemoryArea.java``, the ``BashJavaUtils`` path) or, for
 ``MemorySize``, ``generateDynamicConfigsStr`` and the JDK helpers, by calling those classes directly.
 """

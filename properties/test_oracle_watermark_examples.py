@@ -4,7 +4,7 @@ Every expected output comes from Flink, never from the oracle: either a Flink un
 the case: ``StatusWatermarkValveTest`` is in package ``streamstatus`` in 1.13 and
 ``watermarkstatus`` from 1.14, ``AbstractStreamOperatorV2Test``, ``InternalTimerServiceImplTest``)
 or "real Flink": the output of flink-dist's own classes (one patch release per minor, see
-``oracle.versions.DEFAULT_PATCH``) driven through flinkspec's bridge
+``oracle.versions.SUPPORTED``) driven through flinkspec's bridge
 (``flinkspec/bridge/src/flinkspec/bridge/WatermarkArea.java``, ``TimersArea.java``), recorded for
 every supported version.
 
