@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from flinkspec.errors import CliError
-from flinkspec.impls import answer_one, spec_pinned_version
+from flinkspec.impls import spec_pinned_version
 from flinkspec.memory_cli import version_and_config
 from oracle.classloading import jdk_classes
 from oracle.classloading_config import java_equals_ignore_case
@@ -130,7 +130,7 @@ def report(request: dict[str, Any], response: dict[str, Any], origin: dict[str, 
 
 
 def cmd_classpath(args: argparse.Namespace) -> int:
-    from flinkspec.cli import _open  # one way to open --impl for every command
+    from flinkspec.cli import ask_once
 
     request, origin = build_request(args)
     sent = request
@@ -139,15 +139,9 @@ def cmd_classpath(args: argparse.Namespace) -> int:
                                      "user_resources": [], "parent_resources": [],
                                      "user_jars": [str(Path(args.user_jar).resolve())],
                                      "parent_jars": [str(j.resolve()) for j in _framework_jars(args)]}}
-    impl = _open(args.impl, args.timeout)
-    try:
-        response = answer_one(impl, sent)
-    finally:
-        impl.close()
+    response = ask_once(args.impl, args.timeout, sent)
     if "error" in response:
         err = response["error"]
-        if err.get("type") != "InvalidConfiguration":
-            raise CliError(f"{args.impl} could not answer: {err.get('type')}: {err.get('message')}")
         print(json.dumps({"flink": request["flink"], "error": err}, indent=2) if args.json else
               f"Flink {request['flink']} rejects this configuration:\n{err.get('exception')}: {err.get('message')}")
         return 1

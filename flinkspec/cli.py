@@ -36,6 +36,22 @@ def _open(spec: str, timeout: float) -> Implementation:
         raise CliError(str(exc)) from None
 
 
+def ask_once(spec: str, timeout: float, request: dict[str, Any]) -> dict[str, Any]:
+    """One request to the implementation ``--impl`` names, started for it and closed after. The answer
+    is an output or Flink's own rejection (``InvalidConfiguration``); any other error is a CliError."""
+    from flinkspec.impls import answer_one
+
+    impl = _open(spec, timeout)
+    try:
+        response = answer_one(impl, request)
+    finally:
+        impl.close()
+    err = response.get("error")
+    if err is not None and err.get("type") != "InvalidConfiguration":
+        raise CliError(f"{spec} could not answer: {err.get('type')}: {err.get('message')}")
+    return response
+
+
 def _versions(text: str | None, pinned: str | None) -> list[FlinkVersion]:
     """The releases ``--flink`` names (see :func:`oracle.versions.select_versions`); an implementation
     pinned to one release (``flink:1.15.1``) is checked at that release only."""
