@@ -79,6 +79,7 @@ class AreaRun:
     seconds: float = 0.0
     counterexamples: list[Counterexample] = attrs.field(factory=list)
     infra_error: str | None = None
+    infra_replay: str | None = None  # replays the request the implementation broke on, when one did it
     failing: int = 0  # checked cases that failed (each belongs to one counterexample's divergence)
     checked: int = 0  # generated cases sent and judged (``cases`` also counts those sent while shrinking)
     not_checked: dict[str, int] = attrs.field(factory=dict)  # why -> generated cases not sent
@@ -99,7 +100,8 @@ class _Violated(AssertionError):
 
 
 class _Abort(BaseException):
-    """Leaves Hypothesis at once (it only catches Exception) when the implementation broke."""
+    """Leaves Hypothesis at once (it only catches Exception) when the implementation broke; its
+    argument is the :class:`ImplementationBroken`."""
 
 
 class _Enough(BaseException):
@@ -301,7 +303,7 @@ class Judge:
         try:
             return self.ask(request)
         except ImplementationBroken as exc:
-            raise _Abort(str(exc)) from exc
+            raise _Abort(exc) from exc
 
 
 def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVersion, *,
@@ -389,7 +391,10 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
                 shrunk += 1
                 one_pass(key, group.first_drawn, jg.cases + group.first_drawn + SHRINK_CASES)
         except _Abort as exc:
-            run.infra_error = str(exc)
+            broke = exc.args[0]
+            run.infra_error = str(broke)
+            if broke.request is not None and "area" in broke.request:
+                run.infra_replay = replay_command(impl_spec, broke.request, strict_messages)
     found = sorted(jg.groups.values(), key=lambda g: -g.cases)
     if run.infra_error is None:
         found = [_reduce_group(g, jg, REDUCE_CALLS if i < REDUCE_DIVERGENCES else REDUCE_FEW_CALLS)
@@ -436,7 +441,7 @@ def _batched(jg: Judge, inputs: list[dict[str, Any]], enough: Callable[[], bool]
         try:
             answers = jg.impl.answer_many(reqs)
         except ImplementationBroken as exc:
-            raise _Abort(str(exc)) from exc
+            raise _Abort(exc) from exc
         for req, actual in zip(reqs, answers, strict=True):
             jg.judge(req, actual)
         tick()

@@ -28,6 +28,8 @@ def run_line(run: AreaRun) -> str:
         text += f"; {sum(run.not_checked.values()):,} not checked ({'; '.join(run.not_checked)})"
     if run.infra_error:
         text += f"; {run.verdict}: {run.infra_error}"
+        if run.infra_replay:
+            text += f"\n    replay the request it broke on: {run.infra_replay}"
     elif not run.counterexamples:
         text += f": {run.verdict}"
     return text

@@ -99,6 +99,8 @@ KNOWN: tuple[Known, ...] = (
     Known("classloading.resolve", "1.15", "parent-first option String (Guava split, no trim, empty pieces dropped) "
           "-> List (trimmed, quotes honoured, empty entries kept)"),
     Known("classloading.resolve", "1.19", "YAML list syntax for list options"),
+    Known("watermark.valve", "1.17.1", "an active channel that is not aligned goes idle without an "
+          "ArrayIndexOutOfBoundsException (FLINK-31628)"),
     Known("watermark.valve", "1.19", "per-subpartition valve (subpartitions accepted)"),
     Known("watermark.combined", "1.14", "idle inputs no longer hold back a multi-input operator "
           "(IndexedCombinedWatermarkStatus, FLINK-18934)"),
@@ -186,7 +188,11 @@ SEEDS: Mapping[str, tuple[Input, ...]] = {
                             {"mode": "exactly_once", "channels": 2,
                              "events": [{"channel": 1, "barrier": 1}, {"channel": 0, "end": True}]}),
     "watermark.valve": ({"channels": 1, "subpartitions": [[0, 1]],
-                         "events": [{"channel": 0, "subpartition": 0, "watermark": 1}]},),
+                         "events": [{"channel": 0, "subpartition": 0, "watermark": 1}]},
+                        # an active channel that is not aligned goes idle (FLINK-31628, 1.17.0 throws)
+                        {"channels": 2, "events": [{"channel": 1, "status": "IDLE"}, {"channel": 0, "watermark": 0},
+                                                   {"channel": 1, "status": "ACTIVE"},
+                                                   {"channel": 1, "status": "IDLE"}]}),
     "watermark.combined": ({"inputs": 2, "events": [{"input": 1, "status": "IDLE"}, {"input": 0, "watermark": 5}]},
                            {"inputs": 2, "events": [{"input": 0, "watermark": 5}, {"input": 0, "status": "IDLE"},
                                                     {"input": 1, "status": "IDLE"}]}),

@@ -39,7 +39,14 @@ DEFAULT_TIMEOUT_S = 30.0
 
 
 class ImplementationBroken(RuntimeError):
-    """The implementation crashed, hung, or answered something that is not a protocol response."""
+    """The implementation crashed, hung, or answered something that is not a protocol response.
+
+    ``request`` is the request it broke on, when one request did it (kept in the report, with a
+    replay line, so that a crash is never lost)."""
+
+    def __init__(self, message: str, request: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.request = dict(request) if request is not None else None
 
 
 class UsageError(ValueError):
@@ -62,22 +69,20 @@ def validate_response(name: str, request: Mapping[str, Any], resp: object) -> Re
     """Check the envelope of one answer; garbage is ImplementationBroken, never a silent pass."""
     rid = request.get("id")
     if not isinstance(resp, dict):
-        raise ImplementationBroken(f"{name} answered request {rid} with a {type(resp).__name__}, not an object")
+        raise ImplementationBroken(f"{name} answered request {rid} with a {type(resp).__name__}, not an object",
+                                   request)
     if resp.get("id") != rid:
         raise ImplementationBroken(
-            f"{name} answered request {rid} with id {resp.get('id')!r} (answers must come in request order)"
-        )
+            f"{name} answered request {rid} with id {resp.get('id')!r} (answers must come in request order)",
+            request)
     has_out, has_err = "output" in resp, "error" in resp
     if has_out == has_err:
         raise ImplementationBroken(
-            f"{name} answered request {rid} with {'both' if has_out else 'neither'} of output/error"
-        )
+            f"{name} answered request {rid} with {'both' if has_out else 'neither'} of output/error", request)
     if has_err:
         err = resp["error"]
         if not isinstance(err, dict) or err.get("type") not in KNOWN_ERROR_TYPES:
-            raise ImplementationBroken(
-                f"{name} failed on request {rid}: {json.dumps(err)[:500]}"
-            )
+            raise ImplementationBroken(f"{name} failed on request {rid}: {json.dumps(err)[:500]}", request)
     return resp
 
 
@@ -95,8 +100,7 @@ class InProcess:
                 resp = self._fn(dict(req))
             except Exception as exc:  # the implementation under test crashed: report, never hide
                 raise ImplementationBroken(
-                    f"{self.name} raised {type(exc).__name__} on request {req.get('id')}: {exc}"
-                ) from exc
+                    f"{self.name} raised {type(exc).__name__} on request {req.get('id')}: {exc}", req) from exc
             out.append(validate_response(self.name, req, resp))
         return out
 
@@ -161,8 +165,7 @@ class Subprocess:
                 except ValueError:
                     raise ImplementationBroken(
                         f"{self.name} answered request {req.get('id')} with a line that is not JSON: "
-                        f"{line[:200]!r}"
-                    ) from None
+                        f"{line[:200]!r}", req) from None
                 out.append(validate_response(self.name, req, resp))
         except ImplementationBroken:
             self.kill()
@@ -178,8 +181,7 @@ class Subprocess:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise ImplementationBroken(
-                    f"{self.name} gave no answer to request {req.get('id')} within {self.timeout:g} s (hung?)"
-                )
+                    f"{self.name} gave no answer to request {req.get('id')} within {self.timeout:g} s (hung?)", req)
             ready, _, _ = select.select([fd], [], [], left)
             if not ready:
                 continue
@@ -189,8 +191,7 @@ class Subprocess:
                 tail = self.stderr_tail()
                 raise ImplementationBroken(
                     f"{self.name} exited with code {rc} before answering request {req.get('id')}"
-                    + (f"; its stderr ends with:\n{tail}" if tail else "")
-                )
+                    + (f"; its stderr ends with:\n{tail}" if tail else ""), req)
             self._buf += chunk
         line, _, self._buf = self._buf.partition(b"\n")
         return line.decode("utf-8", "replace")

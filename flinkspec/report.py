@@ -50,7 +50,8 @@ def to_json(runs: Sequence[AreaRun], impl: str, conformance: str, seed: int,
         "not_checked_cases": sum(sum(r.not_checked.values()) for r in runs),
         "runs": [
             {"area": r.area, "flink": r.flink, "cases": r.cases, "seconds": round(r.seconds, 3),
-             "verdict": r.verdict, "infra_error": r.infra_error, "checked": r.checked, "failing": r.failing,
+             "verdict": r.verdict, "infra_error": r.infra_error,
+             **({"infra_replay": r.infra_replay} if r.infra_replay else {}), "checked": r.checked, "failing": r.failing,
              "divergences": len(r.counterexamples), "not_checked": dict(r.not_checked)}
             for r in runs
         ],
@@ -196,6 +197,8 @@ def to_markdown(report: dict[str, Any]) -> str:
     ]
     for r in report["runs"]:
         verdict = r["verdict"] + (f" ({_md(r['infra_error'])})" if r["infra_error"] else "")
+        if r.get("infra_replay"):
+            verdict += f" replay: `{r['infra_replay']}`"
         not_checked = sum((r.get("not_checked") or {}).values())
         lines.append(f"| {r['area']} | {r['flink']} | {r['cases']:,} | {r.get('failing', '')} | "
                      f"{r.get('divergences', '')} | {not_checked or ''} | {r['seconds']} | {verdict} |")
@@ -258,7 +261,9 @@ def to_junit(report: dict[str, Any]) -> str:
             f.text = _xml(_junit_text(report, c))
         if r["infra_error"]:
             errors += 1
-            ET.SubElement(case, "error", message=_xml(r["infra_error"]))
+            err = ET.SubElement(case, "error", message=_xml(r["infra_error"]))
+            if r.get("infra_replay"):
+                err.text = _xml(f"replay the request it broke on: {r['infra_replay']}")
         held_back = _not_held(report, r)
         if held_back:
             ET.SubElement(case, "system-out").text = _xml("\n".join(held_back))

@@ -26,6 +26,10 @@ Rules (each enforced where its ID appears below):
         subpartition, routes each ``InternalWatermark`` to its subpartition, and rejects every
         status input (``checkState(!isInputChannelShared)``: IllegalStateException). Here the
         "channels" of this class are those (channel, subpartition) slots.
+- WM-11 (1.17.0 only, FLINK-31628) IDLE on an ACTIVE channel that is not aligned throws
+        ``ArrayIndexOutOfBoundsException``: ``markWatermarkUnaligned`` removes the channel from the
+        ``HeapPriorityQueue`` of aligned channels although it is not in it (its heap index is
+        ``Integer.MIN_VALUE``). 1.17.1 checks the index first.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ import enum
 import heapq
 
 import attrs
+
+from oracle.javanum import JavaException
 
 LONG_MIN = -(2**63)
 LONG_MAX = 2**63 - 1
@@ -54,6 +60,10 @@ class Status(enum.Enum):
 
 
 Element = Watermark | Status
+
+
+class ArrayIndexOutOfBoundsException(JavaException):
+    """java.lang.ArrayIndexOutOfBoundsException, as ``HeapPriorityQueue.removeInternal`` throws it (WM-11)."""
 
 
 @attrs.frozen
@@ -91,7 +101,10 @@ class _AlignedMin:
 class StatusWatermarkValve:
     """One ``StatusWatermarkValve`` over ``channels`` input channels; ``feed`` returns what it emits."""
 
-    def __init__(self, channels: int) -> None:
+    def __init__(self, channels: int, *, unchecked_heap_removal: bool = False) -> None:
+        """``unchecked_heap_removal``: Flink 1.17.0's ``removeFrom`` (WM-11)."""
+        self._unchecked_heap_removal = unchecked_heap_removal
+        self._channels = channels
         # WM-9: every channel ACTIVE, aligned, at Long.MIN_VALUE; the valve ACTIVE at MIN_VALUE.
         self._watermark = [LONG_MIN] * channels
         self._idle = [False] * channels
@@ -129,6 +142,9 @@ class StatusWatermarkValve:
         """``inputWatermarkStatus(IDLE, channel)``."""
         if self._idle[channel]:
             return ()  # WM-8
+        if self._unchecked_heap_removal and not self._aligned[channel]:
+            # WM-11: HeapPriorityQueue.remove at index Integer.MIN_VALUE of its array of channels + 1
+            raise ArrayIndexOutOfBoundsException(f"Index {-(2**31)} out of bounds for length {self._channels + 1}")
         self._idle[channel] = True
         self._aligned[channel] = False
         self._active_channels -= 1

@@ -18,7 +18,16 @@ from oracle import area
 from oracle.combined import CombiningOperator, LegacyCombiningTask
 from oracle.protocol import BadRequest, Rejected, field, java_long
 from oracle.timers import EventTimeTimerService, Timer
-from oracle.valve import LONG_MAX, LONG_MIN, Arrival, Element, Status, StatusWatermarkValve, Watermark
+from oracle.valve import (
+    LONG_MAX,
+    LONG_MIN,
+    ArrayIndexOutOfBoundsException,
+    Arrival,
+    Element,
+    Status,
+    StatusWatermarkValve,
+    Watermark,
+)
 from oracle.versions import FlinkVersion, pick, v
 
 # Flink's largest maximum parallelism (KeyGroupRangeAssignment.UPPER_BOUND_MAX_PARALLELISM): no
@@ -35,6 +44,10 @@ class Machine(Protocol):
 # watermark.valve: from 1.19 a channel may consume a range of subpartitions, each with
 # its own status in the valve; earlier valves know one watermark per channel.
 SUBPARTITIONS_SINCE = v("1.19")
+
+# watermark.valve: 1.17.0 removes a channel from its heap of aligned channels unchecked (WM-11,
+# FLINK-31628, fixed in 1.17.1).
+UNCHECKED_HEAP_REMOVAL: Mapping[FlinkVersion, bool] = {v("1.13"): False, v("1.17.0"): True, v("1.17.1"): False}
 
 # watermark.combined: how a multi-input operator combines, by first Flink version (CWM-*).
 COMBINERS: Mapping[FlinkVersion, Callable[[int], Machine]] = {
@@ -55,14 +68,23 @@ def valve_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, A
     layout = _layout(payload, channels, version)
     arrivals = _arrivals(payload, "channel", channels)
     events = payload["events"]
+    valve = StatusWatermarkValve(layout.size, unchecked_heap_removal=pick(UNCHECKED_HEAP_REMOVAL, version))
     if "subpartitions" not in payload and not any("subpartition" in e for e in events):
-        return _run(StatusWatermarkValve(layout.size), arrivals)  # one subpartition per channel
+        return _run_valve(valve, arrivals)  # one subpartition per channel
     subpartitions = [_subpartition(e, i, version) for i, e in enumerate(events)]
     slots = [layout.slot(i, a, sub) for i, (a, sub) in enumerate(zip(arrivals, subpartitions, strict=True))]
     if layout.shared and any(isinstance(a.element, Status) for a in arrivals):
         # WM-10: StatusWatermarkValve.inputWatermarkStatus does checkState(!isInputChannelShared)
         return Rejected("IllegalStateException", "")
-    return _run(StatusWatermarkValve(layout.size), slots)
+    return _run_valve(valve, slots)
+
+
+def _run_valve(valve: StatusWatermarkValve, arrivals: Sequence[Arrival]) -> dict[str, Any] | Rejected:
+    """The valve fed ``arrivals``; what it throws on the way (WM-11) is the answer."""
+    try:
+        return _run(valve, arrivals)
+    except ArrayIndexOutOfBoundsException as exc:
+        return Rejected(exc.simple_name, exc.message)
 
 
 @area("watermark.combined")

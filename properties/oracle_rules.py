@@ -143,6 +143,12 @@ _RULES: tuple[Rule, ...] = (
                 _WM_EX + "test_invalid_subpartitions_before_1_19", eq=False,
                 note="the generated requests carry no subpartitions, so WM-EQ never meets this rule; the pinned "
                      "examples (recorded from real Flink 1.19+) do"),
+    oracle_rule("WM-11", "In 1.17.0 only, IDLE on an active channel that is not aligned throws "
+                "ArrayIndexOutOfBoundsException (the valve removes it from its heap of aligned channels, where it "
+                "is not).",
+                "StatusWatermarkValve.markWatermarkUnaligned and InputChannelStatus.removeFrom (no heap index "
+                "check until FLINK-31628), HeapPriorityQueue.removeInternal, 1.17.0 and 1.17.1 jars",
+                _WM_EX + "test_valve_unaligned_channel_going_idle_throws_in_1_17_0"),
     # ---- watermark.combined: oracle/combined.py -------------------------------------------------
     oracle_rule("CWM-1", "Each input keeps a partial watermark that is only ever raised and an idle flag; a watermark "
                 "on an input raises its partial and marks the input active.",

@@ -131,6 +131,20 @@ def test_valve_status_on_a_shared_channel_is_rejected(version: FlinkVersion) -> 
         "type": "InvalidConfiguration", "exception": "IllegalStateException", "message": ""}
 
 
+@pytest.mark.parametrize("release", ["1.17.0", "1.17.1", "1.17"])
+def test_valve_unaligned_channel_going_idle_throws_in_1_17_0(release: str) -> None:
+    """WM-11 (real Flink 1.17.0 and 1.17.1, and StatusWatermarkValveTest#testUnalignedActiveChannelBecomesIdle
+    of FLINK-31628): channel 1 becomes active behind the output, so it is not aligned; going idle again,
+    1.17.0 removes it from the heap of aligned channels anyway and throws."""
+    payload = {"channels": 2, "events": events("I1 W0:0 A1 I1", "channel")}
+    got = run("watermark.valve", parse_version(release), payload)
+    if release == "1.17.0":
+        assert got["error"] == {"type": "InvalidConfiguration", "exception": "ArrayIndexOutOfBoundsException",
+                                "message": "Index -2147483648 out of bounds for length 3"}
+    else:
+        assert got["output"] == {"emitted": emitted("- 0 - -")}
+
+
 @pytest.mark.parametrize("version", UNTIL_118, ids=str)
 def test_invalid_subpartitions_before_1_19(version: FlinkVersion) -> None:
     """Before 1.19 a channel is one subpartition: the field is a BadRequest, not a guess."""

@@ -98,6 +98,15 @@ _historical(
     f"{PR}4747 (Flink 1.3.3 / 1.4.0)", "1.3.0-1.3.2",
     after=_with_patches((oracle.watermark, "StatusWatermarkValve", _NoAllIdleFlush)))
 
+_historical(
+    31628, VALVE,
+    "StatusWatermarkValve removes a channel going idle from its heap of aligned channels without checking "
+    "that it is there: an active channel that is not aligned (it came back behind the output) throws "
+    "ArrayIndexOutOfBoundsException when it goes idle (as Flink 1.17.0 does, WM-11).",
+    f"{PR}22382 (Flink 1.17.1)", "1.17.0",
+    after=_with_patches((oracle.watermark, "UNCHECKED_HEAP_REMOVAL", {v("1.13"): True})),
+    undocumented="the documented rules say what the valve emits, not which inputs it may refuse: a refusal is "
+                 "judged by the flink level's differential check alone")
 
 # ---- watermark.combined ------------------------------------------------------------------------
 

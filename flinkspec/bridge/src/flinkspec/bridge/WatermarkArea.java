@@ -91,18 +91,29 @@ public final class WatermarkArea implements Area {
         for (int i = 0; i < events.size(); i++) {
             Event e = events.get(i);
             rec.start();
-            if (e.status == null) {
-                call(inWm, valve, marks[i], e.index, out);
-            } else {
-                try {
+            try {
+                if (e.status == null) {
+                    call(inWm, valve, marks[i], e.index, out);
+                } else {
                     call(inSt, valve, st.of(e.status), e.index, out);
-                } catch (IllegalStateException ex) { // 1.19+: checkState(!isInputChannelShared)
-                    throw new Rejected("IllegalStateException", ex.getMessage() == null ? "" : ex.getMessage());
                 }
+            } catch (RuntimeException ex) {
+                // Thrown by the valve itself: 1.19+ checkState(!isInputChannelShared) on a status,
+                // 1.17.0's ArrayIndexOutOfBoundsException from HeapPriorityQueue (FLINK-31628).
+                if (!thrownByFlink(ex)) {
+                    throw ex;
+                }
+                throw new Rejected(ex.getClass().getSimpleName(), ex.getMessage() == null ? "" : ex.getMessage());
             }
             emitted.add(rec.current);
         }
         return output("emitted", emitted);
+    }
+
+    /** Whether {@code ex} was thrown by Flink's own code (its innermost frame is a Flink class). */
+    private static boolean thrownByFlink(Throwable ex) {
+        StackTraceElement[] trace = ex.getStackTrace();
+        return trace.length > 0 && trace[0].getClassName().startsWith("org.apache.flink.");
     }
 
     /** {@code ResultSubpartitionIndexSet} if this valve takes one per channel (1.19+), else null. */
