@@ -22,6 +22,7 @@ from flinkspec.impls import (
     open_impl,
     pinned_version,
 )
+from flinkspec.options import CommaJoined
 from oracle.versions import SELECT_HELP, SUPPORTED, FlinkVersion, UnknownVersion, parse_version, select_versions
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -340,8 +341,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("check", allow_abbrev=False, help="check an implementation against the rules and the oracle")
     impl_opts(c)
-    c.add_argument("--area", help="comma-separated areas (default: all)")
-    c.add_argument("--flink", help=f"{SELECT_HELP} (default: the impl's own release, else all)")
+    c.add_argument("--area", action=CommaJoined, help="comma-separated areas (default: all)")
+    c.add_argument("--flink", action=CommaJoined, help=f"{SELECT_HELP} (default: the impl's own release, else all)")
     c.add_argument("--examples", type=int, default=500, help="generated requests per area and version")
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--conformance", choices=("flink", "documented"), default="flink")
@@ -373,7 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="every short watermark sequence, oracle against an implementation")
     impl_opts(e)
     e.add_argument("--area", default="watermark.valve")
-    e.add_argument("--flink", help=f"{SELECT_HELP} (default: the impl's own release, else all)")
+    e.add_argument("--flink", action=CommaJoined, help=f"{SELECT_HELP} (default: the impl's own release, else all)")
     e.add_argument("--shape", action="append", help="CHANNELSxEVENTS (repeatable; default 1x5, 2x5, 3x4)")
     e.add_argument("--timestamps", default="MIN,0,1,2,MAX")
     e.set_defaults(fn=cmd_exhaustive)

@@ -41,6 +41,7 @@ import attrs
 import oracle
 from flinkspec import corpus
 from flinkspec.errors import CliError
+from flinkspec.options import CommaJoined
 from flinkspec.reduce import reduce
 from oracle.alignment import AFTER_FINISH_DEFAULT
 from oracle.classloading_config import DEFAULT_KEY, DEFAULT_PATTERNS
@@ -110,8 +111,9 @@ KNOWN: tuple[Known, ...] = (
     Known("checkpoint.alignment", "1.15", "checkpoints-after-finish default false -> true"),
     Known("checkpoint.recovery", "1.14", "barrier handlers track channel sets; checkpoints-after-finish option"),
     Known("checkpoint.recovery", "1.15", "checkpoints-after-finish default false -> true"),
-    Known("checkpoint.coordinator", "1.14", "EXCEPTION -> IO_EXCEPTION, TASK_CLOSING text; savepoint job-level "
-          "failures no longer counted, -1 ids counted; IO_EXCEPTION counted"),
+    Known("checkpoint.coordinator", "1.14", "EXCEPTION -> IO_EXCEPTION, TASK_CLOSING text; IO_EXCEPTION counted"),
+    Known("checkpoint.coordinator", "1.14.3", "the failure manager sees a failed checkpoint's properties: a "
+          "savepoint's job-level failures are no longer counted, failures without an id (-1) are"),
     Known("checkpoint.coordinator", "1.15", "savepoints no longer stored, only checkpoint/sync-savepoint completions "
           "subsume"),
     Known("checkpoint.coordinator", "1.15.2", "FINALIZE_CHECKPOINT_FAILURE counted towards the tolerable failures "
@@ -197,6 +199,9 @@ SEEDS: Mapping[str, tuple[Input, ...]] = {
                            {"inputs": 2, "events": [{"input": 0, "watermark": 5}, {"input": 0, "status": "IDLE"},
                                                     {"input": 1, "status": "IDLE"}]}),
     "checkpoint.coordinator": (
+        # a savepoint expires: counted until 1.14.2 (CC-14)
+        {"config": {"timeout_ms": 10}, "tasks": ["t1"],
+         "events": [{"at": 1, "trigger": "savepoint"}, {"at": 60, "trigger": "savepoint"}]},
         # a decline reason that only some versions have (CheckpointFailureReason, FLINK_RULES section 6)
         *({"tasks": ["t0"], "events": [{"at": 0, "trigger": "checkpoint"},
                                        {"at": 1, "decline": "t0", "checkpoint": 1, "reason": reason}]}
@@ -735,7 +740,7 @@ def add_parser(sub: Any) -> None:
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("a", metavar="A", help="Flink version X.Y")
     p.add_argument("b", metavar="B", help="Flink version X.Y")
-    p.add_argument("--area", help="comma-separated areas (default: all)")
+    p.add_argument("--area", action=CommaJoined, help="comma-separated areas (default: all)")
     p.add_argument("--examples", type=int, default=DEFAULT_EXAMPLES,
                    help=f"inputs drawn per area and per version (default {DEFAULT_EXAMPLES})")
     p.add_argument("--seed", type=int, default=0)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from flinkspec.errors import CliError
+from flinkspec.options import CommaJoined
 from oracle.versions import SELECT_HELP
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -31,8 +32,8 @@ def add_parser(sub: Any) -> None:
     f.add_argument("--impl", required=True, help="oracle | flink | flink:X.Y[.Z] | flink:PATH.jar | cmd:COMMAND | "
                    "python:MODULE:CALLABLE | mutant:NAME")
     f.add_argument("--timeout", type=float, default=30.0, help="seconds per request")
-    f.add_argument("--area", help="comma-separated areas (default: all)")
-    f.add_argument("--flink", help=f"{SELECT_HELP} (default: the impl's own release, else all)")
+    f.add_argument("--area", action=CommaJoined, help="comma-separated areas (default: all)")
+    f.add_argument("--flink", action=CommaJoined, help=f"{SELECT_HELP} (default: the impl's own release, else all)")
     f.add_argument("--cases", type=int, default=10_000, help="generated requests in all (default 10000)")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--master", help="Spark master (default local[*]; under spark-submit, spark-submit's)")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from flinkspec.impls import Implementation
+from flinkspec.options import CommaJoined
 from oracle.versions import SELECT_HELP, FlinkVersion
 
 RECORDED = Path(__file__).resolve().parent.parent / "properties" / "recorded"
@@ -106,9 +107,10 @@ def add_parser(sub: Any) -> None:
                        help="record an implementation's answers (real Flink's, normally) to generated inputs")
     p.add_argument("--impl", default="flink", help="the implementation to record (default: flink)")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds per request")
-    p.add_argument("--area", help="comma-separated areas or extra corpora (classloading.values: the class-loading "
-                                  "options' values fuzzed); default: all of them")
-    p.add_argument("--flink", help=f"{SELECT_HELP} (default: the impl's own release, else all)")
+    p.add_argument("--area", action=CommaJoined,
+                   help="comma-separated areas or extra corpora (classloading.values: the class-loading "
+                        "options' values fuzzed); default: all of them")
+    p.add_argument("--flink", action=CommaJoined, help=f"{SELECT_HELP} (default: the impl's own release, else all)")
     p.add_argument("--examples", type=int, default=300, help="generated inputs per area and version")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=str(RECORDED), help=f"directory (default: {RECORDED})")

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from flinkspec.errors import CliError
+from flinkspec.options import CommaJoined
 from oracle.versions import SELECT_HELP
 
 EVIDENCE = Path("docs/evidence/vectors-power.json")
@@ -108,8 +109,8 @@ def add_parser(sub: Any) -> None:
 
     e = vs.add_parser("export", allow_abbrev=False, help="select and write the vectors of areas and releases")
     e.add_argument("--out", required=True, metavar="DIR", help="the bundle's directory (new, empty or a bundle)")
-    e.add_argument("--area", help="comma-separated areas (default: all)")
-    e.add_argument("--flink", help=f"{SELECT_HELP} (default: all)")
+    e.add_argument("--area", action=CommaJoined, help="comma-separated areas (default: all)")
+    e.add_argument("--flink", action=CommaJoined, help=f"{SELECT_HELP} (default: all)")
     e.add_argument("--random", type=int, default=50, metavar="N", help="random recorded answers per area and release")
     e.add_argument("--seed", type=int, default=0)
     e.add_argument("--confirm", action="store_true",

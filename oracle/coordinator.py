@@ -48,10 +48,10 @@ Rules:
         success, only CHECKPOINT_ASYNC_EXCEPTION, CHECKPOINT_DECLINED, CHECKPOINT_EXPIRED (+
         IO_EXCEPTION 1.14+, + FINALIZE_CHECKPOINT_FAILURE 1.15.2+); a success above the last one
         resets the count; ``tolerable_failures`` = 2147483647 disables counting.
-- CC-14 1.14+: a pre-flight reason or a failure without a task is job-level and ignored for
+- CC-14 1.14.3+: a pre-flight reason or a failure without a task is job-level and ignored for
         savepoints; a task-level failure of a synchronous savepoint fails the job with the
-        reason's message. 1.13: every failure of a synchronous savepoint that is not pre-flight
-        fails the job; savepoint failures count like checkpoint failures.
+        reason's message. 1.13-1.14.2: every failure of a synchronous savepoint that is not
+        pre-flight fails the job; savepoint failures count like checkpoint failures.
 - CC-15 The job fails when the count exceeds ``tolerable_failures`` ("Exceeded checkpoint
         tolerable failure threshold."; 1.17+ adds the latest reason's message); the count resets.
 - CC-16 ``StandaloneCompletedCheckpointStore`` keeps ``retained`` checkpoints

@@ -123,6 +123,10 @@ EXCEEDED_MESSAGE: Mapping[FlinkVersion, Callable[[Reason], str]] = {
 }
 
 
+# CC-14: the release whose CheckpointFailureManager first takes a failed checkpoint's properties
+LEGACY_FAILURE_MANAGER_UNTIL = v("1.14.3")
+
+
 @attrs.frozen
 class Rules:
     """Everything version-dependent in this area, looked up once per request."""
@@ -130,8 +134,10 @@ class Rules:
     reasons: Mapping[str, Reason]
     counted: frozenset[str]
     exceeded_message: Callable[[Reason], str]
-    # CC-14: 1.13 passes sync savepoints to handleSynchronousSavepointFailure and counts
-    # savepoint failures; 1.14+ decides job- vs task-level failures in handleCheckpointException
+    # CC-14: up to 1.14.2 abortPendingCheckpoint passes sync savepoints to
+    # handleSynchronousSavepointFailure and counts every other failure of a pending checkpoint,
+    # savepoints included; from 1.14.3 handleCheckpointException takes the CheckpointProperties
+    # and decides job- vs task-level failures
     legacy_failure_manager: bool
     # CC-16/17: up to 1.14 every completed checkpoint, savepoints included, is added to the store
     # and subsumes older pending checkpoints; from 1.15 savepoints are not stored and only
@@ -154,7 +160,7 @@ def rules_for(version: FlinkVersion) -> Rules:
         reasons=pick(REASONS, version),
         counted=pick(COUNTED, version),
         exceeded_message=pick(EXCEEDED_MESSAGE, version),
-        legacy_failure_manager=version < v("1.14"),
+        legacy_failure_manager=version < LEGACY_FAILURE_MANAGER_UNTIL,
         stores_savepoints=version < v("1.15"),
         remembers_all_removed=version < v("1.19"),
         checks_sources_only=version < v("1.14"),

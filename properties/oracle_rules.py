@@ -43,6 +43,7 @@ SINCE_114 = "1.14.6-2.3.0 jars"
 ONLY_113 = "1.13.6 jar"
 
 _WM_EX = "properties/test_oracle_watermark_examples.py::"
+_CC_EX = "properties/checkpoint/test_coordinator_patch_releases.py::"
 TIMERS_EX = EXAMPLES["watermark.timers"]
 VALVE_EX = EXAMPLES["watermark.valve"]
 COMBINED_EX = EXAMPLES["watermark.combined"]
@@ -404,11 +405,13 @@ _RULES: tuple[Rule, ...] = (
                 "2147483647 disables counting.",
                 f"CheckpointFailureManager.checkFailureCounter / handleCheckpointSuccess, {ALL}", COORD_MACHINE,
                 *scenarios(_FT + "testContinuousFailure", _FT + "testBreakContinuousFailure")),
-    oracle_rule("CC-14", "1.14+: a pre-flight reason or a failure without a task is job-level and ignored for "
-                "savepoints, a task-level failure of a synchronous savepoint fails the job; 1.13: every "
+    oracle_rule("CC-14", "1.14.3+: a pre-flight reason or a failure without a task is job-level and ignored for "
+                "savepoints, a task-level failure of a synchronous savepoint fails the job; 1.13-1.14.2: every "
                 "non-pre-flight failure of a synchronous savepoint fails the job and savepoint failures count.",
                 f"CheckpointFailureManager.handleJobLevelCheckpointException / handleTaskLevelCheckpointException / "
-                f"handleSynchronousSavepointFailure, {ALL}", COORD_MACHINE),
+                f"handleSynchronousSavepointFailure (CheckpointCoordinator.abortPendingCheckpoint up to 1.14.2, "
+                f"handleCheckpointException with the CheckpointProperties from 1.14.3), {ALL} and the 1.14.0-1.14.3 "
+                f"jars", COORD_MACHINE, _CC_EX + "test_savepoint_failures_count_until_1_14_2"),
     oracle_rule("CC-15", "The job fails when the count exceeds tolerable_failures (\"Exceeded checkpoint tolerable "
                 "failure threshold.\", 1.17+ with the latest reason's message), and the count resets.",
                 f"CheckpointFailureManager (FailJobCallback, EXCEEDED_CHECKPOINT_TOLERABLE_FAILURE_MESSAGE), {ALL}",
