@@ -88,7 +88,7 @@ class AreaRun:
     def verdict(self) -> str:
         if self.counterexamples:
             return "invalid"
-        return "unknown" if self.infra_error else "valid"
+        return "unknown" if self.infra_error or not self.checked else "valid"  # nothing checked is no pass
 
 
 class SuiteError(RuntimeError):

@@ -138,8 +138,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     report = rep.to_json(runs, args.impl, args.conformance, args.seed, caps, skipped)
     rep.write(report, report_dir, junit)
     print(console.summary(report, time.monotonic() - started, report_dir, junit))
-    if any(r.infra_error for r in runs):
-        return EXIT_USAGE  # a broken implementation: exit 2, with what it found kept in the report
+    if report["verdict"] == "unknown" or any(r.infra_error for r in runs):
+        return EXIT_USAGE  # a broken implementation, or nothing checked: exit 2, what was found kept in the report
     return EXIT_FAIL if report["verdict"] == "invalid" else EXIT_OK
 
 

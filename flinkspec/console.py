@@ -31,7 +31,7 @@ def run_line(run: AreaRun) -> str:
         if run.infra_replay:
             text += f"\n    replay the request it broke on: {run.infra_replay}"
     elif not run.counterexamples:
-        text += f": {run.verdict}"
+        text += f": {run.verdict}" + ("" if run.checked else " (no case was checked)")
     return text
 
 
@@ -60,7 +60,10 @@ def print_run(run: AreaRun, start: int, out: TextIO | None = None) -> int:
 def summary(report: dict[str, Any], seconds: float, report_dir: Path | None, junit: Path | None) -> str:
     """The last lines: the verdict with the number of distinct divergences, and where the report is."""
     errors = sum(1 for r in report["runs"] if r.get("infra_error"))
-    lines = [f"{report['verdict']}: {plural(report['divergences'], 'distinct divergence')} "
+    lines = [] if report["checked_cases"] or report["divergences"] else [
+        "nothing was checked: no generated case could be sent to the implementation (see above why); "
+        "that is not a pass"]
+    lines += [f"{report['verdict']}: {plural(report['divergences'], 'distinct divergence')} "
              f"({report['failing_cases']:,} failing of {plural(report['checked_cases'], 'case')} checked"
              + (f", {report['not_checked_cases']:,} not checked" if report.get("not_checked_cases") else "")
              + f"), {plural(errors, 'infrastructure error')} in {seconds:.1f} s"]

@@ -31,7 +31,7 @@ from flinkspec.html_report import jar_text, plural, speaks_text
 def overall_verdict(runs: Sequence[AreaRun]) -> str:
     if any(r.counterexamples for r in runs):
         return "invalid"
-    return "unknown" if any(r.infra_error for r in runs) else "valid"
+    return "unknown" if not runs or any(r.verdict == "unknown" for r in runs) else "valid"
 
 
 def to_json(runs: Sequence[AreaRun], impl: str, conformance: str, seed: int,
