@@ -7,84 +7,13 @@ channels (exactly-once) and triggers or aborts checkpoints. The output is the ta
 ``{"abort": [id, reason]}``. The input model, the trace and the extension
 ``checkpoints_after_finish`` are specified in ``docs/protocol-checkpoint-alignment.md``.
 
-Input model (IN-*; the harness's, the same in the real-Flink bridge):
-
-- IN-1  Each event is appended to its channel's queue when it arrives.
-- IN-2  A channel is blocked from the handler's ``blockConsumption`` until its
-        ``resumeConsumption`` (Flink's network stack blocks the channel itself right after an
-        aligned barrier; the handler blocks exactly those channels, so both coincide).
-- IN-3  After each arrival the task consumes, one at a time, the earliest-arrived queued event of
-        any unblocked channel until none is left. Events a resumed channel queued while blocked
-        are therefore consumed in their arrival order before any later arrival; whatever stays
-        queued on a channel that is never resumed is never consumed (and not in the trace).
-- IN-4  A consumed record is ``process``ed; a barrier, cancel marker or end of partition goes to
-        the handler (``CheckpointedInputGate.handleEvent``).
-- IN-5  A trigger is recorded as ``snapshot`` then ``emit_barrier`` (the task does both in one
-        mailbox action: ``SubtaskCheckpointCoordinatorImpl.checkpointState`` broadcasts the
-        barrier before snapshotting; the pair is one step of the trace either way); an abort
-        (``abortCheckpointOnBarrier``, which forwards a ``CancelCheckpointMarker``) as ``abort``.
-- IN-6  An exception thrown by the handler fails the task: ``{"fail": "<exception>"}`` ends the
-        trace and nothing more is consumed.
+Input model: IN-* in :data:`RULES` (the harness's, the same in the real-Flink bridge).
 
 Exactly-once: ``SingleCheckpointBarrierHandler.aligned`` (all versions; in 1.13 it counts
 barriers where 1.14+ keeps a channel set), states ``WaitingForFirstBarrier`` / ``CollectingBarriers``
-via ``AbstractAlignedBarrierHandlerState``:
+via ``AbstractAlignedBarrierHandlerState``: AL-* in :data:`RULES`.
 
-- AL-1  The handler starts with current = last completed-or-cancelled = -1; a checkpoint is
-        pending while current != last and current >= 0 (``isCheckpointPending``).
-- AL-2  A barrier with id < current, or = current while nothing is pending, is obsolete: its
-        channel is resumed, nothing else happens (``processBarrier``).
-- AL-3  A barrier with id > current first aborts a pending checkpoint with
-        CHECKPOINT_DECLINED_SUBSUMED (AL-6), then starts checkpoint id whose target is the number
-        of open channels (``checkNewCheckpoint``, ``cancelSubsumedCheckpoint``).
-- AL-4  The barrier's channel joins the aligned set and is blocked; once the set reaches the
-        target the checkpoint is triggered, then every blocked channel is resumed, and it counts
-        as completed (``markCheckpointAlignedAndTransformState``, ``barrierReceived``,
-        ``triggerGlobalCheckpoint``).
-- AL-5  A cancel marker with id > current, or = current while some channel is aligned, aborts id
-        with CHECKPOINT_DECLINED_ON_CANCELLATION_BARRIER (AL-6); any other is ignored
-        (``processCancellationBarrier``). A pending older checkpoint is then dropped without an
-        abort of its own.
-- AL-6  Abort: current = max(current, id), last = max(last, id), aligned set cleared, every
-        blocked channel resumed, then the abort is notified (``abortInternal``).
-- AL-7  End of partition with checkpoints-after-finish off: one channel fewer is open; a pending
-        checkpoint is aborted with CHECKPOINT_DECLINED_INPUT_END_OF_STREAM (``processEndOfPartition``).
-- AL-8  End of partition with it on: one channel fewer is open; a pending checkpoint counts the
-        channel as aligned and may be triggered by it (AL-4) (``endOfPartitionReceived``).
-- AL-9  1.13 has no checkpoints after finish: AL-7 always. Its barrier counter (instead of a set,
-        against the live open count) decides the same, since a channel is blocked after its
-        barrier until the checkpoint is over and an end of partition aborts it.
-
-At-least-once: ``CheckpointBarrierTracker``; ``pendingCheckpoints`` is a deque, oldest first:
-
-- ALO-1  No channel is ever blocked: everything is consumed in arrival order.
-- ALO-2  A barrier with id > latest pending id while one channel is open triggers at once and
-         is not tracked (1.13: whenever the task has one channel, whatever the id).
-- ALO-3  A barrier of a tracked checkpoint counts its channel; when the count reaches the
-         entry's target (open channels at its start) the entry and every older one are removed,
-         the older ones silently, and the checkpoint is triggered unless it was aborted.
-- ALO-4  A barrier with a new id > latest pending id starts an entry; beyond 50 entries the
-         oldest is dropped silently (``MAX_CHECKPOINTS_TO_TRACK``).
-- ALO-5  Any other barrier (older, untracked) is ignored.
-- ALO-6  A cancel marker with id > latest pending id while one channel is open aborts id at once
-         and changes nothing (1.13: whenever the task has one channel).
-- ALO-7  Otherwise every entry older than the marker is removed, each not-yet-aborted one
-         notified as aborted (oldest first); an entry of the marker's id is aborted (once) and
-         counts the channel, removed when complete; a marker with id > latest pending id is
-         notified as aborted and tracked as an aborted entry (``processCancellationBarrier``).
-- ALO-8  End of partition with checkpoints-after-finish off: one channel fewer is open; every
-         entry is removed, each not-yet-aborted one aborted with CHECKPOINT_DECLINED_INPUT_END_OF_STREAM.
-- ALO-9  With it on: one channel fewer is open; the channel counts in each entry from the
-         newest back to the first one it completes, which is removed with every older one and
-         triggered unless aborted (``checkAlignmentOnEndOfPartitionIfEnabled``).
-- ALO-10 1.13: entries count barriers (a channel's repeated barrier counts again) against the
-         task's fixed channel count; end of partition never lowers it and always does ALO-8.
-- ALO-11 The task fails (``IllegalStateException`` "Alignment time is less than zero") when the
-         latest pending checkpoint completes (ALO-3, ALO-9) while no alignment is in progress:
-         alignment starts with a new entry (ALO-4) and ends with a trigger; ALO-2, ALO-6 and
-         ALO-8 end it too (``markAlignmentStartAndEnd``, ``resetAlignment``). For example with two
-         channels and checkpoints after finish: barrier 1 on channel 0, end of channel 0, barrier 2
-         on channel 1 (ALO-2: it does not become the latest pending id), barrier 1 on channel 1.
+At-least-once: ``CheckpointBarrierTracker``; ``pendingCheckpoints`` is a deque, oldest first: ALO-* in :data:`RULES`.
 """
 
 from __future__ import annotations
@@ -98,7 +27,120 @@ import attrs
 from oracle import area
 from oracle.alignment_handlers import Abort, AlignedHandler, Block, Effect, Fail, Resume, Tracker, Trigger
 from oracle.protocol import JAVA_LONG_MAX, BadRequest
+from oracle.rules import Declared
 from oracle.versions import FlinkVersion, pick, v
+
+# The rules this module encodes, each declared once (properties/oracle_rules.py says what checks each).
+RULES: tuple[Declared, ...] = (
+    Declared("IN-1",
+             "Each event is appended to its channel's queue when it arrives.",
+             "flinkspec's input model, docs/protocol-checkpoint-alignment.md (bridge: AlignmentArea.java)"),
+    Declared("IN-2",
+             "A channel is blocked from the handler's blockConsumption until its resumeConsumption.",
+             "CheckpointableInput.blockConsumption / resumeConsumption as the handlers call them, 1.13.6-2.3.0 "
+             "jars"),
+    Declared("IN-3",
+             "After each arrival the task consumes, one at a time, the earliest-arrived queued event of any "
+             "unblocked channel until none is left; what a never-resumed channel queued is never consumed.",
+             "flinkspec's input model, docs/protocol-checkpoint-alignment.md (bridge: AlignmentArea.java)"),
+    Declared("IN-4",
+             "A consumed record is processed; a barrier, cancel marker or end of partition goes to the barrier "
+             "handler.",
+             "CheckpointedInputGate.handleEvent, 1.13.6-2.3.0 jars"),
+    Declared("IN-5",
+             "A trigger is recorded as snapshot then emit_barrier, an abort as abort.",
+             "SubtaskCheckpointCoordinatorImpl.checkpointState, abortCheckpointOnBarrier, 1.13.6-2.3.0 jars"),
+    Declared("IN-6",
+             "An exception thrown by the handler fails the task: a fail step ends the trace and nothing more is"
+             " consumed.",
+             "flinkspec's input model (a task fails on an exception in its mailbox)"),
+    Declared("AL-1",
+             "Exactly-once: the handler starts with current = last completed-or-cancelled = -1, and a "
+             "checkpoint is pending while current != last and current >= 0.",
+             "SingleCheckpointBarrierHandler.isCheckpointPending, 1.13.6-2.3.0 jars"),
+    Declared("AL-2",
+             "Exactly-once: a barrier with id < current, or = current while nothing is pending, is obsolete: "
+             "its channel is resumed and nothing else happens.",
+             "SingleCheckpointBarrierHandler.processBarrier, 1.13.6-2.3.0 jars"),
+    Declared("AL-3",
+             "Exactly-once: a barrier with id > current first aborts a pending checkpoint with "
+             "CHECKPOINT_DECLINED_SUBSUMED, then starts checkpoint id targeting the open channels.",
+             "SingleCheckpointBarrierHandler.checkNewCheckpoint / cancelSubsumedCheckpoint, 1.13.6-2.3.0 jars"),
+    Declared("AL-4",
+             "Exactly-once: the barrier's channel joins the aligned set and is blocked; once the set reaches "
+             "the target the checkpoint is triggered, every blocked channel resumed, and it counts as "
+             "completed.",
+             "SingleCheckpointBarrierHandler.markCheckpointAlignedAndTransformState, WaitingForFirstBarrier / "
+             "CollectingBarriers.barrierReceived, triggerGlobalCheckpoint, 1.13.6-2.3.0 jars"),
+    Declared("AL-5",
+             "Exactly-once: a cancel marker with id > current, or = current while some channel is aligned, "
+             "aborts id with CHECKPOINT_DECLINED_ON_CANCELLATION_BARRIER; any other is ignored, and an older "
+             "pending checkpoint is dropped without an abort of its own.",
+             "SingleCheckpointBarrierHandler.processCancellationBarrier, 1.13.6-2.3.0 jars"),
+    Declared("AL-6",
+             "Exactly-once abort: current = max(current, id), last = max(last, id), the aligned set cleared, "
+             "every blocked channel resumed, then the abort notified.",
+             "SingleCheckpointBarrierHandler.abortInternal, 1.13.6-2.3.0 jars"),
+    Declared("AL-7",
+             "Exactly-once, checkpoints after finish off: an end of partition leaves one channel fewer open and"
+             " aborts a pending checkpoint with CHECKPOINT_DECLINED_INPUT_END_OF_STREAM.",
+             "SingleCheckpointBarrierHandler.processEndOfPartition, 1.13.6-2.3.0 jars"),
+    Declared("AL-8",
+             "Exactly-once, checkpoints after finish on: an end of partition leaves one channel fewer open and "
+             "counts as aligned for a pending checkpoint, which it may trigger.",
+             "SingleCheckpointBarrierHandler.processEndOfPartition, "
+             "AbstractAlignedBarrierHandlerState.endOfPartitionReceived, 1.14.6-2.3.0 jars"),
+    Declared("AL-9",
+             "1.13 has no checkpoints after finish (AL-7 always); its barrier counter decides as 1.14+'s "
+             "channel set does.",
+             "SingleCheckpointBarrierHandler (numBarriersReceived), 1.13.6 jar"),
+    Declared("ALO-1",
+             "At-least-once: no channel is ever blocked, everything is consumed in arrival order.",
+             "CheckpointBarrierTracker, 1.13.6-2.3.0 jars"),
+    Declared("ALO-2",
+             "At-least-once: a barrier with id > the latest pending id while one channel is open triggers at "
+             "once and is not tracked (1.13: whenever the task has one channel).",
+             "CheckpointBarrierTracker.processBarrier, 1.13.6-2.3.0 jars"),
+    Declared("ALO-3",
+             "At-least-once: a barrier of a tracked checkpoint counts its channel; at the entry's target the "
+             "entry and every older one are removed (the older silently) and it is triggered unless aborted.",
+             "CheckpointBarrierTracker.processBarrier / triggerCheckpointOnAligned, 1.13.6-2.3.0 jars"),
+    Declared("ALO-4",
+             "At-least-once: a barrier with a new id > the latest pending id starts an entry; beyond 50 entries"
+             " the oldest is dropped silently.",
+             "CheckpointBarrierTracker.processBarrier, MAX_CHECKPOINTS_TO_TRACK, 1.13.6-2.3.0 jars"),
+    Declared("ALO-5",
+             "At-least-once: any other barrier (older, untracked) is ignored.",
+             "CheckpointBarrierTracker.processBarrier, 1.13.6-2.3.0 jars"),
+    Declared("ALO-6",
+             "At-least-once: a cancel marker with id > the latest pending id while one channel is open aborts "
+             "id at once and changes nothing else (1.13: whenever the task has one channel).",
+             "CheckpointBarrierTracker.processCancellationBarrier, 1.13.6-2.3.0 jars"),
+    Declared("ALO-7",
+             "At-least-once: otherwise a cancel marker removes every older entry, notifying each not yet "
+             "aborted one, aborts (once) an entry of its id that then counts the channel, and tracks a newer id"
+             " as an aborted entry.",
+             "CheckpointBarrierTracker.processCancellationBarrier, 1.13.6-2.3.0 jars"),
+    Declared("ALO-8",
+             "At-least-once, checkpoints after finish off: an end of partition leaves one channel fewer open "
+             "and removes every entry, aborting each not yet aborted one with "
+             "CHECKPOINT_DECLINED_INPUT_END_OF_STREAM.",
+             "CheckpointBarrierTracker.processEndOfPartition, 1.13.6-2.3.0 jars"),
+    Declared("ALO-9",
+             "At-least-once, checkpoints after finish on: an end of partition counts its channel in each entry "
+             "from the newest back to the first it completes, which is removed with every older one and "
+             "triggered unless aborted.",
+             "CheckpointBarrierTracker.checkAlignmentOnEndOfPartitionIfEnabled, 1.14.6-2.3.0 jars"),
+    Declared("ALO-10",
+             "At-least-once in 1.13: entries count barriers (a repeated barrier counts again) against the "
+             "task's fixed channel count, and an end of partition never lowers it and always does ALO-8.",
+             "CheckpointBarrierTracker (totalNumberOfInputChannels), 1.13.6 jar"),
+    Declared("ALO-11",
+             "At-least-once: the task fails with IllegalStateException(\"Alignment time is less than zero\") when"
+             " the latest pending checkpoint completes while no alignment is in progress.",
+             "CheckpointBarrierHandler.markAlignmentStartAndEnd / markAlignmentEnd / resetAlignment, "
+             "1.14.6-2.3.0 jars"),
+)
 
 MAX_CHANNELS = 64
 MAX_EVENTS = 100_000

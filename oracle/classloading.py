@@ -1,27 +1,10 @@
-"""Protocol area ``classloading.resolve``: which loader serves each class and resource (CL-7 ... CL-14).
+"""Protocol area ``classloading.resolve``: which loader serves each class and resource (CL-1 ... CL-14,
+declared in :data:`RULES`; CL-1 ... CL-6 are :mod:`oracle.classloading_config`'s).
 
 A user-code class loader built as a TaskManager builds it: ``FlinkUserCodeClassLoaders.create(order,
 [user jar], parent, patterns, handler, checkLeak)`` whose parent loader holds the parent jar above the
 JDK (the platform class loader). The settings come from :mod:`oracle.classloading_config`.
 
-- CL-7  Child-first (``ChildFirstClassLoader.loadClassWithoutExceptionHandling``, the same 1.13-2.3): a
-        class this loader already defined is returned; a name starting with any pattern (plain
-        ``startsWith``, no dot boundary) takes standard parent delegation (parent, then the user jar);
-        any other name is looked up in the user jar first, then by standard delegation.
-- CL-8  Parent-first (``ParentFirstClassLoader``, a plain ``URLClassLoader``): parent, then the user jar,
-        for every name; patterns play no part.
-- CL-9  The parent side is the JDK (boot and platform loaders) first, then the parent jar.
-- CL-10 ``ClassLoader.preDefineClass``: no loader but the platform loader may define a class whose name
-        starts with ``java.``: ``SecurityException`` (``Prohibited package name``), on either side. A jar
-        entry ``a/b/C.class`` that is no class file (a resource named so) is a ``ClassFormatError``.
-- CL-11 Defining a user class resolves its superclass ``java.lang.Object`` through the user-code loader
-        itself (CL-7 applies to it): with no pattern covering ``java.lang.Object`` and a user jar that holds
-        it, every user class fails with that ``SecurityException``.
-- CL-12 Only ``ClassNotFoundException`` moves the search on; any other error ends the lookup.
-- CL-13 ``getResources`` (``ChildFirstClassLoader``): every user-jar match, then everything the parent
-        finds (JDK, then parent jar); parent-first lists the parent's first. Patterns do not apply to
-        resources. A class's ``.class`` file is a resource of its jar.
-- CL-14 ``getResource`` is the first element of ``getResources``, in both orders.
 
 The JDK is the one of Java 17: the classes and the non-class resources the platform class loader
 finds, and the classes whose class file it does not find as a resource, as listed by
@@ -41,7 +24,76 @@ import attrs
 from oracle import area
 from oracle.classloading_config import JavaException, LoaderSettings, UnmodelledValue, settings
 from oracle.protocol import BadRequest, Rejected, field, string_map
+from oracle.rules import Declared
 from oracle.versions import FlinkVersion
+
+# The rules this module encodes, each declared once (properties/oracle_rules.py says what checks each).
+RULES: tuple[Declared, ...] = (
+    Declared("CL-1",
+             "The parent-first patterns in force are the entries of classloader.parent-first-patterns.default "
+             "(deprecated key classloader.parent-first-patterns; per-version default) followed by those of "
+             "classloader.parent-first-patterns.additional, not trimmed beyond the splitter, de-duplicated or "
+             "sorted.",
+             "CoreOptions.getParentFirstLoaderPatterns, ALWAYS_PARENT_FIRST_LOADER_PATTERNS(_ADDITIONAL), "
+             "1.13.6-2.3.0 jars"),
+    Declared("CL-2",
+             "1.13-1.14 split a pattern list with Guava's Splitter.on(';').omitEmptyStrings(): no trimming, no "
+             "quoting.",
+             "CoreOptions (String options) with flink-shaded Guava Splitter, 1.13.6-1.14.6 jars"),
+    Declared("CL-3",
+             "1.15-1.18 split a pattern list with StructuredOptionsSplitter.splitEscaped(value, ';'): unquoted "
+             "tokens Java-trimmed, quotes with doubled-quote escapes, an inner empty piece kept as \"\", a "
+             "leading one dropped, malformed quoting an error.",
+             "StructuredOptionsSplitter.splitEscaped (List<String> options), 1.15.4-1.18.1 jars (and the 1.19+ "
+             "fallback)"),
+    Declared("CL-4",
+             "From 1.19 a list value is first parsed as a YAML sequence (1.19-1.20 only while the configuration"
+             " is standard YAML); anything else, a null item or a YAML error (a character outside YAML's "
+             "printable set anywhere, a comment included) falls back to CL-3. NEL, LS and PS separate tokens "
+             "like line breaks but are text inside a comment or a plain item.",
+             "YamlParserUtils.convertToObject(value, List.class), GlobalConfiguration.isStandardYaml, "
+             "1.19.3-2.3.0 jars"),
+    Declared("CL-5",
+             "ResolveOrder.fromString compares with equalsIgnoreCase and does not trim: anything but "
+             "child-first or parent-first is IllegalArgumentException(\"Unknown resolve order: <value>\").",
+             "FlinkUserCodeClassLoaders.ResolveOrder.fromString, 1.13.6-2.3.0 jars"),
+    Declared("CL-6",
+             "A value that does not parse is IllegalArgumentException(\"Could not parse value '<raw>' for key "
+             "'<key>'.\"), naming the option's own key even when the value came from a deprecated key.",
+             "Configuration.getOptional / ConfigurationUtils.convertValue, 1.13.6-2.3.0 jars"),
+    Declared("CL-7",
+             "Child-first: a class the loader already defined is returned; a name starting with any pattern "
+             "(plain startsWith) takes standard parent delegation; any other is looked up in the user jar "
+             "first, then by standard delegation.",
+             "ChildFirstClassLoader.loadClassWithoutExceptionHandling, 1.13.6-2.3.0 jars"),
+    Declared("CL-8",
+             "Parent-first: every name is looked up in the parent, then in the user jar; patterns play no part.",
+             "FlinkUserCodeClassLoaders.ParentFirstClassLoader (a URLClassLoader), 1.13.6-2.3.0 jars"),
+    Declared("CL-9",
+             "The parent side is the JDK (boot and platform loaders) first, then the parent jar.",
+             "URLClassLoader over the parent jar above the JDK 17 platform class loader (ClassLoader.loadClass)"),
+    Declared("CL-10",
+             "No loader but the platform loader may define a class in java.*: SecurityException (\"Prohibited "
+             "package name\") on either side; a jar entry a/b/C.class that is no class file is a "
+             "ClassFormatError.",
+             "ClassLoader.preDefineClass / defineClass, JDK 17"),
+    Declared("CL-11",
+             "Defining a user class resolves java.lang.Object through the user-code loader itself, so with no "
+             "pattern covering it a user jar holding java/lang/Object.class fails every user class with "
+             "SecurityException.",
+             "ChildFirstClassLoader.loadClass on defineClass's superclass, JDK 17, 1.13.6-2.3.0 jars"),
+    Declared("CL-12",
+             "Only ClassNotFoundException moves the search on; any other error ends the lookup.",
+             "ChildFirstClassLoader.loadClassWithoutExceptionHandling, ClassLoader.loadClass, 1.13.6-2.3.0 jars"),
+    Declared("CL-13",
+             "getResources lists every user-jar match, then what the parent finds (JDK, then parent jar) "
+             "child-first, the parent's first parent-first; patterns do not apply, and a class's .class file is"
+             " a resource of its jar.",
+             "ChildFirstClassLoader.getResources, ClassLoader.getResources, 1.13.6-2.3.0 jars"),
+    Declared("CL-14",
+             "getResource is the first element of getResources, in both resolve orders.",
+             "ChildFirstClassLoader.getResource, ClassLoader.getResource, 1.13.6-2.3.0 jars"),
+)
 
 USER, PARENT, NOT_FOUND = "user", "parent", "not_found"
 PROHIBITED = "error:SecurityException"

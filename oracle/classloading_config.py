@@ -1,4 +1,5 @@
-"""How Flink turns a configuration into the user-code class loader's settings (CL-1 ... CL-6).
+"""How Flink turns a configuration into the user-code class loader's settings (CL-1 ... CL-6,
+declared in :data:`oracle.classloading.RULES`).
 
 Mirrors ``CoreOptions.getParentFirstLoaderPatterns(config)``, ``FlinkUserCodeClassLoaders
 .ResolveOrder.fromString(config.get(CLASSLOADER_RESOLVE_ORDER))`` and
@@ -6,26 +7,6 @@ Mirrors ``CoreOptions.getParentFirstLoaderPatterns(config)``, ``FlinkUserCodeCla
 computes the patterns when it reads the configuration; the resolve order is parsed later, when
 ``TaskManagerServices`` builds the library cache).
 
-- CL-1  The patterns in force are the entries of ``classloader.parent-first-patterns.default``
-        (deprecated key ``classloader.parent-first-patterns``; default per version below), then those
-        of ``classloader.parent-first-patterns.additional`` (default empty). No trimming beyond the
-        splitter's, no de-duplication, no sorting.
-- CL-2  1.13-1.14 (String options): Guava ``Splitter.on(';').omitEmptyStrings()``; no trim, no quoting.
-- CL-3  1.15-1.18 (``List<String>`` options): ``StructuredOptionsSplitter.splitEscaped(value, ';')``:
-        unquoted tokens are Java-trimmed, ``'..'``/``".."`` quote (a doubled quote escapes), an empty
-        piece between two delimiters is kept as ``""`` (a pattern matching every class), a leading one is
-        dropped; a quoted token followed by anything but ``;`` and an unclosed quote are errors.
-- CL-4  1.19+: a list value is first parsed as YAML (``YamlParserUtils.convertToObject(value, List.class)``,
-        SnakeYAML engine, core schema; 1.19-1.20 only while ``GlobalConfiguration.isStandardYaml()``, true
-        unless a legacy ``flink-conf.yaml`` was loaded). A YAML sequence gives its items (non-strings as the
-        YAML dumper prints them); anything else, a null item or a YAML error (a character outside YAML's
-        printable set anywhere, a comment that holds one included) falls back to CL-3. Blank and
-        comment lines around the one line of a value change nothing; NEL, LS and PS separate tokens as line
-        breaks do but are text in a comment or a plain scalar.
-- CL-5  ``ResolveOrder.fromString`` compares with ``equalsIgnoreCase`` and does not trim: anything but
-        ``child-first``/``parent-first`` is ``IllegalArgumentException("Unknown resolve order: <value>")``.
-- CL-6  A value that does not parse is ``IllegalArgumentException("Could not parse value '<raw>' for key
-        '<key>'.")``, naming the option's own key even when the value came from a deprecated key.
 """
 
 from __future__ import annotations

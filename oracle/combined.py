@@ -1,32 +1,14 @@
-"""The combined watermark and status of a multi-input operator (rules CWM-1 ... CWM-8).
+"""The combined watermark and status of a multi-input operator (rules CWS-1 ... CWS-8,
+declared in :data:`RULES`).
 
 From 1.14 a two-input operator (``AbstractStreamOperator.processWatermark1/2``,
 ``processWatermarkStatus1/2``) and a multi-input one (``AbstractStreamOperatorV2.reportWatermark``
 and ``processWatermarkStatus``, reached through ``AbstractInput``) combine their inputs with
-``org.apache.flink.api.common.eventtime.IndexedCombinedWatermarkStatus``:
+``org.apache.flink.api.common.eventtime.IndexedCombinedWatermarkStatus`` (CWS-* in :data:`RULES`).
 
-- CWM-1  Each input keeps a partial watermark (only ever raised) and an idle flag. A watermark
-         on an input raises its partial and marks the input ACTIVE (``PartialWatermark.setWatermark``).
-- CWM-2  The combined watermark is the minimum over non-idle inputs; it is emitted when it
-         exceeds the last combined watermark (``CombinedWatermarkStatus.updateCombinedWatermark``).
-- CWM-3  When every input is idle the combined status is idle; until 2.1 no watermark is derived
-         then, from 2.2 (FLINK-38454) the maximum over all inputs is, and emitted if it exceeds
-         the last one.
-- CWM-4  A status event first emits the combined watermark if it advanced, then forwards the
-         incoming status if the combined idleness flipped (``processWatermarkStatus``).
-- CWM-5  A watermark event never emits a status, even when it ends combined idleness.
 
 1.13 has no ``IndexedCombinedWatermarkStatus``: the operator sees no stream status at all.
 
-- CWM-6  1.13 watermarks: each input's last watermark is stored as is (it may go down), and the
-         minimum over all inputs is emitted when it exceeds the last combined watermark
-         (``AbstractStreamOperator.processWatermark1/2``, ``AbstractStreamOperatorV2.reportWatermark``).
-- CWM-7  1.13 statuses are combined by the task (``StreamTwoInputProcessorFactory.StreamStatusTracker``,
-         ``StreamMultipleInputProcessorFactory.MultiStreamStreamStatusTracker``) into the
-         ``StreamStatusMaintainer``: ACTIVE on any input makes the task ACTIVE, IDLE makes it IDLE
-         once every input's last status is IDLE; a status is emitted only when the task's changes.
-- CWM-8  Both start with every input ACTIVE at ``Long.MIN_VALUE`` and the combined watermark at
-         ``Long.MIN_VALUE``.
 """
 
 from __future__ import annotations
@@ -34,7 +16,48 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable
 
+from oracle.rules import Declared
 from oracle.valve import LONG_MIN, Arrival, Element, Status, Watermark
+
+# The rules this module encodes, each declared once (properties/oracle_rules.py says what checks each).
+RULES: tuple[Declared, ...] = (
+    Declared("CWS-1",
+             "Each input keeps a partial watermark that is only ever raised and an idle flag; a watermark on an"
+             " input raises its partial and marks the input active.",
+             "IndexedCombinedWatermarkStatus.updateWatermark, "
+             "CombinedWatermarkStatus.PartialWatermark.setWatermark, 1.14.6-2.3.0 jars"),
+    Declared("CWS-2",
+             "The combined watermark is the minimum over the non-idle inputs; it is emitted when it exceeds the"
+             " last combined watermark.",
+             "CombinedWatermarkStatus.updateCombinedWatermark, 1.14.6-2.3.0 jars"),
+    Declared("CWS-3",
+             "When every input is idle the combined status is idle; up to 2.1 no watermark is derived then, "
+             "from 2.2 (FLINK-38454) the maximum over all inputs is, and emitted if it exceeds the last one.",
+             "CombinedWatermarkStatus.updateCombinedWatermark, 1.14.6-2.3.0 jars; FLINK-38454 (2.2.1, 2.3.0)"),
+    Declared("CWS-4",
+             "A status event first emits the combined watermark if it advanced, then forwards the incoming "
+             "status if the combined idleness flipped.",
+             "AbstractStreamOperator.processWatermarkStatus1/2, "
+             "AbstractStreamOperatorV2.processWatermarkStatus, 1.14.6-2.3.0 jars"),
+    Declared("CWS-5",
+             "A watermark event never emits a status, even when it ends combined idleness.",
+             "AbstractStreamOperator.processWatermark1/2, AbstractStreamOperatorV2.reportWatermark, "
+             "1.14.6-2.3.0 jars"),
+    Declared("CWS-6",
+             "In 1.13 each input's last watermark is stored as is (it may go down) and the minimum over all "
+             "inputs is emitted when it exceeds the last combined watermark.",
+             "AbstractStreamOperator.processWatermark1/2, AbstractStreamOperatorV2.reportWatermark, 1.13.6 jar"),
+    Declared("CWS-7",
+             "In 1.13 the task combines statuses: ACTIVE on any input makes it ACTIVE, IDLE makes it IDLE once "
+             "every input's last status is IDLE, and a status is emitted only when the task's changes.",
+             "StreamTwoInputProcessorFactory.StreamStatusTracker, "
+             "StreamMultipleInputProcessorFactory.MultiStreamStreamStatusTracker, StreamStatusMaintainer, "
+             "1.13.6 jar"),
+    Declared("CWS-8",
+             "Every input starts ACTIVE at Long.MIN_VALUE, and so does the combined watermark.",
+             "IndexedCombinedWatermarkStatus.forInputsCount (1.14.6-2.3.0 jars); AbstractStreamOperator's input"
+             " watermark fields (1.13.6 jar)"),
+)
 
 
 class _LiveMin:
@@ -57,11 +80,11 @@ class _LiveMin:
 
 
 class IndexedCombinedWatermarkStatus:
-    """``IndexedCombinedWatermarkStatus`` (1.14+); ``flush_when_all_idle`` is CWM-3's 2.2 change."""
+    """``IndexedCombinedWatermarkStatus`` (1.14+); ``flush_when_all_idle`` is CWS-3's 2.2 change."""
 
     def __init__(self, inputs: int, *, flush_when_all_idle: bool) -> None:
         self._flush_when_all_idle = flush_when_all_idle
-        self._watermark = [LONG_MIN] * inputs  # CWM-8
+        self._watermark = [LONG_MIN] * inputs  # CWS-8
         self._idle = [False] * inputs
         self._active_inputs = inputs
         self._active_min = _LiveMin(self._watermark, lambda i: not self._idle[i])
@@ -70,7 +93,7 @@ class IndexedCombinedWatermarkStatus:
         self.idle = False
 
     def update_watermark(self, index: int, timestamp: int) -> bool:
-        """``updateWatermark``: CWM-1 then CWM-2/3; true when the combined watermark advanced."""
+        """``updateWatermark``: CWS-1 then CWS-2/3; true when the combined watermark advanced."""
         self._set_idle(index, False)
         if timestamp > self._watermark[index]:
             self._watermark[index] = timestamp
@@ -79,7 +102,7 @@ class IndexedCombinedWatermarkStatus:
         return self._update_combined()
 
     def update_status(self, index: int, idle: bool) -> bool:
-        """``updateStatus``: set the input's idle flag, then CWM-2/3."""
+        """``updateStatus``: set the input's idle flag, then CWS-2/3."""
         self._set_idle(index, idle)
         return self._update_combined()
 
@@ -107,7 +130,7 @@ class IndexedCombinedWatermarkStatus:
 
 
 class CombiningOperator:
-    """A 1.14+ multi-input operator's watermark and status handling (CWM-4, CWM-5)."""
+    """A 1.14+ multi-input operator's watermark and status handling (CWS-4, CWS-5)."""
 
     def __init__(self, inputs: int, *, flush_when_all_idle: bool) -> None:
         self._status = IndexedCombinedWatermarkStatus(inputs, flush_when_all_idle=flush_when_all_idle)
@@ -124,7 +147,7 @@ class CombiningOperator:
 
 
 class LegacyCombiningTask:
-    """1.13: the operator combines raw watermarks (CWM-6), the task combines statuses (CWM-7)."""
+    """1.13: the operator combines raw watermarks (CWS-6), the task combines statuses (CWS-7)."""
 
     def __init__(self, inputs: int) -> None:
         self._watermark = [LONG_MIN] * inputs  # input1Watermark / input2Watermark / inputWatermarks

@@ -1,68 +1,10 @@
-"""Protocol area ``checkpoint.coordinator``: the JobManager's checkpoint coordinator (CC-1 ... CC-19).
+"""Protocol area ``checkpoint.coordinator``: the JobManager's checkpoint coordinator (CC-1 ... CC-19,
+declared in :data:`RULES`).
 
 Semantics in docs/protocol-checkpoint-coordinator.md. The machine is
 :mod:`oracle.coordinator_machine`; version tables, ``CheckpointFailureManager`` and the store are
 in :mod:`oracle.coordinator_rules`. All classes below are in ``org.apache.flink.runtime.checkpoint``
 unless named otherwise.
-
-Rules:
-
-- CC-1  A trigger becomes a ``CheckpointTriggerRequest`` queued in ``CheckpointRequestDecider``
-        (at most 1000): at a full queue whose last request is not periodic the new request fails
-        TOO_MANY_CHECKPOINT_REQUESTS; otherwise it is queued and, above 1000, the last one is
-        dropped with that reason (``chooseRequestToExecute``).
-- CC-2  The queue is ordered savepoints first, then forced, then non-periodic, then oldest.
-        Checkpoints are never forced; savepoints (also synchronous ones) are forced unless
-        unaligned checkpoints are enabled (``CheckpointProperties.forSavepoint``). Nothing starts
-        while another trigger is in progress; with ``max_concurrent`` pending checkpoints only a
-        forced head starts, the others wait in the queue (no failure).
-- CC-3  A periodic, non-forced head less than ``min_pause_ms`` (capped at 365 days) after the
-        last completion fails MINIMUM_TIME_BETWEEN_CHECKPOINTS and the periodic trigger is
-        rescheduled to fire when the pause is over; manual checkpoints and savepoints ignore the
-        pause. Each run of ``executeQueuedRequest`` rejects at most one such head.
-- CC-4  The plan (``DefaultCheckpointPlanCalculator``) needs its tasks RUNNING: 1.13 checks the
-        tasks to trigger (``sources``), 1.14+ every task to wait for. Otherwise the request fails
-        NOT_ALL_REQUIRED_TASKS_RUNNING and takes no id.
-- CC-5  Ids come from ``StandaloneCheckpointIDCounter`` (1, 2, ...) only once the plan exists; the
-        pending checkpoint's ``CheckpointCanceller`` is due ``timeout_ms`` later.
-- CC-6  ``PendingCheckpoint.acknowledgeTask``: SUCCESS for an expected attempt, DUPLICATE for one
-        that already acknowledged, UNKNOWN for another attempt (DISCARDED cannot be observed: a
-        disposed checkpoint is no longer pending). The last acknowledgement completes it.
-- CC-7  On completion, checkpoints and synchronous savepoints (1.13-1.14: every completion) abort
-        all older pending non-savepoints with CHECKPOINT_SUBSUMED (``dropSubsumedCheckpoints``).
-        The min pause counts from the completion.
-- CC-8  A decline aborts the pending checkpoint with the task's reason (a task-level failure). A
-        savepoint declined with CHECKPOINT_SUBSUMED is still aborted, but ``PendingCheckpoint.abort``
-        throws before the failure manager hears of it.
-- CC-9  Time passes before each event: due timers fire in due-time order (ties in scheduling
-        order): an expired pending checkpoint is aborted with CHECKPOINT_EXPIRED (job-level); a
-        rescheduled periodic trigger requests a periodic checkpoint.
-- CC-10 Every dispose (abort or completion), every ``scheduleTriggerRequest`` and (1.16+) every
-        subsumed stored checkpoint queue one run of ``executeQueuedRequest`` on the main thread.
-- CC-11 ``restart`` is ``SchedulerBase.restoreState`` of a region failover: every pending
-        checkpoint is aborted with JOB_FAILOVER_REGION (job-level); the task gets a new attempt.
-- CC-12 Decline reasons are the version's ``CheckpointFailureReason`` values (1.13 EXCEPTION; 1.14
-        IO_EXCEPTION; 1.17 drops four and adds CHANNEL_STATE_SHARED_STREAM_EXCEPTION; 1.20 adds
-        BLOCKING_OUTPUT_EXIST).
-- CC-13 ``CheckpointFailureManager`` counts each checkpoint id once, only for ids above the last
-        success, only CHECKPOINT_ASYNC_EXCEPTION, CHECKPOINT_DECLINED, CHECKPOINT_EXPIRED (+
-        IO_EXCEPTION 1.14+, + FINALIZE_CHECKPOINT_FAILURE 1.15.2+); a success above the last one
-        resets the count; ``tolerable_failures`` = 2147483647 disables counting.
-- CC-14 1.14.3+: a pre-flight reason or a failure without a task is job-level and ignored for
-        savepoints; a task-level failure of a synchronous savepoint fails the job with the
-        reason's message. 1.13-1.14.2: every failure of a synchronous savepoint that is not
-        pre-flight fails the job; savepoint failures count like checkpoint failures.
-- CC-15 The job fails when the count exceeds ``tolerable_failures`` ("Exceeded checkpoint
-        tolerable failure threshold."; 1.17+ adds the latest reason's message); the count resets.
-- CC-16 ``StandaloneCompletedCheckpointStore`` keeps ``retained`` checkpoints
-        (``CheckpointSubsumeHelper``); 1.15+ stores no savepoints.
-- CC-17 1.13-1.14 store savepoints too: an older entry is dropped iff it is not the latest and is
-        a savepoint, or the latest is a synchronous savepoint, or a newer checkpoint exists.
-- CC-18 An ack for a checkpoint no longer pending returns true iff its id is among the last 16
-        ids removed from pending for any reason (up to 1.18) or that expired (1.19+).
-- CC-19 Configuration: ``CheckpointCoordinatorConfiguration`` rejects timeout < 10, min pause < 0,
-        max concurrent < 1, tolerable < 0 (IllegalArgumentException without message) and
-        unaligned with max concurrent > 1; the store rejects retained < 1.
 """
 
 from __future__ import annotations
@@ -76,7 +18,104 @@ from oracle import area
 from oracle.coordinator_machine import Config, Coordinator, Step
 from oracle.coordinator_rules import JAVA_INT_MAX, Rules, rules_for
 from oracle.protocol import BadRequest, Rejected, field, java_long
+from oracle.rules import Declared
 from oracle.versions import FlinkVersion
+
+# The rules this module encodes, each declared once (properties/oracle_rules.py says what checks each).
+RULES: tuple[Declared, ...] = (
+    Declared("CC-1",
+             "A trigger is queued in the request decider (at most 1000): at a full queue whose last request is "
+             "not periodic it fails TOO_MANY_CHECKPOINT_REQUESTS, otherwise it is queued and, past 1000, the "
+             "last one is dropped with that reason.",
+             "CheckpointRequestDecider.chooseRequestToExecute, 1.13.6-2.3.0 jars"),
+    Declared("CC-2",
+             "The queue orders savepoints, then forced, then non-periodic requests, then the oldest; savepoints"
+             " are forced unless unaligned checkpoints are on, nothing starts while a trigger is in progress, "
+             "and at max_concurrent pending checkpoints only a forced head starts.",
+             "CheckpointRequestDecider (queue order, chooseRequestToExecute), "
+             "CheckpointProperties.forSavepoint, 1.13.6-2.3.0 jars"),
+    Declared("CC-3",
+             "A periodic, non-forced head less than min_pause_ms (capped at 365 days) after the last completion"
+             " fails MINIMUM_TIME_BETWEEN_CHECKPOINTS and the periodic trigger is rescheduled; manual "
+             "checkpoints and savepoints ignore the pause.",
+             "CheckpointRequestDecider.chooseRequestToExecute, CheckpointCoordinator.rescheduleTrigger, "
+             "1.13.6-2.3.0 jars"),
+    Declared("CC-4",
+             "The checkpoint plan needs its tasks RUNNING (1.13: the tasks to trigger, 1.14+: every task to "
+             "wait for); otherwise the request fails NOT_ALL_REQUIRED_TASKS_RUNNING and takes no id.",
+             "DefaultCheckpointPlanCalculator.calculateCheckpointPlan, 1.13.6-2.3.0 jars"),
+    Declared("CC-5",
+             "Checkpoint ids come from the ID counter (1, 2, ...) only once the plan exists; the pending "
+             "checkpoint's canceller is due timeout_ms later.",
+             "StandaloneCheckpointIDCounter, CheckpointCoordinator.createPendingCheckpoint, "
+             "PendingCheckpoint.setCancellerHandle, 1.13.6-2.3.0 jars"),
+    Declared("CC-6",
+             "An acknowledgement is SUCCESS for an expected attempt, DUPLICATE for one that already "
+             "acknowledged, UNKNOWN for another attempt; the last one completes the checkpoint.",
+             "PendingCheckpoint.acknowledgeTask, CheckpointCoordinator.receiveAcknowledgeMessage, 1.13.6-2.3.0 "
+             "jars"),
+    Declared("CC-7",
+             "A completed checkpoint or synchronous savepoint (1.13-1.14: any completion) aborts every older "
+             "pending non-savepoint with CHECKPOINT_SUBSUMED; the min pause counts from the completion.",
+             "CheckpointCoordinator.completePendingCheckpoint / dropSubsumedCheckpoints, 1.13.6-2.3.0 jars"),
+    Declared("CC-8",
+             "A decline aborts the pending checkpoint with the task's reason (task-level); a savepoint declined"
+             " with CHECKPOINT_SUBSUMED is aborted but the abort throws before the failure manager hears of it.",
+             "CheckpointCoordinator.receiveDeclineMessage, PendingCheckpoint.abort, 1.13.6-2.3.0 jars"),
+    Declared("CC-9",
+             "Before each event due timers fire in due-time order (ties in scheduling order): an expired "
+             "pending checkpoint is aborted with CHECKPOINT_EXPIRED (job-level), a rescheduled periodic trigger"
+             " requests a checkpoint.",
+             "CheckpointCoordinator.CheckpointCanceller, ScheduledTrigger, 1.13.6-2.3.0 jars"),
+    Declared("CC-10",
+             "Every dispose (abort or completion), every scheduleTriggerRequest and (1.16+) every subsumed "
+             "stored checkpoint queue one run of executeQueuedRequest.",
+             "CheckpointCoordinator.executeQueuedRequest / scheduleTriggerRequest, CheckpointsCleaner (1.16+), "
+             "1.13.6-2.3.0 jars"),
+    Declared("CC-11",
+             "restart (a region failover) aborts every pending checkpoint with JOB_FAILOVER_REGION (job-level) "
+             "and gives the task a new attempt.",
+             "SchedulerBase.restoreState, CheckpointCoordinator.abortPendingCheckpoints, 1.13.6-2.3.0 jars"),
+    Declared("CC-12",
+             "Decline reasons are the version's CheckpointFailureReason values.",
+             "CheckpointFailureReason enum of each of the 1.13.6-2.3.0 jars"),
+    Declared("CC-13",
+             "The failure manager counts each checkpoint id once, only above the last success and only for the "
+             "counted reasons of the version; a newer success resets the count; tolerable_failures = 2147483647"
+             " disables counting.",
+             "CheckpointFailureManager.checkFailureCounter / handleCheckpointSuccess, 1.13.6-2.3.0 jars"),
+    Declared("CC-14",
+             "1.14.3+: a pre-flight reason or a failure without a task is job-level and ignored for savepoints,"
+             " a task-level failure of a synchronous savepoint fails the job; 1.13-1.14.2: every non-pre-flight"
+             " failure of a synchronous savepoint fails the job and savepoint failures count.",
+             "CheckpointFailureManager.handleJobLevelCheckpointException / handleTaskLevelCheckpointException /"
+             " handleSynchronousSavepointFailure (CheckpointCoordinator.abortPendingCheckpoint up to 1.14.2, "
+             "handleCheckpointException with the CheckpointProperties from 1.14.3), 1.13.6-2.3.0 jars and the "
+             "1.14.0-1.14.3 jars"),
+    Declared("CC-15",
+             "The job fails when the count exceeds tolerable_failures (\"Exceeded checkpoint tolerable failure "
+             "threshold.\", 1.17+ with the latest reason's message), and the count resets.",
+             "CheckpointFailureManager (FailJobCallback, EXCEEDED_CHECKPOINT_TOLERABLE_FAILURE_MESSAGE), "
+             "1.13.6-2.3.0 jars"),
+    Declared("CC-16",
+             "The completed-checkpoint store keeps `retained` checkpoints; 1.15+ stores no savepoints.",
+             "StandaloneCompletedCheckpointStore, CheckpointSubsumeHelper.subsume, 1.13.6-2.3.0 jars"),
+    Declared("CC-17",
+             "1.13-1.14 store savepoints too: an older entry is dropped iff it is not the latest and is a "
+             "savepoint, or the latest is a synchronous savepoint, or a newer checkpoint exists.",
+             "StandaloneCompletedCheckpointStore.addCheckpoint(AndSubsumeOldestOne), CheckpointSubsumeHelper, "
+             "1.13.6-1.14.6 jars"),
+    Declared("CC-18",
+             "An acknowledgement for a checkpoint no longer pending returns true iff its id is among the last "
+             "16 ids removed from pending (up to 1.18) or expired (1.19+).",
+             "CheckpointCoordinator.receiveAcknowledgeMessage, recentPendingCheckpoints / "
+             "recentExpiredCheckpoints, 1.13.6-2.3.0 jars"),
+    Declared("CC-19",
+             "The configuration rejects timeout < 10, min pause < 0, max concurrent < 1, tolerable < 0 "
+             "(IllegalArgumentException) and unaligned with max concurrent > 1; the store rejects retained < 1.",
+             "CheckpointCoordinatorConfiguration constructor, StandaloneCompletedCheckpointStore constructor, "
+             "1.13.6-2.3.0 jars"),
+)
 
 MAX_AT = 2**40  # logical times are 0 ... 2**40 ms
 TRIGGERS = ("periodic", "checkpoint", "savepoint", "sync_savepoint")

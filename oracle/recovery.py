@@ -4,19 +4,7 @@ The job: ``channels`` sources, each reading its own log of records (the ``record
 channel, in order, over the whole request), feed one keyed counting operator (state: a count per
 key; each processed record emits ``[key, new count]`` to the sink). Every request event before
 ``fail_after`` arrives at the operator as in ``checkpoint.alignment`` (same input model, same
-handlers, so the same trace); then the job fails. Recovery (RC-*):
-
-- RC-1  A checkpoint n is complete when the operator snapshotted it and every channel delivered
-        barrier n or ended before the failure (each source acknowledges n when it emits barrier n;
-        a finished source has nothing left to acknowledge).
-- RC-2  The job restores the complete checkpoint with the highest id (a completed checkpoint
-        subsumes every older one: ``CheckpointCoordinator``); none: it starts from scratch.
-- RC-3  The restored state is the operator's at its snapshot: the count of every record processed
-        before it (``process`` steps before ``snapshot n`` in the trace).
-- RC-4  Each source rewinds to its offset in the checkpoint: the number of records it emitted
-        before barrier n (all of them once it ended), and replays the rest of its log.
-- RC-5  The replayed records reach the operator in their original arrival order and are all
-        processed (no checkpoint is taken after the restart); each emits ``[key, count]``.
+handlers, so the same trace); then the job fails. Recovery: RC-* in :data:`RULES`.
 
 Exactly-once (aligned) snapshots hold exactly the records before the barriers, so every record is
 counted once after recovery; at-least-once snapshots may also hold records that arrived on a channel
@@ -31,7 +19,33 @@ from typing import Any
 from oracle import area
 from oracle.alignment import parse, run
 from oracle.protocol import BadRequest
+from oracle.rules import Declared
 from oracle.versions import FlinkVersion
+
+# The rules this module encodes, each declared once (properties/oracle_rules.py says what checks each).
+RULES: tuple[Declared, ...] = (
+    Declared("RC-1",
+             "A checkpoint is complete when the operator snapshotted it and every channel delivered its barrier"
+             " or ended before the failure.",
+             "flinkspec's recovery model, docs/protocol.md (bridge: RecoveryArea.java)"),
+    Declared("RC-2",
+             "The job restores the complete checkpoint with the highest id (a completed checkpoint subsumes "
+             "every older one), or starts from scratch without one.",
+             "CheckpointCoordinator.restoreLatestCheckpointedState, "
+             "CompletedCheckpointStore.getLatestCheckpoint"),
+    Declared("RC-3",
+             "The restored state is the operator's at its snapshot: the count of every record processed before "
+             "it.",
+             "flinkspec's recovery model, docs/protocol.md (bridge: RecoveryArea.java)"),
+    Declared("RC-4",
+             "Each source rewinds to its offset in the checkpoint (the records it emitted before the barrier, "
+             "all once it ended) and replays the rest of its log.",
+             "flinkspec's recovery model, docs/protocol.md (bridge: RecoveryArea.java)"),
+    Declared("RC-5",
+             "The replayed records reach the operator in their original arrival order and are all processed, "
+             "each emitting [key, count].",
+             "flinkspec's recovery model, docs/protocol.md (bridge: RecoveryArea.java)"),
+)
 
 Restore = Callable[[list[dict[str, Any]], list[dict[str, Any]], int], tuple[int | None, list[int], dict[str, int]]]
 

@@ -1,4 +1,5 @@
-"""Event-time timers of ``InternalTimerServiceImpl`` on the heap backend's queue (TM-1 ... TM-7).
+"""Event-time timers of ``InternalTimerServiceImpl`` on the heap backend's queue (ITS-1 ... ITS-7,
+declared in :data:`RULES`).
 
 The heap keyed state backends (``HashMapStateBackend``, and ``RocksDB`` with heap timers) create
 every timer queue through ``HeapPriorityQueuesManager`` -> ``HeapPriorityQueueSetFactory.create``:
@@ -7,30 +8,49 @@ range. Key groups only pick the deduplication ``HashMap`` a timer lives in; they
 order (``KeyGroupPartitionedPriorityQueue``, one heap per key group, is what RocksDB's own timer
 queues use). The same code runs in every version 1.13-2.3.
 
-- TM-1  A timer is ``(timestamp, key, namespace)``; registering one that is queued is a no-op
-        (``HeapPriorityQueueSet.add``: dedup map first).
-- TM-2  Deleting removes the queued timer equal to it, if any (``HeapPriorityQueueSet.remove``).
-- TM-3  ``advanceWatermark(t)`` sets the current watermark to ``t`` (even backwards) and fires,
-        one poll at a time, every queued timer with ``timestamp <= t``.
-- TM-4  Priority is the timestamp alone (``TimerHeapInternalTimer.comparePriorityTo``).
-- TM-5  The queue is a 1-based binary heap (``HeapPriorityQueue``): insertion appends and sifts
-        up while strictly less than the parent.
-- TM-6  Sifting down picks the right child only if strictly less than the left, and moves while
-        that child is strictly less. Removing index ``i`` moves the last element to ``i``, sifts
-        it down, and sifts it up only if it did not move. Timers with equal timestamps therefore
-        fire in heap order, not registration order.
-- TM-7  Registering a timer at or below the current watermark does not fire it; it fires at the
-        next watermark.
 """
 
 from __future__ import annotations
 
 import attrs
 
+from oracle.rules import Declared
+
+# The rules this module encodes, each declared once (properties/oracle_rules.py says what checks each).
+RULES: tuple[Declared, ...] = (
+    Declared("ITS-1",
+             "A timer is (timestamp, key, namespace); registering one that is already queued is a no-op.",
+             "HeapPriorityQueueSet.add, TimerHeapInternalTimer.equals, "
+             "InternalTimerServiceImpl.registerEventTimeTimer, 1.13.6-2.3.0 jars"),
+    Declared("ITS-2",
+             "Deleting a timer removes the queued timer equal to it, if any.",
+             "HeapPriorityQueueSet.remove, InternalTimerServiceImpl.deleteEventTimeTimer, 1.13.6-2.3.0 jars"),
+    Declared("ITS-3",
+             "advanceWatermark(t) sets the current watermark to t (even backwards) and fires, one poll at a "
+             "time, every queued timer with timestamp <= t.",
+             "InternalTimerServiceImpl.advanceWatermark / tryAdvanceWatermark, 1.13.6-2.3.0 jars"),
+    Declared("ITS-4",
+             "A timer's priority is its timestamp alone.",
+             "TimerHeapInternalTimer.comparePriorityTo, 1.13.6-2.3.0 jars"),
+    Declared("ITS-5",
+             "The timer queue is a 1-based binary heap: an insertion appends and sifts up while strictly less "
+             "than its parent.",
+             "HeapPriorityQueue.addInternal / siftUp, 1.13.6-2.3.0 jars"),
+    Declared("ITS-6",
+             "Sifting down takes the right child only if strictly less than the left and moves while that child"
+             " is strictly less; removing index i moves the last element to i, sifts it down, and up only if it"
+             " did not move, so equal timestamps fire in heap order, not registration order.",
+             "HeapPriorityQueue.siftDown / removeInternal / adjustModifiedElement, 1.13.6-2.3.0 jars"),
+    Declared("ITS-7",
+             "Registering a timer at or below the current watermark does not fire it; it fires at the next "
+             "watermark.",
+             "InternalTimerServiceImpl.registerEventTimeTimer / advanceWatermark, 1.13.6-2.3.0 jars"),
+)
+
 
 @attrs.frozen
 class Timer:
-    """``TimerHeapInternalTimer``: equal (and deduplicated) by all three fields (TM-1)."""
+    """``TimerHeapInternalTimer``: equal (and deduplicated) by all three fields (ITS-1)."""
 
     timestamp: int
     key: str
@@ -38,7 +58,7 @@ class Timer:
 
 
 class HeapPriorityQueueSet:
-    """``HeapPriorityQueueSet`` of timers: a 1-based binary heap (TM-5, TM-6) plus a dedup index."""
+    """``HeapPriorityQueueSet`` of timers: a 1-based binary heap (ITS-5, ITS-6) plus a dedup index."""
 
     def __init__(self) -> None:
         self._heap: list[Timer | None] = [None]  # index 0 unused: QUEUE_HEAD_INDEX is 1
@@ -48,14 +68,14 @@ class HeapPriorityQueueSet:
         return self._heap[1] if len(self._heap) > 1 else None
 
     def add(self, timer: Timer) -> None:
-        """TM-1: a timer already queued is not added again."""
+        """ITS-1: a timer already queued is not added again."""
         if timer in self._position:
             return
         self._heap.append(timer)
         self._sift_up(len(self._heap) - 1)
 
     def remove(self, timer: Timer) -> None:
-        """TM-2: ``removeInternal`` at the queued timer's index."""
+        """ITS-2: ``removeInternal`` at the queued timer's index."""
         index = self._position.pop(timer, None)
         if index is not None:
             self._remove_at(index)
@@ -68,7 +88,7 @@ class HeapPriorityQueueSet:
         return head
 
     def _remove_at(self, index: int) -> None:
-        """``HeapPriorityQueue.removeInternal``: last element into the hole, then adjust (TM-6)."""
+        """``HeapPriorityQueue.removeInternal``: last element into the hole, then adjust (ITS-6)."""
         last = self._heap.pop()
         assert last is not None
         if index == len(self._heap):
@@ -102,7 +122,7 @@ class HeapPriorityQueueSet:
         self._place(current, index)
 
     def _smaller_child(self, index: int, size: int) -> int:
-        """The left child, or the right one if it exists and is strictly less (TM-6)."""
+        """The left child, or the right one if it exists and is strictly less (ITS-6)."""
         left = index << 1
         right = left + 1
         if right <= size and _ts(self._heap[right]) < _ts(self._heap[left]):
@@ -127,15 +147,15 @@ class EventTimeTimerService:
         self.current_watermark: int | None = None
 
     def register(self, timer: Timer) -> None:
-        """``registerEventTimeTimer`` (TM-1, TM-7)."""
+        """``registerEventTimeTimer`` (ITS-1, ITS-7)."""
         self._queue.add(timer)
 
     def delete(self, timer: Timer) -> None:
-        """``deleteEventTimeTimer`` (TM-2)."""
+        """``deleteEventTimeTimer`` (ITS-2)."""
         self._queue.remove(timer)
 
     def advance_watermark(self, time: int) -> tuple[Timer, ...]:
-        """``advanceWatermark`` / ``tryAdvanceWatermark`` (TM-3): fire while the head is ``<= time``."""
+        """``advanceWatermark`` / ``tryAdvanceWatermark`` (ITS-3): fire while the head is ``<= time``."""
         self.current_watermark = time
         fired: list[Timer] = []
         head = self._queue.peek()

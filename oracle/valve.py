@@ -1,4 +1,4 @@
-"""Stream elements and Flink's ``StatusWatermarkValve`` (rules WM-1 ... WM-9).
+"""Stream elements and Flink's ``StatusWatermarkValve`` (rules SWV-1 ... SWV-11, declared in :data:`RULES`).
 
 Mirrors ``org.apache.flink.streaming.runtime.streamstatus.StatusWatermarkValve`` (1.13, with
 ``StreamStatus``) and ``org.apache.flink.streaming.runtime.watermarkstatus.StatusWatermarkValve``
@@ -7,29 +7,7 @@ for channels that each consume one subpartition; only the bookkeeping changed (1
 aligned channels in a ``HeapPriorityQueue``, 1.19 keeps one status per subpartition). This
 module keeps the aligned minimum in a lazily pruned binary heap, so a step costs O(log n).
 
-Rules (each enforced where its ID appears below):
-
-- WM-1  A watermark is ignored unless both the valve and its channel are ACTIVE.
-- WM-2  A watermark is ignored unless it is strictly greater than its channel's watermark.
-- WM-3  An unaligned channel becomes aligned when its new watermark is >= the last output.
-- WM-4  The valve emits the minimum over aligned channels when that exceeds the last output.
-- WM-5  IDLE on an ACTIVE channel unaligns it; if it was the last active channel the valve
-        first flushes the maximum over all channels (only if that channel's watermark equals
-        the last output) and then emits IDLE.
-- WM-6  IDLE on an ACTIVE channel that was not the last: the minimum is re-evaluated, but only
-        if that channel's watermark equals the last output.
-- WM-7  ACTIVE on an IDLE channel realigns it when its watermark is >= the last output, and
-        emits ACTIVE if the valve was IDLE. It never emits a watermark.
-- WM-8  IDLE on an IDLE channel and ACTIVE on an ACTIVE channel change nothing.
-- WM-9  The valve starts ACTIVE with every channel ACTIVE, aligned, at ``Long.MIN_VALUE``.
-- WM-10 (1.19+) A channel may consume several subpartitions; the valve then keeps one status per
-        subpartition, routes each ``InternalWatermark`` to its subpartition, and rejects every
-        status input (``checkState(!isInputChannelShared)``: IllegalStateException). Here the
-        "channels" of this class are those (channel, subpartition) slots.
-- WM-11 (1.17.0 only, FLINK-31628) IDLE on an ACTIVE channel that is not aligned throws
-        ``ArrayIndexOutOfBoundsException``: ``markWatermarkUnaligned`` removes the channel from the
-        ``HeapPriorityQueue`` of aligned channels although it is not in it (its heap index is
-        ``Integer.MIN_VALUE``). 1.17.1 checks the index first.
+Each rule is enforced where its ID appears below.
 """
 
 from __future__ import annotations
@@ -40,6 +18,55 @@ import heapq
 import attrs
 
 from oracle.javanum import JavaException
+from oracle.rules import Declared
+
+# The rules this module encodes, each declared once (properties/oracle_rules.py says what checks each).
+RULES: tuple[Declared, ...] = (
+    Declared("SWV-1",
+             "A watermark is ignored unless both the valve and its channel are ACTIVE.",
+             "StatusWatermarkValve.inputWatermark, 1.13.6-2.3.0 jars"),
+    Declared("SWV-2",
+             "A watermark is ignored unless it is strictly greater than its channel's watermark.",
+             "StatusWatermarkValve.inputWatermark, 1.13.6-2.3.0 jars"),
+    Declared("SWV-3",
+             "An unaligned channel becomes aligned when its new watermark is >= the last output watermark.",
+             "StatusWatermarkValve.inputWatermark, 1.13.6-2.3.0 jars"),
+    Declared("SWV-4",
+             "The valve emits the minimum watermark over the aligned channels when it exceeds the last output.",
+             "StatusWatermarkValve.findAndOutputNewMinWatermarkAcrossAlignedChannels, 1.13.6-2.3.0 jars"),
+    Declared("SWV-5",
+             "IDLE on an ACTIVE channel unaligns it; if it was the last active channel the valve first flushes "
+             "the maximum over all channels (only if that channel's watermark equals the last output), then "
+             "emits IDLE.",
+             "StatusWatermarkValve.inputWatermarkStatus / findAndOutputMaxWatermarkAcrossAllChannels, "
+             "1.13.6-2.3.0 jars"),
+    Declared("SWV-6",
+             "IDLE on an ACTIVE channel that was not the last active one re-evaluates the minimum, but only if "
+             "that channel's watermark equals the last output.",
+             "StatusWatermarkValve.inputWatermarkStatus, 1.13.6-2.3.0 jars"),
+    Declared("SWV-7",
+             "ACTIVE on an IDLE channel realigns it when its watermark is >= the last output and emits ACTIVE "
+             "if the valve was IDLE; it never emits a watermark.",
+             "StatusWatermarkValve.inputWatermarkStatus, 1.13.6-2.3.0 jars"),
+    Declared("SWV-8",
+             "IDLE on an IDLE channel and ACTIVE on an ACTIVE channel change nothing.",
+             "StatusWatermarkValve.inputWatermarkStatus, 1.13.6-2.3.0 jars"),
+    Declared("SWV-9",
+             "The valve starts ACTIVE with every channel ACTIVE and aligned at Long.MIN_VALUE.",
+             "StatusWatermarkValve constructor, InputChannelStatus / SubpartitionStatus, 1.13.6-2.3.0 jars"),
+    Declared("SWV-10",
+             "From 1.19 a channel may consume several subpartitions: the valve keeps one status per "
+             "subpartition, routes each InternalWatermark to its subpartition, and rejects every status input "
+             "with IllegalStateException.",
+             "StatusWatermarkValve(numInputChannels, subpartitions) and inputWatermarkStatus's "
+             "checkState(!isInputChannelShared), FLINK-33743, 1.19.3-2.3.0 jars"),
+    Declared("SWV-11",
+             "In 1.17.0 only, IDLE on an active channel that is not aligned throws "
+             "ArrayIndexOutOfBoundsException (the valve removes it from its heap of aligned channels, where it "
+             "is not).",
+             "StatusWatermarkValve.markWatermarkUnaligned and InputChannelStatus.removeFrom (no heap index "
+             "check until FLINK-31628), HeapPriorityQueue.removeInternal, 1.17.0 and 1.17.1 jars"),
+)
 
 LONG_MIN = -(2**63)
 LONG_MAX = 2**63 - 1
@@ -63,7 +90,7 @@ Element = Watermark | Status
 
 
 class ArrayIndexOutOfBoundsException(JavaException):
-    """java.lang.ArrayIndexOutOfBoundsException, as ``HeapPriorityQueue.removeInternal`` throws it (WM-11)."""
+    """java.lang.ArrayIndexOutOfBoundsException, as ``HeapPriorityQueue.removeInternal`` throws it (SWV-11)."""
 
 
 @attrs.frozen
@@ -102,10 +129,10 @@ class StatusWatermarkValve:
     """One ``StatusWatermarkValve`` over ``channels`` input channels; ``feed`` returns what it emits."""
 
     def __init__(self, channels: int, *, unchecked_heap_removal: bool = False) -> None:
-        """``unchecked_heap_removal``: Flink 1.17.0's ``removeFrom`` (WM-11)."""
+        """``unchecked_heap_removal``: Flink 1.17.0's ``removeFrom`` (SWV-11)."""
         self._unchecked_heap_removal = unchecked_heap_removal
         self._channels = channels
-        # WM-9: every channel ACTIVE, aligned, at Long.MIN_VALUE; the valve ACTIVE at MIN_VALUE.
+        # SWV-9: every channel ACTIVE, aligned, at Long.MIN_VALUE; the valve ACTIVE at MIN_VALUE.
         self._watermark = [LONG_MIN] * channels
         self._idle = [False] * channels
         self._aligned = [True] * channels
@@ -127,38 +154,38 @@ class StatusWatermarkValve:
     def input_watermark(self, channel: int, timestamp: int) -> tuple[Element, ...]:
         """``StatusWatermarkValve.inputWatermark``."""
         if self._last_status is not Status.ACTIVE or self._idle[channel]:
-            return ()  # WM-1
+            return ()  # SWV-1
         if timestamp <= self._watermark[channel]:
-            return ()  # WM-2
+            return ()  # SWV-2
         self._watermark[channel] = timestamp
         self._max_watermark = max(self._max_watermark, timestamp)
         if self._aligned[channel]:
             self._aligned_min.push(channel)
         elif timestamp >= self._last_watermark:
-            self._mark_aligned(channel)  # WM-3
+            self._mark_aligned(channel)  # SWV-3
         return self._emit_new_min()
 
     def channel_goes_idle(self, channel: int) -> tuple[Element, ...]:
         """``inputWatermarkStatus(IDLE, channel)``."""
         if self._idle[channel]:
-            return ()  # WM-8
+            return ()  # SWV-8
         if self._unchecked_heap_removal and not self._aligned[channel]:
-            # WM-11: HeapPriorityQueue.remove at index Integer.MIN_VALUE of its array of channels + 1
+            # SWV-11: HeapPriorityQueue.remove at index Integer.MIN_VALUE of its array of channels + 1
             raise ArrayIndexOutOfBoundsException(f"Index {-(2**31)} out of bounds for length {self._channels + 1}")
         self._idle[channel] = True
         self._aligned[channel] = False
         self._active_channels -= 1
         holds_min = self._watermark[channel] == self._last_watermark
-        if self._active_channels == 0:  # WM-5: flush, then IDLE
+        if self._active_channels == 0:  # SWV-5: flush, then IDLE
             flushed = self._emit_max_over_all() if holds_min else ()
             self._last_status = Status.IDLE
             return (*flushed, Status.IDLE)
-        return self._emit_new_min() if holds_min else ()  # WM-6
+        return self._emit_new_min() if holds_min else ()  # SWV-6
 
     def channel_becomes_active(self, channel: int) -> tuple[Element, ...]:
-        """``inputWatermarkStatus(ACTIVE, channel)``: WM-7, never a watermark."""
+        """``inputWatermarkStatus(ACTIVE, channel)``: SWV-7, never a watermark."""
         if not self._idle[channel]:
-            return ()  # WM-8
+            return ()  # SWV-8
         self._idle[channel] = False
         self._active_channels += 1
         if self._watermark[channel] >= self._last_watermark:
@@ -173,7 +200,7 @@ class StatusWatermarkValve:
         self._aligned_min.push(channel)
 
     def _emit_new_min(self) -> tuple[Element, ...]:
-        """``findAndOutputNewMinWatermarkAcrossAlignedChannels`` (WM-4)."""
+        """``findAndOutputNewMinWatermarkAcrossAlignedChannels`` (SWV-4)."""
         low = self._aligned_min.minimum()
         if low is None or low <= self._last_watermark:
             return ()
@@ -181,7 +208,7 @@ class StatusWatermarkValve:
         return (Watermark(low),)
 
     def _emit_max_over_all(self) -> tuple[Element, ...]:
-        """``findAndOutputMaxWatermarkAcrossAllChannels`` (the all-idle flush of WM-5)."""
+        """``findAndOutputMaxWatermarkAcrossAllChannels`` (the all-idle flush of SWV-5)."""
         if self._max_watermark <= self._last_watermark:
             return ()
         self._last_watermark = self._max_watermark

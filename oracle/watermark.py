@@ -45,11 +45,11 @@ class Machine(Protocol):
 # its own status in the valve; earlier valves know one watermark per channel.
 SUBPARTITIONS_SINCE = v("1.19")
 
-# watermark.valve: 1.17.0 removes a channel from its heap of aligned channels unchecked (WM-11,
+# watermark.valve: 1.17.0 removes a channel from its heap of aligned channels unchecked (SWV-11,
 # FLINK-31628, fixed in 1.17.1).
 UNCHECKED_HEAP_REMOVAL: Mapping[FlinkVersion, bool] = {v("1.13"): False, v("1.17.0"): True, v("1.17.1"): False}
 
-# watermark.combined: how a multi-input operator combines, by first Flink version (CWM-*).
+# watermark.combined: how a multi-input operator combines, by first Flink version (CWS-*).
 COMBINERS: Mapping[FlinkVersion, Callable[[int], Machine]] = {
     v("1.13"): LegacyCombiningTask,
     v("1.14"): lambda n: CombiningOperator(n, flush_when_all_idle=False),
@@ -74,13 +74,13 @@ def valve_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, A
     subpartitions = [_subpartition(e, i, version) for i, e in enumerate(events)]
     slots = [layout.slot(i, a, sub) for i, (a, sub) in enumerate(zip(arrivals, subpartitions, strict=True))]
     if layout.shared and any(isinstance(a.element, Status) for a in arrivals):
-        # WM-10: StatusWatermarkValve.inputWatermarkStatus does checkState(!isInputChannelShared)
+        # SWV-10: StatusWatermarkValve.inputWatermarkStatus does checkState(!isInputChannelShared)
         return Rejected("IllegalStateException", "")
     return _run_valve(valve, slots)
 
 
 def _run_valve(valve: StatusWatermarkValve, arrivals: Sequence[Arrival]) -> dict[str, Any] | Rejected:
-    """The valve fed ``arrivals``; what it throws on the way (WM-11) is the answer."""
+    """The valve fed ``arrivals``; what it throws on the way (SWV-11) is the answer."""
     try:
         return _run(valve, arrivals)
     except ArrayIndexOutOfBoundsException as exc:
@@ -148,7 +148,7 @@ class Layout:
         where = f"input.events[{i}]"
         if subpartition is None and last > first:
             if isinstance(arrival.element, Status):
-                return arrival  # rejected as a whole (WM-10) before any slot is used
+                return arrival  # rejected as a whole (SWV-10) before any slot is used
             raise BadRequest(
                 f"{where} is a watermark on channel {arrival.index}, which consumes subpartitions "
                 f"{first}..{last}: it must name its subpartition"

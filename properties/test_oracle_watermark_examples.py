@@ -118,14 +118,14 @@ SUBPARTITIONED = {"channels": 2, "subpartitions": [[0, 1], [0, 0]]}
 
 @pytest.mark.parametrize("version", SINCE_119, ids=str)
 def test_valve_routes_internal_watermarks_to_their_subpartition(version: FlinkVersion) -> None:
-    """WM-10 (real Flink 1.19+): each consumed subpartition holds its own watermark in the minimum."""
+    """SWV-10 (real Flink 1.19+): each consumed subpartition holds its own watermark in the minimum."""
     payload = {**SUBPARTITIONED, "events": events("W0:5/0 W0:3/1 W1:4 W0:6/1 W0:9/0 W1:8", "channel")}
     assert run("watermark.valve", version, payload)["output"] == {"emitted": emitted("- - 3 4 - 6")}
 
 
 @pytest.mark.parametrize("version", SINCE_119, ids=str)
 def test_valve_status_on_a_shared_channel_is_rejected(version: FlinkVersion) -> None:
-    """WM-10 (real Flink 1.19+): checkState(!isInputChannelShared) throws IllegalStateException."""
+    """SWV-10 (real Flink 1.19+): checkState(!isInputChannelShared) throws IllegalStateException."""
     payload = {**SUBPARTITIONED, "events": events("W1:4 I1", "channel")}
     assert run("watermark.valve", version, payload)["error"] == {
         "type": "InvalidConfiguration", "exception": "IllegalStateException", "message": ""}
@@ -133,7 +133,7 @@ def test_valve_status_on_a_shared_channel_is_rejected(version: FlinkVersion) -> 
 
 @pytest.mark.parametrize("release", ["1.17.0", "1.17.1", "1.17"])
 def test_valve_unaligned_channel_going_idle_throws_in_1_17_0(release: str) -> None:
-    """WM-11 (real Flink 1.17.0 and 1.17.1, and StatusWatermarkValveTest#testUnalignedActiveChannelBecomesIdle
+    """SWV-11 (real Flink 1.17.0 and 1.17.1, and StatusWatermarkValveTest#testUnalignedActiveChannelBecomesIdle
     of FLINK-31628): channel 1 becomes active behind the output, so it is not aligned; going idle again,
     1.17.0 removes it from the heap of aligned channels anyway and throws."""
     payload = {"channels": 2, "events": events("I1 W0:0 A1 I1", "channel")}

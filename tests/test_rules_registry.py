@@ -14,11 +14,12 @@ from flinkspec.check import check_area
 from flinkspec.impls import open_impl
 from oracle.versions import parse_version
 from properties.areas import AREAS
-from properties.oracle_rules import ORACLE_PREFIXES, ORACLE_RULES, PREFIX, oracle_id
+from properties.oracle_rules import DECLARED, ORACLE_MODULES, ORACLE_RULES
 from properties.rules import CHECKS, DIFFERENTIAL, INVARIANT, NOT_CHECKED, ORACLE, RULES, all_rules
 
 ROOT = Path(__file__).resolve().parents[1]
-ORACLE_ID = re.compile(r"\b(" + "|".join(sorted(ORACLE_PREFIXES, key=len, reverse=True)) + r")-[0-9]+\b")
+PREFIXES = {d.id.rsplit("-", 1)[0] for d, _, _ in DECLARED.values()}
+ORACLE_ID = re.compile(r"\b(" + "|".join(sorted(PREFIXES, key=len, reverse=True)) + r")-[0-9]+\b")
 REGISTRY = all_rules()
 
 
@@ -49,16 +50,39 @@ def test_ids_are_unique_and_kinds_known() -> None:
     assert len({i.casefold() for i in REGISTRY}) == len(REGISTRY)
     assert {r.kind for r in REGISTRY.values()} == {INVARIANT, DIFFERENTIAL, ORACLE}
     assert all(r.area in AREAS for r in REGISTRY.values())
-    assert all(i.startswith(PREFIX) == (r.kind == ORACLE) for i, r in REGISTRY.items())
+    assert all((i in DECLARED) == (r.kind == ORACLE) for i, r in REGISTRY.items())
+
+
+def test_no_rule_id_or_text_is_declared_twice() -> None:
+    """One rule, one place: an ID is declared once in the whole suite (oracle modules' RULES, invariants,
+    -EQ rules), no two ID prefixes are shared between the oracle's rules and the documented ones, and no
+    rule text is written twice (apart from a rule of one area that holds word for word in another)."""
+    declared = [d.id for _, rules, _ in ORACLE_MODULES.values() for d in rules]
+    assert len(declared) == len(set(declared)), sorted(i for i in declared if declared.count(i) > 1)
+    documented_prefixes = {i.rsplit("-", 1)[0] for i in RULES}
+    assert not PREFIXES & documented_prefixes, PREFIXES & documented_prefixes
+    texts: dict[str, list[str]] = {}
+    for rule in REGISTRY.values():
+        texts.setdefault(" ".join(rule.text.split()).casefold(), []).append(rule.id)
+    twice = {t: ids for t, ids in texts.items() if len(ids) > 1 and len({REGISTRY[i].area for i in ids}) == 1}
+    assert not twice, twice
+
+
+def test_invariants_name_their_rule_ids_literally() -> None:
+    """``grep WM-5`` finds the check of WM-5: every invariant's ID is written out where it is registered."""
+    sources = "".join(path.read_text() for path in (ROOT / "properties").rglob("*.py"))
+    missing = [i for i, r in RULES.items()  # -REFUSED: the protocol's one rule, for every area by its prefix
+               if r.kind == INVARIANT and not i.endswith("-REFUSED") and f'"{i}"' not in sources]
+    assert not missing, missing
 
 
 def test_every_rule_the_oracle_numbers_is_registered_and_back() -> None:
     mentions = _oracle_mentions()
-    assert set(mentions) == {oracle_id(r) for r in ORACLE_RULES.values()}
+    assert set(mentions) == set(ORACLE_RULES)
     for oid, files in mentions.items():
-        area, where = ORACLE_PREFIXES[oid.rsplit("-", 1)[0]]
+        _, area, where = DECLARED[oid]
         assert files <= set(where), f"{oid} is mentioned outside {where}: {files}"
-        assert ORACLE_RULES[PREFIX + oid].area == area
+        assert ORACLE_RULES[oid].area == area
 
 
 def test_every_rule_has_a_source_and_a_check_or_a_reason() -> None:

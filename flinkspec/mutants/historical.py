@@ -102,7 +102,7 @@ _historical(
     31628, VALVE,
     "StatusWatermarkValve removes a channel going idle from its heap of aligned channels without checking "
     "that it is there: an active channel that is not aligned (it came back behind the output) throws "
-    "ArrayIndexOutOfBoundsException when it goes idle (as Flink 1.17.0 does, WM-11).",
+    "ArrayIndexOutOfBoundsException when it goes idle (as Flink 1.17.0 does, SWV-11).",
     f"{PR}22382 (Flink 1.17.1)", "1.17.0",
     after=_with_patches((oracle.watermark, "UNCHECKED_HEAP_REMOVAL", {v("1.13"): True})),
     undocumented="the documented rules say what the valve emits, not which inputs it may refuse: a refusal is "

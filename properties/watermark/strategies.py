@@ -113,7 +113,7 @@ def with_subpartitions(draw: st.DrawFn, base: st.SearchStrategy[dict[str, Any]])
     its own watermark and status in the valve. One sequence in four gives each channel a range of 1
     to 3 subpartitions starting at 0 to 2; watermarks on a wider channel name their subpartition.
     Status events on a wider channel are left out; on the others they stay, and Flink refuses the
-    whole sequence (WM-10: a status input once any channel is shared), in about a third of them."""
+    whole sequence (SWV-10: a status input once any channel is shared), in about a third of them."""
     inp = draw(base)
     if draw(_SOME) != 3:  # shrinks towards no subpartitions
         return inp

@@ -47,7 +47,7 @@ def _replay(r: dict[str, Any]) -> list[_Seen]:
     is aligned while active and not behind the output: it stops on IDLE and starts again on ACTIVE or a
     watermark at or above the output (StatusWatermarkValve's isWatermarkAligned)."""
     answer = oracle.answer({"id": 0, **r})
-    if "output" not in answer or "subpartitions" in r["input"]:  # WM-10's refusals; slots, not channels
+    if "output" not in answer or "subpartitions" in r["input"]:  # SWV-10's refusals; slots, not channels
         return []
     n = r["input"]["channels"]
     last, wm, idle, aligned = LONG_MIN, dict.fromkeys(range(n), LONG_MIN), set(), set(range(n))
