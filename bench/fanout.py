@@ -22,6 +22,8 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 
+from oracle.versions import LATEST
+
 ROOT = Path(__file__).resolve().parents[1]
 PROFILE = "fanout-bench"
 
@@ -71,10 +73,10 @@ def xdist_rate(impl: str, areas: list[str], flink: str, cases: int) -> tuple[flo
 
 def _generate(seed: int) -> float:
     from flinkspec import corpus
-    from oracle.versions import parse_version
+    from oracle.versions import LATEST
     from properties.areas import AREAS
 
-    strategy = AREAS["memory.jobmanager"].requests(parse_version("2.3"))
+    strategy = AREAS["memory.jobmanager"].requests(LATEST)
     corpus.draw(strategy, 20, seed)
     t0 = time.perf_counter()
     corpus.draw(strategy, 600, seed)
@@ -100,7 +102,7 @@ def main() -> None:
     p.add_argument("--impl", default="flink:2.3.0")
     p.add_argument("--cases", type=int, default=20_000)
     p.add_argument("--area", default=",".join(AREAS))
-    p.add_argument("--flink", default="2.3")
+    p.add_argument("--flink", default=LATEST.line, help="Flink release (default: the newest)")
     a = p.parse_args()
     areas = [x for x in a.area.split(",") if x]
     print(f"bench/fanout: {a.cases:,} cases of {', '.join(areas)} at Flink {a.flink} against {a.impl}", flush=True)

@@ -11,13 +11,13 @@ from __future__ import annotations
 import argparse
 
 from bench.common import corpus, oracle_vs_flink
-from oracle.versions import parse_version
+from oracle.versions import LATEST, parse_version
 from properties.watermark.strategies import event_count, requests
 
 
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("--flink", default="2.3")
+    p.add_argument("--flink", default=LATEST.line, help="Flink release (default: the newest)")
     p.add_argument("--n", type=int, default=2000)
     a = p.parse_args()
     ver = parse_version(a.flink)

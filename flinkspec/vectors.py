@@ -400,7 +400,7 @@ def deviation_vectors(area: str, versions: Sequence[FlinkVersion],
     rules = [r for r in all_rules().values() if r.area == area and r.flink_violates]
     out = []
     for rule in rules:
-        for ver in (v for v in versions if str(v) in rule.flink_violates):
+        for ver in (v for v in versions if rule.broken_at(v)):
             hit = next((c for c in pool.of(area, str(ver))
                         if any(x.rule == rule.id for x in judge(area, c.request(), c.answer, ver,
                                                                 documented_only=True))), None)

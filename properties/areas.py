@@ -52,7 +52,7 @@ AREAS: dict[str, AreaSpec] = {
     ),
     "watermark.combined": AreaSpec(
         "watermark.combined", "CWM", lambda ver: watermark_strategies.requests("watermark.combined", ver),
-        size=watermark_strategies.event_count, corpus_key=lambda ver: str(ver) == "1.13",
+        size=watermark_strategies.event_count, corpus_key=lambda ver: ver < v("1.14"),  # 1.13 operators see no status
     ),
     "watermark.timers": AreaSpec(
         "watermark.timers", "TIMER", lambda ver: watermark_strategies.requests("watermark.timers", ver),

@@ -70,7 +70,7 @@ class Rule:
     source: str
     documented: bool = True
     status: str = "checked"
-    flink_violates: tuple[str, ...] = ()  # releases (named as --flink names them) whose real Flink breaks it
+    broken_in: Releases | None = None  # the releases whose real Flink breaks it (a documented rule)
     kind: str = INVARIANT
     checked_by: tuple[str, ...] = ()
     note: str = ""
@@ -78,6 +78,15 @@ class Rule:
     @property
     def checked(self) -> bool:
         return not self.status.startswith(NOT_CHECKED)
+
+    @property
+    def flink_violates(self) -> tuple[str, ...]:
+        """The releases whose real Flink breaks it, named as ``--flink`` names them (JSON and reports)."""
+        return tuple(str(r) for r in self.broken_in.members) if self.broken_in is not None else ()
+
+    def broken_at(self, version: FlinkVersion) -> bool:
+        """Whether real Flink ``version`` breaks this rule."""
+        return self.broken_in is not None and version in self.broken_in
 
 
 @attrs.frozen
@@ -117,7 +126,7 @@ def flink_violates(rule_id: str, witness: str, *, since: str = "1.13", until: st
     not including, ``until`` (a fix's first release; None: still broken in the newest), see README."""
     rule = RULES[rule_id]
     broken = Releases(v(since), v(until) if until else None)
-    RULES[rule_id] = attrs.evolve(rule, flink_violates=tuple(str(r) for r in broken.members),
+    RULES[rule_id] = attrs.evolve(rule, broken_in=broken,
                                   status=f"checked (real Flink breaks it in {broken}: {witness}.)")
 
 
@@ -172,7 +181,7 @@ def judge(area: str, request: Request, response: Response, version: FlinkVersion
     for rule, check in CHECKS.get(area, []):
         if documented_only and not rule.documented:
             continue
-        if not documented_only and str(version) in RULES[rule.id].flink_violates:
+        if not documented_only and RULES[rule.id].broken_at(version):
             continue  # conformance "flink": only the rules Flink of this version keeps
         out.extend(check(request, response, version))
     return out

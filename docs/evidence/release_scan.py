@@ -61,7 +61,8 @@ def table(out: Path, releases: list[str], command: str) -> str:
         "",
         f"Written by `{command}`: for each of the {len(releases)} releases, "
         "`flinkspec check --impl flink:X.Y.Z --flink X.Y.Z --examples N --seed S --strict-messages`, the release's "
-        "own jar against the oracle at that release, every area. Cells: cases checked and the verdict.",
+        "own jar against the oracle at that release, every area, seed 0 (`--table-only` then tabulates every report "
+        "in DIR). Cells: cases checked and the verdict.",
         "",
         "| release | " + " | ".join(SHORT[a] for a in areas) + " | verdict |",
         "|---|" + "---|" * (len(areas) + 1),
@@ -103,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
             scan(release, out, args.examples, args.seed)
     everything = [r.release for r in RELEASES]
     shown = [r for r in everything if (out / r / "report.json").is_file()] if args.table_only else releases
-    command = f"python docs/evidence/release_scan.py --out DIR --examples {args.examples} --seed {args.seed}"
+    command = "python docs/evidence/release_scan.py --out DIR [--examples N] [RELEASE ...]"
     OUT.write_text(table(out, shown, command))
     print(f"wrote {OUT}")
     return 0
