@@ -10,10 +10,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from flinkspec.check import AreaRun, Counterexample
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" + ("" if n == 1 else "s")
+from flinkspec.html_report import jar_text, plural
 
 
 def run_line(run: AreaRun) -> str:
@@ -67,6 +64,8 @@ def summary(report: dict[str, Any], seconds: float, report_dir: Path | None, jun
              f"({report['failing_cases']:,} failing of {plural(report['checked_cases'], 'case')} checked"
              + (f", {report['not_checked_cases']:,} not checked" if report.get("not_checked_cases") else "")
              + f"), {plural(errors, 'infrastructure error')} in {seconds:.1f} s"]
+    if (jar := jar_text(report)) is not None:
+        lines.append(jar)
     if report_dir is not None:
         lines.append(f"report: {report_dir / 'report.html'} (and report.md, report.json; "
                      f"`flinkspec replay {report_dir / 'report.json'} --impl IMPL` re-runs every divergence)")

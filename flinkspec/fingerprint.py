@@ -115,9 +115,18 @@ def describe_impl(spec: str) -> dict[str, Any] | None:
     if kind != "flink" or not rest or not is_jar_spec(rest):
         return None
     try:
-        return attrs.asdict(jar_info(Path(rest)))
+        described = attrs.asdict(jar_info(Path(rest)))
     except CliError as exc:
         return {"path": rest, "error": str(exc)}
+    try:  # what a 'valid' covers: which driven classes are Apache's own
+        found = fingerprint(Path(rest), None)
+        described["fingerprint"] = {
+            "apache_release": found["apache_release"], "covers": found["covers"],
+            "by_area": [{"areas": a["areas"], "classes": len(a["classes"]), "changed": a["changed"]}
+                        for a in found["by_area"]]}
+    except CliError as exc:
+        described["fingerprint_error"] = str(exc)
+    return described
 
 
 def _top_level(name: str) -> str:

@@ -60,10 +60,24 @@ def jar_text(report: Report) -> str | None:
         return None
     if jar.get("error"):
         return f"The jar {jar.get('path')} could not be described: {jar['error']}."
-    return (f"The jar is {jar.get('path')} (sha256 {jar.get('sha256')}, vendor {jar.get('vendor') or 'not named'}, "
-            f"version {jar.get('version') or 'not named'}), checked as Flink {jar.get('base')}; "
-            f"`flinkspec fingerprint {jar.get('path')}` says which of the classes the suite drives differ from "
-            f"Apache's {jar.get('base')}.")
+    text = (f"The jar is {jar.get('path')} (sha256 {jar.get('sha256')}, vendor {jar.get('vendor') or 'not named'}, "
+            f"version {jar.get('version') or 'not named'}), checked as Flink {jar.get('base')}. ")
+    found = jar.get("fingerprint")
+    if not isinstance(found, dict):
+        return text + (f"Its classes could not be compared with Apache's: {jar.get('fingerprint_error')}."
+                       if jar.get("fingerprint_error") else
+                       f"`flinkspec fingerprint {jar.get('path')}` says which of the classes the suite drives differ "
+                       f"from Apache's {jar.get('base')}.")
+    areas = found.get("by_area") or []
+    changed = [f"{', '.join(a['areas']) or 'no area'}: {', '.join(a['changed'])}" for a in areas if a.get("changed")]
+    total = sum(a.get("classes", 0) for a in areas)
+    if not changed:
+        return text + (f"Every one of the {total} Flink classes the suite drives is byte-identical to Apache "
+                       f"{found.get('apache_release')}'s: a 'valid' verdict says nothing about what this build "
+                       "changed.")
+    return text + (f"Of the {total} Flink classes the suite drives, these differ from Apache "
+                   f"{found.get('apache_release')}'s (what a 'valid' verdict covers; the others restate Apache's "
+                   f"behaviour): {'; '.join(changed)}.")
 
 
 def speaks_text(report: Report) -> str | None:
