@@ -139,7 +139,8 @@ UNSEEN: tuple[tuple[str, str, str, str], ...] = (
      "same timers fired (the protocol reads no keyed state)"),
     ("classloading.resolve", "1.16", "FlinkUserCodeClassLoaders moved to org.apache.flink.util",
      "same loader behaviour"),
-    ("watermark.valve", "1.17", "StatusWatermarkValve on HeapPriorityQueue", "same valve output"),
+    ("watermark.valve", "1.17", "StatusWatermarkValve on HeapPriorityQueue",
+     "same valve output (but for 1.17.0's ArrayIndexOutOfBoundsException, FLINK-31628, fixed in 1.17.1)"),
     ("watermark.timers", "1.18", "timer loop: stops on cancellation", "the protocol has no task cancellation"),
     ("watermark.timers", "1.20", "timer loop: interruptible (tryAdvanceWatermark)", "the protocol has no interruption"),
     ("memory.taskmanager", "1.20", "MemorySize: NPE text 'text' -> 'text cannot be null', divisor message, "
@@ -286,10 +287,14 @@ class DiffResult:
     seconds: float
     changes: tuple[Change, ...]
     defaults: tuple[DefaultChange, ...]
+    # known changes inside the range that A and B agree on (a release's bug fixed in its next patch), so
+    # no change above shows them: each with its witness at its step and the releases that answer otherwise
+    undone: tuple[tuple[Change, str], ...] = ()
 
     @property
     def unconfirmed(self) -> tuple[Change, ...]:
-        return tuple(c for c in self.changes if c.confirmation is not None and not c.confirmation.ok)
+        return tuple(c for c in (*self.changes, *(u for u, _ in self.undone))
+                     if c.confirmation is not None and not c.confirmation.ok)
 
 
 @attrs.frozen
@@ -477,6 +482,36 @@ def area_changes(area: str, a: FlinkVersion, b: FlinkVersion, inputs: Sequence[I
     return changes
 
 
+def undone_changes(a: FlinkVersion, b: FlinkVersion, areas: Sequence[str],
+                   changes: Sequence[Change]) -> tuple[tuple[Change, str], ...]:
+    """The known changes at a release inside (A, B] that no change between A and B shows because A and B
+    answer alike (a release's bug fixed in its next patch), each shown by a directed witness of
+    :data:`SEEDS` at its step, with the releases whose answer differs from A's (``"1.17.0"``)."""
+    lo, hi = min(a, b), max(a, b)
+    matched = {k for c in changes for k in c.known}
+    chain = versions_between(lo, hi)
+    out = []
+    for k in KNOWN:
+        if k.area not in areas or not lo < k.step <= hi or k.text in matched:
+            continue
+        before = parse_version(_previous(str(k.step)))
+        for inp in SEEDS.get(k.area, ()):
+            described = describe(ask(k.area, before, inp), ask(k.area, k.step, inp), str(before), str(k.step))
+            if described is None or not k.matches(k.area, str(k.step), described[1]):
+                continue
+            answers = [ask(k.area, r, inp) for r in chain]
+            if answers[0] != answers[-1]:
+                continue  # a change between A and B: the table of changes shows it
+            odd = [r.release for r, answer in zip(chain, answers, strict=True) if answer != answers[0]]
+            if not odd:
+                continue
+            change = Change(k.area, str(before), str(k.step), described[0], described[1], (k.text,), 1,
+                            AREAS[k.area].size({"input": inp}), _witness(k.area, before, k.step, inp))
+            out.append((change, odd[0] if len(odd) == 1 else f"{odd[0]} to {odd[-1]}"))
+            break
+    return tuple(out)
+
+
 def default_changes(a: FlinkVersion, b: FlinkVersion, areas: Sequence[str],
                     changes: Sequence[Change]) -> tuple[DefaultChange, ...]:
     """The option defaults of ``areas`` that differ between ``a`` and ``b``, each with a change that shows it."""
@@ -514,7 +549,7 @@ def diff(a: FlinkVersion, b: FlinkVersion, areas: Sequence[str], examples: int =
         changes.extend(found)
     changes.sort(key=lambda c: (parse_version(c.step), order[c.area], c.kind, c.what))
     return DiffResult(str(a), str(b), tuple(areas), examples, seed, counter[0], time.monotonic() - started,
-                      tuple(changes), default_changes(a, b, areas, changes))
+                      tuple(changes), default_changes(a, b, areas, changes), undone_changes(a, b, areas, changes))
 
 
 def judge_real(change: Change, a: str, b: str, real: Mapping[str, Response]) -> Confirmation:
@@ -560,8 +595,9 @@ def _status(change: Change) -> str:
 
 
 def render_text(result: DiffResult) -> str:
-    confirmed = sum(1 for c in result.changes if c.confirmation is not None and c.confirmation.ok)
-    checked = sum(1 for c in result.changes if c.confirmation is not None)
+    every = (*result.changes, *(c for c, _ in result.undone))
+    confirmed = sum(1 for c in every if c.confirmation is not None and c.confirmation.ok)
+    checked = sum(1 for c in every if c.confirmation is not None)
     real = f"{confirmed} of {checked} witnesses confirmed on real Flink" if checked else "not run on real Flink"
     lines = [f"Flink {result.a} -> {result.b}: {len(result.changes)} change(s) in {len(result.areas)} area(s), "
              f"{real} ({result.cases} inputs judged, "
@@ -593,6 +629,14 @@ def render_text(result: DiffResult) -> str:
             f"   {result.b}: {_short(c.witness.answer_b, 400)}",
             f"   real Flink: {_status(c)}",
         ]
+    if result.undone:
+        lines += ["", f"Changes inside the range that {result.a} and {result.b} agree on:"]
+        for c, odd in result.undone:
+            lines += [f"  {c.step} {c.area}: {'; '.join(c.known)} (only {odd} answer otherwise)",
+                      f"    witness: {json.dumps(c.witness.input)}",
+                      f"    {c.before}: {_short(c.witness.answer_a, 300)}",
+                      f"    {c.step}: {_short(c.witness.answer_b, 300)}",
+                      f"    real Flink: {_status(c)}"]
     unseen = unseen_changes(result)
     if unseen:
         lines += ["", "Known changes in this range without a witness:"]
@@ -609,7 +653,7 @@ def _cell(text: str) -> str:
 
 def render_markdown(result: DiffResult, command: str | None = None) -> str:
     a, b = result.a, result.b
-    checked = [c for c in result.changes if c.confirmation is not None]
+    checked = [c for c in (*result.changes, *(u for u, _ in result.undone)) if c.confirmation is not None]
     lines = [f"# What changed from Flink {a} to Flink {b}", ""]
     if command:
         lines += [f"Generated by `{command}`.", ""]
@@ -639,6 +683,17 @@ def render_markdown(result: DiffResult, command: str | None = None) -> str:
         for d in result.defaults:
             ref = f"#{d.witness + 1}" if d.witness is not None else "none found"
             lines.append(f"| `{d.option}` | {d.area} | `{_cell(d.value_a)}` | `{_cell(d.value_b)}` | {ref} |")
+    if result.undone:
+        lines += ["", f"Changes inside this range that Flink {a} and {b} agree on (so the table above cannot show "
+                  "them): the witness at the step, and real Flink on both sides of it.",
+                  "", "| changed in | only these answer otherwise | area | change | witness (input) | before the step "
+                  "| at the step | real Flink |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for c, odd in result.undone:
+            confirmed = "n/c" if c.confirmation is None else "yes" if c.confirmation.ok else "**NO**"
+            lines.append("| " + " | ".join(_cell(x) for x in (
+                c.step, odd, c.area, "; ".join(c.known), f"`{json.dumps(c.witness.input)}`",
+                f"`{_short(c.witness.answer_a, 240)}`", f"`{_short(c.witness.answer_b, 240)}`", confirmed)) + " |")
     unseen = unseen_changes(result)
     if unseen:
         lines += ["", "Known changes in this range without a witness:", "",
@@ -657,16 +712,18 @@ def confirm(result: DiffResult, timeout: float,
     version, opened in turn (one JVM at a time), all its requests pipelined."""
     from flinkspec.impls import ImplementationBroken, open_impl
 
+    # each witness with the two ends it is judged at: the report's, or (undone changes) its step's
+    items = [(c, result.a, result.b) for c in result.changes] + [(c, c.before, c.step) for c, _ in result.undone]
     wanted: dict[str, list[int]] = {}
-    for i, c in enumerate(result.changes):
-        for ver in dict.fromkeys((result.a, result.b, c.before, c.step)):
+    for i, (c, end_a, end_b) in enumerate(items):
+        for ver in dict.fromkeys((end_a, end_b, c.before, c.step)):
             wanted.setdefault(ver, []).append(i)
-    real: dict[int, dict[str, Response]] = {i: {} for i in range(len(result.changes))}
+    real: dict[int, dict[str, Response]] = {i: {} for i in range(len(items))}
     broken: dict[int, str] = {}
     for ver in sorted(wanted, key=parse_version):
         if progress is not None:
             progress(f"  real Flink {ver}: {len(wanted[ver])} witness(es)")
-        reqs = [{"id": i, "area": result.changes[i].area, "flink": ver, "input": result.changes[i].witness.input}
+        reqs = [{"id": i, "area": items[i][0].area, "flink": ver, "input": items[i][0].witness.input}
                 for i in wanted[ver]]
         impl = open_impl(f"flink:{ver}", timeout=timeout)
         try:
@@ -676,11 +733,12 @@ def confirm(result: DiffResult, timeout: float,
             broken.update({i: f"real Flink {ver} broke: {exc}" for i in wanted[ver]})
         finally:
             impl.close()
-    changes = tuple(
-        attrs.evolve(c, confirmation=Confirmation(False, False, broken[i]) if i in broken
-                     else judge_real(c, result.a, result.b, real[i]))
-        for i, c in enumerate(result.changes))
-    return attrs.evolve(result, changes=changes)
+    judged = [attrs.evolve(c, confirmation=Confirmation(False, False, broken[i]) if i in broken
+                           else judge_real(c, end_a, end_b, real[i]))
+              for i, (c, end_a, end_b) in enumerate(items)]
+    n = len(result.changes)
+    return attrs.evolve(result, changes=tuple(judged[:n]),
+                        undone=tuple((c, by) for c, (_, by) in zip(judged[n:], result.undone, strict=True)))
 
 
 def _command(args: argparse.Namespace) -> str:
