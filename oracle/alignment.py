@@ -5,7 +5,7 @@ at the gate in order; the task consumes them through Flink's barrier handler, wh
 channels (exactly-once) and triggers or aborts checkpoints. The output is the task's trace:
 ``{"process": [channel, record]}``, ``{"snapshot": id}`` followed by ``{"emit_barrier": id}``,
 ``{"abort": [id, reason]}``. The input model, the trace and the extension
-``checkpoints_after_finish`` are specified in ``docs/protocol-checkpoint-alignment.md``.
+``checkpoints_after_finish`` are specified in ``docs/protocol/checkpoint-alignment.md``.
 
 Input model (IN-*; the harness's, the same in the real-Flink bridge):
 

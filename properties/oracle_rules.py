@@ -73,7 +73,7 @@ def oracle_rule(oid: str, text: str, source: str, *checks: str, eq: bool = True,
                 kind=ORACLE, checked_by=((EQ[area],) if eq else ()) + checks, note=note)
 
 
-_TIE_NOTE = ("TIMER-EQ compares the timers one watermark fires with equal timestamps sorted (PROTOCOL.md's tie "
+_TIE_NOTE = ("TIMER-EQ compares the timers one watermark fires with equal timestamps sorted (docs/protocol/v1.md's tie "
              "rule), so the heap order is checked only by the pinned examples, recorded from real Flink of every "
              "version")
 _RECOVERY_NOTE = ("a model rule: RCV-EQ's real-Flink side (RecoveryArea.java) does the same bookkeeping over the "
@@ -235,14 +235,14 @@ _RULES: tuple[Rule, ...] = (
                 f"ChildFirstClassLoader.getResource, ClassLoader.getResource, {ALL}"),
     # ---- checkpoint.alignment: oracle/alignment.py, oracle/alignment_handlers.py ----------------
     oracle_rule("IN-1", "Each event is appended to its channel's queue when it arrives.",
-                "flinkspec's input model, docs/protocol-checkpoint-alignment.md (bridge: AlignmentArea.java)",
+                "flinkspec's input model, docs/protocol/checkpoint-alignment.md (bridge: AlignmentArea.java)",
                 "ALIGN-2", ALIGN_MACHINE, note=_INPUT_NOTE),
     oracle_rule("IN-2", "A channel is blocked from the handler's blockConsumption until its resumeConsumption.",
                 f"CheckpointableInput.blockConsumption / resumeConsumption as the handlers call them, {ALL}",
                 "ALIGN-3", ALIGN_MACHINE, note=_INPUT_NOTE),
     oracle_rule("IN-3", "After each arrival the task consumes, one at a time, the earliest-arrived queued event of any "
                 "unblocked channel until none is left; what a never-resumed channel queued is never consumed.",
-                "flinkspec's input model, docs/protocol-checkpoint-alignment.md (bridge: AlignmentArea.java)",
+                "flinkspec's input model, docs/protocol/checkpoint-alignment.md (bridge: AlignmentArea.java)",
                 "ALIGN-2", ALIGN_MACHINE, note=_INPUT_NOTE),
     oracle_rule("IN-4", "A consumed record is processed; a barrier, cancel marker or end of partition goes to the "
                 "barrier handler.", f"CheckpointedInputGate.handleEvent, {ALL}", "ALIGN-1", ALIGN_MACHINE,
@@ -437,22 +437,22 @@ _RULES: tuple[Rule, ...] = (
     # ---- checkpoint.recovery: oracle/recovery.py ----------------------------------------------
     oracle_rule("RC-1", "A checkpoint is complete when the operator snapshotted it and every channel delivered its "
                 "barrier or ended before the failure.",
-                "flinkspec's recovery model, docs/protocol.md (bridge: RecoveryArea.java)", "RCV-4",
+                "flinkspec's recovery model, docs/protocol/v2.md (bridge: RecoveryArea.java)", "RCV-4",
                 note=_RECOVERY_NOTE),
     oracle_rule("RC-2", "The job restores the complete checkpoint with the highest id (a completed checkpoint subsumes "
                 "every older one), or starts from scratch without one.",
                 "CheckpointCoordinator.restoreLatestCheckpointedState, CompletedCheckpointStore.getLatestCheckpoint",
                 "RCV-4", note=_RECOVERY_NOTE),
     oracle_rule("RC-3", "The restored state is the operator's at its snapshot: the count of every record processed "
-                "before it.", "flinkspec's recovery model, docs/protocol.md (bridge: RecoveryArea.java)",
+                "before it.", "flinkspec's recovery model, docs/protocol/v2.md (bridge: RecoveryArea.java)",
                 "RCV-2", "RCV-3", note=_RECOVERY_NOTE),
     oracle_rule("RC-4", "Each source rewinds to its offset in the checkpoint (the records it emitted before the "
                 "barrier, all once it ended) and replays the rest of its log.",
-                "flinkspec's recovery model, docs/protocol.md (bridge: RecoveryArea.java)",
+                "flinkspec's recovery model, docs/protocol/v2.md (bridge: RecoveryArea.java)",
                 "RCV-2", "RCV-3", "RCV-4", note=_RECOVERY_NOTE),
     oracle_rule("RC-5", "The replayed records reach the operator in their original arrival order and are all "
                 "processed, each emitting [key, count].",
-                "flinkspec's recovery model, docs/protocol.md (bridge: RecoveryArea.java)",
+                "flinkspec's recovery model, docs/protocol/v2.md (bridge: RecoveryArea.java)",
                 "RCV-1", "RCV-2", "RCV-3", note=_RECOVERY_NOTE),
 )
 

@@ -147,7 +147,8 @@ def refused_rule(area: str, prefix: str) -> Rule:
             area,
             "A well-formed request is answered: with an output, or with Flink's own rejection "
             "(InvalidConfiguration), never refused as a BadRequest.",
-            "docs/PROTOCOL.md 'Envelope': BadRequest is for an unknown version or area or an input of the wrong shape",
+            "docs/protocol/v1.md 'Envelope': BadRequest is for an unknown version or area or an input of the "
+            "wrong shape",
             kind=INVARIANT,
             checked_by=area_properties(area),
         )
