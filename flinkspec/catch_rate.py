@@ -17,8 +17,8 @@ Flink's code decides what it changes) is then not checked but listed with that r
 AREA=SPEC`` (repeatable) adds an implementation of ``check --impl``, checked in that area at the
 newest release like a mutant.
 
-``--readme-from FILE`` runs no check: it fills the documented-level column of the README's mutant tables
-(``--readme``, default README.md) from the JSON of a ``--conformance documented`` run:
+``--readme-from FILE`` runs no check: it fills the documented-level column of the mutant tables of a docs
+page (``--readme``, default docs/mutants.md) from the JSON of a ``--conformance documented`` run:
 
     python -m flinkspec.catch_rate --readme-from docs/evidence/catch-rate-documented.json
 
@@ -238,9 +238,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--impl", action="append", default=[], metavar="AREA=SPEC",
                         help="also an implementation (a `check --impl` value) in one area; repeatable")
     parser.add_argument("--readme-from", metavar="JSON",
-                        help="run nothing: fill the README's documented-level column from this --json of a "
-                             "--conformance documented run")
-    parser.add_argument("--readme", default="README.md", help="the README that --readme-from fills")
+                        help="run nothing: fill the documented-level column of the mutant tables from this "
+                             "--json of a --conformance documented run")
+    parser.add_argument("--readme", default="docs/mutants.md", metavar="PAGE",
+                        help="the page whose mutant tables --readme-from fills (default docs/mutants.md)")
     args = parser.parse_args(argv)
     if args.readme_from:
         try:
