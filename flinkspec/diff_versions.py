@@ -66,7 +66,7 @@ KINDS = {
 
 
 # --------------------------------------------------------------------------------------------
-# Known changes (FLINK_RULES.md section 6, README): (area, first version, what, regex on the
+# Known changes (FLINK_RULES.md section 6, docs/versions.md): (area, first version, what, regex on the
 # change's description that must match, or "" for any change of that area at that version).
 
 

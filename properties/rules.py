@@ -114,7 +114,7 @@ def invariant(rule_id: str, area: str, text: str, source: str, *, documented: bo
 
 def flink_violates(rule_id: str, witness: str, *, since: str = "1.13", until: str | None = None) -> None:
     """Record that real Flink breaks documented rule ``rule_id`` in the releases from ``since`` up to,
-    not including, ``until`` (a fix's first release; None: still broken in the newest), see README."""
+    not including, ``until`` (a fix's first release; None: still broken in the newest), see docs/documented-rules.md."""
     rule = RULES[rule_id]
     broken = Releases(v(since), v(until) if until else None)
     RULES[rule_id] = attrs.evolve(rule, flink_violates=tuple(str(r) for r in broken.members),

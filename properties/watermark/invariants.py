@@ -366,7 +366,7 @@ def timers_normalize(resp: dict[str, Any]) -> dict[str, Any]:
 
 
 # Documented rules that real Flink itself breaks (found by `flinkspec check --impl flink
-# --conformance documented`; README "Where Flink breaks its documented rules"). At conformance level
+# --conformance documented`; docs/documented-rules.md). At conformance level
 # `flink` these rules are not required of an implementation for those versions.
 flink_violates("WM-7", "the all-idle flush is skipped when the channel that goes idle last "
                "resumed behind the output (StatusWatermarkValve flushes only if that channel's watermark equals "
