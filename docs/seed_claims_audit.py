@@ -28,10 +28,10 @@ DECISIONS: dict[str, tuple[str, tuple[str, ...], str]] = {
         "areas answer the TaskManager's managed memory as a whole (TM-4, TM-7)."),
     "commit phase: notifyCheckpointComplete broadcast to all vertices": (
         NOT_CHECKABLE, (), "The coordinator area reports completions, aborts and the store per event, not the "
-        "messages sent to tasks (docs/protocol-checkpoint-coordinator.md, Output); the completion itself is CCR-3."),
+        "messages sent to tasks (docs/protocol/checkpoint-coordinator.md, Output); the completion itself is CCR-3."),
     "trigger refused when coordinator shut down / timer cancelled": (
         NOT_CHECKABLE, (), "No protocol event shuts the coordinator down or stops its scheduler: it is started once "
-        "(docs/protocol-checkpoint-coordinator.md, What is modelled)."),
+        "(docs/protocol/checkpoint-coordinator.md, What is modelled)."),
     "id-counter failure aborts trigger": (
         NOT_CHECKABLE, (), "The modelled StandaloneCheckpointIDCounter cannot fail; a failing (ZooKeeper) counter is "
         "outside the protocol."),

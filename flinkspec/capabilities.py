@@ -4,7 +4,7 @@ An implementation that covers only part of Flink is judged on that part: what it
 reported as *not supported*, never as a failure, and everything else is still checked (the TCK
 idea of reactive-streams-jvm). The declaration comes from a JSON file given by
 ``--capabilities FILE`` and/or from the implementation itself, which may answer the optional
-request ``{"id": 0, "area": "capabilities", "input": {}}`` (docs/protocol.md). Both look alike::
+request ``{"id": 0, "area": "capabilities", "input": {}}`` (docs/protocol/v2.md). Both look alike::
 
     {"unsupported": [
         {"area": "watermark.timers", "why": "no event-time timers yet"},
@@ -17,12 +17,12 @@ Each entry is a selector: it matches an (area, version, rule) when every field i
 A request that breaks an unsupported rule is not held against the implementation for the
 differential rule (``*-EQ``) either: its difference from Flink is what the declared rule explains.
 
-The same object says which protocol version the implementation speaks (docs/protocol.md)::
+The same object says which protocol version the implementation speaks (docs/protocol/v2.md)::
 
     {"protocol": 1, "features": ["watermark.timers.namespace"],
      "unmodelled_keys": ["taskmanager.heap.size"], "unsupported": [...]}
 
-``protocol`` (default 1: PROTOCOL.md as it was first written) and ``features`` (registered in
+``protocol`` (default 1: docs/protocol/v1.md as it was first written) and ``features`` (registered in
 :mod:`flinkspec.features`, spoken beyond that version) decide what may be sent: :meth:`Capabilities.fit`
 strips an undeclared feature from a request where the request stays meaningful without it, else the
 request is not checked ("needs protocol 2 feature ..."), never failed. A request whose config uses one

@@ -1,8 +1,8 @@
-"""``python -m flinkspec.catch_rate``: how reliably ``flinkspec check`` catches the built-in mutants.
+"""python -m flinkspec.catch_rate: how reliably flinkspec check catches the built-in mutants.
 
 Whether one check catches a mutant depends on what its seed draws. This runs the check of
-``flinkspec check`` (500 generated requests by default, as the command does) with seeds 0 .. N-1
-for each chosen mutant: a historical one (``flink-NNNNN``) at the first release with its fix and
+flinkspec check (500 generated requests by default, as the command does) with seeds 0 .. N-1
+for each chosen mutant: a historical one (flink-NNNNN) at the first release with its fix and
 at the newest release, any other at the newest. For each it prints how many seeds caught the
 mutant, and the most requests and seconds one check took.
 
@@ -11,14 +11,14 @@ mutant, and the most requests and seconds one check took.
     python -m flinkspec.catch_rate --conformance documented --mutants none \
         --impl checkpoint.coordinator=python:tests.documented_faults:late_failure
 
-``--conformance documented`` judges by the documented invariants alone, as ``check --conformance
-documented`` does; a mutant that breaks no documented rule (its ``undocumented`` says why: only
-Flink's code decides what it changes) is then not checked but listed with that reason. ``--impl
-AREA=SPEC`` (repeatable) adds an implementation of ``check --impl``, checked in that area at the
+--conformance documented judges by the documented invariants alone, as check --conformance
+documented does; a mutant that breaks no documented rule (its "undocumented" field says why: only
+Flink's code decides what it changes) is then not checked but listed with that reason. --impl
+AREA=SPEC (repeatable) adds an implementation of check --impl, checked in that area at the
 newest release like a mutant.
 
-``--readme-from FILE`` runs no check: it fills the documented-level column of the README's mutant tables
-(``--readme``, default README.md) from the JSON of a ``--conformance documented`` run:
+--readme-from FILE runs no check: it fills the documented-level column of the mutant tables of a docs
+page (--readme, default docs/mutants.md) from the JSON of a --conformance documented run:
 
     python -m flinkspec.catch_rate --readme-from docs/evidence/catch-rate-documented.json
 
@@ -230,17 +230,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--mutants", default="flink-*",
                         help="comma-separated name patterns (fnmatch; default 'flink-*': the historical ones)")
     parser.add_argument("--seeds", type=int, default=10, help="seeds 0 .. N-1 per mutant and version (default 10)")
-    parser.add_argument("--examples", type=int, default=500, help="requests per check (default 500, as `check`)")
+    parser.add_argument("--examples", type=int, default=500, help="requests per check (default 500, as check)")
     parser.add_argument("--jobs", type=int, default=1, help="processes (default 1)")
     parser.add_argument("--json", metavar="FILE", help="also write the rates as JSON")
     parser.add_argument("--conformance", choices=("flink", "documented"), default="flink",
-                        help="the level of `check --conformance` (default flink)")
+                        help="the level of flinkspec check --conformance (default flink)")
     parser.add_argument("--impl", action="append", default=[], metavar="AREA=SPEC",
-                        help="also an implementation (a `check --impl` value) in one area; repeatable")
+                        help="also an implementation (a flinkspec check --impl value) in one area; repeatable")
     parser.add_argument("--readme-from", metavar="JSON",
-                        help="run nothing: fill the README's documented-level column from this --json of a "
-                             "--conformance documented run")
-    parser.add_argument("--readme", default="README.md", help="the README that --readme-from fills")
+                        help="run nothing: fill the documented-level column of the mutant tables from this "
+                             "--json of a --conformance documented run")
+    parser.add_argument("--readme", default="docs/mutants.md", metavar="PAGE",
+                        help="the page whose mutant tables --readme-from fills (default docs/mutants.md)")
     args = parser.parse_args(argv)
     if args.readme_from:
         try:

@@ -1,16 +1,16 @@
-"""``flinkspec classpath``: the classes a job jar shares with Flink's class path, and who wins each.
+"""flinkspec classpath: the classes a job jar shares with Flink's class path, and who wins each.
 
     flinkspec classpath job.jar --lib /opt/flink/lib
     flinkspec classpath job.jar --jar lib/flink-dist.jar --jar lib/log4j-api.jar --config conf/config.yaml
     flinkspec classpath job.jar --lib lib -D classloader.resolve-order=parent-first --flink 1.17 --json
     flinkspec classpath job.jar --lib lib --impl flink:1.17     # ask real Flink instead of the oracle
 
-A class both sides define is the usual cause of ``LinkageError``, ``ClassCastException`` ("X cannot
-be cast to X") and ``NoSuchMethodError`` in Flink jobs: the job's copy and the framework's copy are
+A class both sides define is the usual cause of LinkageError, ClassCastException ("X cannot
+be cast to X") and NoSuchMethodError in Flink jobs: the job's copy and the framework's copy are
 different classes, and which one a class sees depends on the resolve order and the parent-first
 patterns. The table lists every such class (and every class of the job jar the JDK also has) with
-the side Flink loads it from and the pattern that decided it; ``--resources`` adds resources both
-sides hold (``META-INF/services/...`` files are read from both, in the order shown).
+the side Flink loads it from and the pattern that decided it; --resources adds resources both
+sides hold (META-INF/services/... files are read from both, in the order shown).
 
 Exit 0 with the report, 1 when Flink rejects the configuration (its exception and message are
 printed), 2 for bad usage (a missing or corrupt jar, an unknown version, an unreadable config).
@@ -176,7 +176,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("-D", action="append", metavar="KEY=VALUE", help="a configuration option (repeatable)")
     p.add_argument("--impl", default="oracle", help="who answers: oracle (default), flink:X.Y for real Flink, "
                    "flink:PATH/flink-dist.jar for a fork's own jar")
-    p.add_argument("--timeout", type=float, default=120.0)
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for the answer (default 120)")
     p.add_argument("--resources", action="store_true", help="also list resources both sides hold")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the report (or the rejection) as JSON")
     p.set_defaults(fn=cmd_classpath)

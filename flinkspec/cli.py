@@ -1,4 +1,4 @@
-"""The ``flinkspec`` command: check, replay, serve, memory, mutants, rules, record, ...
+"""The flinkspec command: check, replay, serve, memory, mutants, rules, record, ...
 
 Exit codes: 0 the implementation conforms (or the command succeeded), 1 it does not (or Flink
 rejects the configuration), 2 bad usage or a broken implementation.
@@ -344,8 +344,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--area", action=CommaJoined, help="comma-separated areas (default: all)")
     c.add_argument("--flink", action=CommaJoined, help=f"{SELECT_HELP} (default: the impl's own release, else all)")
     c.add_argument("--examples", type=int, default=500, help="generated requests per area and version")
-    c.add_argument("--seed", type=int, default=0)
-    c.add_argument("--conformance", choices=("flink", "documented"), default="flink")
+    c.add_argument("--seed", type=int, default=0,
+                   help="seed of the generated requests (default 0): the same seed checks the same cases")
+    c.add_argument("--conformance", choices=("flink", "documented"), default="flink",
+                   help="flink (default): Flink's exact answers, plus the documented rules Flink keeps; "
+                   "documented: the documented rules only")
     c.add_argument("--strict-messages", action="store_true", help="compare exception names and messages too")
     c.add_argument("--report", metavar="DIR", help="directory for report.json, report.md and report.html "
                    f"(default: {DEFAULT_REPORT})")
@@ -354,15 +357,17 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--capabilities", metavar="FILE",
                    help="JSON file of the areas, versions and rules the implementation does not support")
     c.add_argument("--junit", help="JUnit XML file")
-    c.add_argument("-v", "--verbose", action="store_true")
+    c.add_argument("-v", "--verbose", action="store_true", help="print the cases checked so far while checking")
     c.set_defaults(fn=cmd_check)
 
     r = sub.add_parser("replay", allow_abbrev=False, help="re-run the counterexamples of a report, or one request")
-    r.add_argument("report", nargs="?")
+    r.add_argument("report", nargs="?", help="a report.json whose counterexamples to re-run (or give --request)")
     impl_opts(r, required=False)
     r.add_argument("--request", help="one request as JSON")
-    r.add_argument("--conformance", choices=("flink", "documented"), default="flink")
-    r.add_argument("--strict-messages", action="store_true")
+    r.add_argument("--conformance", choices=("flink", "documented"), default="flink",
+                   help="flink (default): Flink's exact answers, plus the documented rules Flink keeps; "
+                   "documented: the documented rules only")
+    r.add_argument("--strict-messages", action="store_true", help="compare exception names and messages too")
     r.set_defaults(fn=cmd_replay)
 
     s = sub.add_parser("serve", allow_abbrev=False,
@@ -373,19 +378,22 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("exhaustive", allow_abbrev=False,
                        help="every short watermark sequence, oracle against an implementation")
     impl_opts(e)
-    e.add_argument("--area", default="watermark.valve")
+    e.add_argument("--area", default="watermark.valve",
+                   help="watermark.valve (default) or watermark.combined")
     e.add_argument("--flink", action=CommaJoined, help=f"{SELECT_HELP} (default: the impl's own release, else all)")
     e.add_argument("--shape", action="append", help="CHANNELSxEVENTS (repeatable; default 1x5, 2x5, 3x4)")
-    e.add_argument("--timestamps", default="MIN,0,1,2,MAX")
+    e.add_argument("--timestamps", default="MIN,0,1,2,MAX",
+                   help="the watermark timestamps, comma-separated; MIN and MAX are Long's limits "
+                   "(default MIN,0,1,2,MAX)")
     e.set_defaults(fn=cmd_exhaustive)
 
     m = sub.add_parser("mutants", allow_abbrev=False, help="list the built-in faulty implementations")
     m.set_defaults(fn=cmd_mutants)
 
     ru = sub.add_parser("rules", allow_abbrev=False, help="list the rules the suite checks")
-    ru.add_argument("--area")
-    ru.add_argument("--json", action="store_true")
-    ru.add_argument("--status", choices=("checked", "unchecked"))
+    ru.add_argument("--area", help="only the rules of this area")
+    ru.add_argument("--json", action="store_true", help="print the rules as JSON")
+    ru.add_argument("--status", choices=("checked", "unchecked"), help="only the rules that are checked, or not")
     ru.set_defaults(fn=cmd_rules)
 
     from flinkspec.classpath_cli import add_parser as add_classpath

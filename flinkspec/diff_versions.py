@@ -1,4 +1,4 @@
-"""``flinkspec diff-versions A B``: every behaviour of the oracle that differs between two Flink versions.
+"""flinkspec diff-versions A B: every behaviour of the oracle that differs between two Flink versions.
 
     flinkspec diff-versions 1.16 1.17 --area memory.taskmanager
     flinkspec diff-versions 1.13 2.3 --json --out changes.json
@@ -6,13 +6,13 @@
 
 For each area the suite's strategies draw inputs for version A and for version B (they can depend
 on the version: an input only one version accepts is itself a difference), plus a few directed
-inputs per known change (:data:`SEEDS`), and the oracle of A and of B answers each. Where the two
+inputs per known change, and the oracle of A and of B answers each. Where the two
 answers differ, the oracle of every version in between is asked too, and each version step at
 which the answer changes gives a *signature*: the step, what differs there (the first differing
 output path without list indices, which side rejects the input with which exception, or how the
 error message changes) and the area. One signature is one change: its simplest input is shrunk
-with :func:`flinkspec.reduce.reduce` (then empty fields dropped and sizes written in whole units)
-while it still shows that change, so the witness is 1-minimal. Unless ``--no-confirm``, real Flink
+by delta debugging (flinkspec.reduce; then empty fields dropped and sizes written in whole units)
+while it still shows that change, so the witness is 1-minimal. Unless --no-confirm, real Flink
 A and B and real Flink on both sides of the step (the JVM bridges, one at a time) answer each
 witness, and a change is *confirmed* only if all four answers equal the oracle's (error messages
 compared exactly in the areas whose messages the oracle reproduces byte for byte, and wherever the
@@ -66,7 +66,7 @@ KINDS = {
 
 
 # --------------------------------------------------------------------------------------------
-# Known changes (FLINK_RULES.md section 6, README): (area, first version, what, regex on the
+# Known changes (FLINK_RULES.md section 6, docs/versions.md): (area, first version, what, regex on the
 # change's description that must match, or "" for any change of that area at that version).
 
 
@@ -801,7 +801,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--area", action=CommaJoined, help="comma-separated areas (default: all)")
     p.add_argument("--examples", type=int, default=DEFAULT_EXAMPLES,
                    help=f"inputs drawn per area and per version (default {DEFAULT_EXAMPLES})")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the generated inputs (default 0)")
     p.add_argument("--no-confirm", action="store_true", help="do not run the witnesses on the real jars")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per real-Flink request")
     out = p.add_mutually_exclusive_group()

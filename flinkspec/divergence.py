@@ -26,8 +26,8 @@ from typing import Any
 import attrs
 
 MAX_PATHS = 8
-# output maps whose keys are data, not structure (PROTOCOL.md: a coordinator step's ``aborted`` maps
-# checkpoint ids to reasons; docs/protocol.md: recovery's ``counts`` maps record keys to counts): a
+# output maps whose keys are data, not structure (docs/protocol/v1.md: a coordinator step's ``aborted`` maps
+# checkpoint ids to reasons; docs/protocol/v2.md: recovery's ``counts`` maps record keys to counts): a
 # difference anywhere in one is one difference of the map, written ``counts{}``
 DATA_MAPS = ("aborted", "counts")
 _QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")

@@ -35,10 +35,13 @@ def add_parser(sub: Any) -> None:
     f.add_argument("--area", action=CommaJoined, help="comma-separated areas (default: all)")
     f.add_argument("--flink", action=CommaJoined, help=f"{SELECT_HELP} (default: the impl's own release, else all)")
     f.add_argument("--cases", type=int, default=10_000, help="generated requests in all (default 10000)")
-    f.add_argument("--seed", type=int, default=0)
+    f.add_argument("--seed", type=int, default=0,
+                   help="seed of the generated cases (default 0): the same seed and --cases check the same cases")
     f.add_argument("--master", help="Spark master (default local[*]; under spark-submit, spark-submit's)")
     f.add_argument("--partitions", type=int, help="Spark partitions (default: one per chunk of 500 cases)")
-    f.add_argument("--conformance", choices=("flink", "documented"), default="flink")
+    f.add_argument("--conformance", choices=("flink", "documented"), default="flink",
+                   help="flink (default): Flink's exact answers, plus the documented rules Flink keeps; "
+                   "documented: the documented rules only")
     f.add_argument("--strict-messages", action="store_true", help="compare exception names and messages too")
     f.add_argument("--capabilities", metavar="FILE",
                    help="JSON file of the areas, versions and rules the implementation does not support")

@@ -1,12 +1,12 @@
 """What the suite can send beyond protocol version 1, feature by feature.
 
-docs/PROTOCOL.md is protocol version 1: an implementation written exactly to it must never be
+docs/protocol/v1.md is protocol version 1: an implementation written exactly to it must never be
 failed for not knowing something added since. Every input feature added since (a field, an event
 kind, a config key, a whole area) is registered here with the protocol version that added it,
 the area whose requests carry it, a one-line description, a detector ``used(request)`` and, where
 the feature can be taken out of a request that stays well-formed, ``strip(request)``. Everything
 added so far is version 2 (:data:`CURRENT`, what the suite speaks): the extensions of
-docs/protocol.md, docs/protocol-checkpoint-alignment.md and docs/protocol-checkpoint-coordinator.md
+docs/protocol/v2.md, docs/protocol/checkpoint-alignment.md and docs/protocol/checkpoint-coordinator.md
 appeared together, with no published version in between.
 
 Answers can carry additions too (:data:`ANSWER_FEATURES`): Flink's answer to a version-1 request
@@ -189,7 +189,7 @@ def _classloading_fields_missing(req: Request) -> bool:
 
 
 def _fill_classloading_fields(req: Request) -> Request:
-    """Every optional field present: an absent list is ``[]``, an absent config ``{}`` (docs/protocol.md)."""
+    """Every optional field present: an absent list is ``[]``, an absent config ``{}`` (docs/protocol/v2.md)."""
     inp = _input(req)
     return _with_input(req, {**{name: empty() for name, empty in CLASSLOADING_FIELDS.items()}, **inp})
 
@@ -203,7 +203,7 @@ def _jars_used(req: Request) -> bool:
 
 def _coordinator_defaults() -> dict[str, Any]:
     """The settings ``CheckpointCoordinatorConfiguration`` gets when the config leaves them out; the
-    values of PROTOCOL.md's own example, in its order."""
+    values of docs/protocol/v1.md's own example, in its order."""
     from oracle.coordinator import CONFIG_DEFAULTS
 
     return dict(CONFIG_DEFAULTS)
@@ -348,7 +348,7 @@ def area_feature(area: str) -> Feature | None:
 
 
 def table() -> list[dict[str, Any]]:
-    """Every feature as a row (docs/protocol.md's table; ``flinkspec`` reports)."""
+    """Every feature as a row (docs/protocol/v2.md's table; ``flinkspec`` reports)."""
     rows = [{"name": f.name, "area": f.area, "version": f.version, "what": f.description,
              "kind": "area" if f.whole_area else "input", "strippable": f.strip is not None} for f in FEATURES]
     rows += [{"name": f.name, "area": f.area, "version": f.version, "what": f.description, "kind": "answer",

@@ -1,16 +1,16 @@
 """What a flink-dist jar is, and how much of it the suite's verdict covers.
 
-``flinkspec fingerprint JAR [--base X.Y] [--json]`` compares, per area, the Flink classes the
+flinkspec fingerprint JAR [--base X.Y] [--json] compares, per area, the Flink classes the
 bridge drives with Apache's jar of the same release: a fork (a vendor's build, a patched jar)
 whose driven classes are byte-identical to Apache's is "valid" only because Apache's classes are;
 the suite says nothing about what the fork changed elsewhere.
 
-The driven classes are derived from the bridge sources: every ``org.apache.flink...`` class an
-``*Area.java`` names (imports, qualified names, reflection strings), with its inner classes;
+The driven classes are derived from the bridge sources: every org.apache.flink... class an
+*Area.java names (imports, qualified names, reflection strings), with its inner classes;
 an area that delegates to another area's bridge class drives that one's classes too. What those
 classes load in turn is not followed.
 
-:func:`describe_impl` gives report.json's description of an ``--impl`` value naming a jar.
+A report of --impl flink:PATH.jar describes the jar the same way (report.json's impl_jar; describe_impl()).
 """
 
 from __future__ import annotations
@@ -261,6 +261,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("jar", help="a flink-dist jar (a fork's, a vendor's, a patched one)")
     p.add_argument("--base", help="the Apache release X.Y[.Z] to compare with (default: the jar's manifest)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the comparison as JSON")
     p.set_defaults(fn=cmd_fingerprint)
 

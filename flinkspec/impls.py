@@ -1,4 +1,4 @@
-"""Implementations under test, all speaking docs/PROTOCOL.md.
+"""Implementations under test, all speaking docs/protocol/v1.md.
 
 ``--impl`` takes:
 

@@ -1,4 +1,4 @@
-"""``flinkspec jars``: the real-Flink jar cache (``$FLINKSPEC_CACHE``, default ``~/.cache/flinkspec``).
+"""flinkspec jars: the real-Flink jar cache ($FLINKSPEC_CACHE, default ~/.cache/flinkspec).
 
     flinkspec jars list                 # each cached release and fork build: size, bridge built?
     flinkspec jars fetch 2.2,2.3        # download, extract and build the bridge now (or: all)
@@ -6,7 +6,7 @@
 
 Each Apache release keeps only what runs: its flink-dist jar and the bridge compiled against it
 (the 200-330 MB PyPI archive is deleted once flink-dist is extracted). A fork's build
-(``--impl flink:PATH``) keeps only the bridge; the jar stays where its owner keeps it.
+(--impl flink:PATH) keeps only the bridge; the jar stays where its owner keeps it.
 """
 
 from __future__ import annotations
@@ -80,7 +80,8 @@ def cmd_jars(args: argparse.Namespace) -> int:
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("jars", help="list, fetch or prune the cached real-Flink jars and bridge builds",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("action", choices=["list", "fetch", "prune"])
+    p.add_argument("action", choices=["list", "fetch", "prune"],
+                   help="list the cache, fetch releases into it, or prune it")
     p.add_argument("versions", nargs="?", help=f"for fetch: {SELECT_HELP}")
     p.set_defaults(fn=cmd_jars)
 

@@ -278,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--record", action="store_true", help=f"rewrite {RECORDING}")
     p.add_argument("--check", type=int, metavar="N", help="ask the JDK and the oracle N new questions")
     p.add_argument("--examples", type=int, default=12000, help="questions to record")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the generated questions (default 0)")
     args = p.parse_args(argv)
     if args.record:
         qs = questions(args.examples, args.seed)

@@ -1,4 +1,4 @@
-"""``flinkspec memory``: what Flink derives from a memory configuration, as its startup log shows it.
+"""flinkspec memory: what Flink derives from a memory configuration, as its startup log shows it.
 
     flinkspec memory -D taskmanager.memory.process.size=4g
     flinkspec memory --jobmanager --config conf/config.yaml --flink 1.17
@@ -6,7 +6,7 @@
     flinkspec memory -D taskmanager.memory.process.size=4g --impl flink:2.3          # real Flink answers
     flinkspec memory -D taskmanager.memory.process.size=4g --impl flink:lib/flink-dist.jar  # your build
 
-``-D`` options override the file. Exit 0 with the breakdown, 1 when Flink rejects the
+-D options override the file. Exit 0 with the breakdown, 1 when Flink rejects the
 configuration (its exception and message are printed), 2 for bad usage (an unreadable file, an
 unknown version).
 """
@@ -172,7 +172,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--flink", help="Flink release X.Y (its newest patch) or X.Y.Z (default: the newest)")
     p.add_argument("--config", help="config.yaml (2.x; nested or flat) or a legacy flink-conf.yaml")
     p.add_argument("-D", action="append", metavar="KEY=VALUE", help="a configuration option (repeatable)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the breakdown (or the rejection) as JSON")
     p.add_argument("--impl", default="oracle",
                    help="who answers: oracle (default), flink:X.Y for real Flink, flink:PATH/flink-dist.jar for a "
                         "fork's own jar, or any --impl of check")

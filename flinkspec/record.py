@@ -112,7 +112,7 @@ def add_parser(sub: Any) -> None:
                         "options' values fuzzed); default: all of them")
     p.add_argument("--flink", action=CommaJoined, help=f"{SELECT_HELP} (default: the impl's own release, else all)")
     p.add_argument("--examples", type=int, default=300, help="generated inputs per area and version")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the generated inputs (default 0)")
     p.add_argument("--out", default=str(RECORDED), help=f"directory (default: {RECORDED})")
     p.set_defaults(fn=cmd_record)
 

@@ -1,7 +1,7 @@
 """Conformance test vectors: Flink's answers to chosen requests, as files any engine's CI can run.
 
 Model: ethereum/consensus-specs, whose executable spec generates versioned test vectors. Here the
-vectors are requests of the protocol (docs/PROTOCOL.md, docs/protocol.md) with real Flink's answer,
+vectors are requests of the protocol (docs/protocol/v1.md, docs/protocol/v2.md) with real Flink's answer,
 chosen for what they catch rather than for volume, and written per area and Flink release to
 ``<bundle>/<area>/<release>.jsonl.gz`` with a ``manifest.json`` (docs/vectors.md is the format):
 
@@ -81,7 +81,7 @@ def json_equal(a: object, b: object) -> bool:
 
 
 def tie_normal(output: object) -> object:
-    """``watermark.timers``' tie rule (PROTOCOL.md): timers with equal timestamps may come in any order.
+    """``watermark.timers``' tie rule (docs/protocol/v1.md): timers with equal timestamps may come in any order.
 
     Each list of fired timers becomes its timestamps in the order given (so the order of distinct
     timestamps still counts) and the timers sorted by their canonical JSON (so equal-timestamp

@@ -112,7 +112,7 @@ def add_parser(sub: Any) -> None:
     e.add_argument("--area", action=CommaJoined, help="comma-separated areas (default: all)")
     e.add_argument("--flink", action=CommaJoined, help=f"{SELECT_HELP} (default: all)")
     e.add_argument("--random", type=int, default=50, metavar="N", help="random recorded answers per area and release")
-    e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--seed", type=int, default=0, help="seed of the random vectors (default 0)")
     e.add_argument("--confirm", action="store_true",
                    help="replay every answer not recorded from the jars on real Flink (needs a JDK; slow)")
     e.set_defaults(fn=cmd_export)

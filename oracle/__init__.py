@@ -1,6 +1,6 @@
 """flinkspec's executable reference for Flink's runtime rules.
 
-``answer(request) -> response`` is the protocol dispatcher (shared/PROTOCOL.md): the oracle is an
+``answer(request) -> response`` is the protocol dispatcher (docs/protocol/v1.md): the oracle is an
 implementation under test like any other. Each area is a pure function
 ``(input, version) -> output dict | Rejected`` registered in :data:`AREAS`.
 """

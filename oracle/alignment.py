@@ -5,7 +5,7 @@ at the gate in order; the task consumes them through Flink's barrier handler, wh
 channels (exactly-once) and triggers or aborts checkpoints. The output is the task's trace:
 ``{"process": [channel, record]}``, ``{"snapshot": id}`` followed by ``{"emit_barrier": id}``,
 ``{"abort": [id, reason]}``. The input model, the trace and the extension
-``checkpoints_after_finish`` are specified in ``docs/protocol-checkpoint-alignment.md``.
+``checkpoints_after_finish`` are specified in ``docs/protocol/checkpoint-alignment.md``.
 
 Input model: IN-* in :data:`RULES` (the harness's, the same in the real-Flink bridge).
 
@@ -34,7 +34,7 @@ from oracle.versions import FlinkVersion, pick, v
 RULES: tuple[Declared, ...] = (
     Declared("IN-1",
              "Each event is appended to its channel's queue when it arrives.",
-             "flinkspec's input model, docs/protocol-checkpoint-alignment.md (bridge: AlignmentArea.java)"),
+             "flinkspec's input model, docs/protocol/checkpoint-alignment.md (bridge: AlignmentArea.java)"),
     Declared("IN-2",
              "A channel is blocked from the handler's blockConsumption until its resumeConsumption.",
              "CheckpointableInput.blockConsumption / resumeConsumption as the handlers call them, 1.13.6-2.3.0 "
@@ -42,7 +42,7 @@ RULES: tuple[Declared, ...] = (
     Declared("IN-3",
              "After each arrival the task consumes, one at a time, the earliest-arrived queued event of any "
              "unblocked channel until none is left; what a never-resumed channel queued is never consumed.",
-             "flinkspec's input model, docs/protocol-checkpoint-alignment.md (bridge: AlignmentArea.java)"),
+             "flinkspec's input model, docs/protocol/checkpoint-alignment.md (bridge: AlignmentArea.java)"),
     Declared("IN-4",
              "A consumed record is processed; a barrier, cancel marker or end of partition goes to the barrier "
              "handler.",

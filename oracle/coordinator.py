@@ -1,7 +1,7 @@
 """Protocol area ``checkpoint.coordinator``: the JobManager's checkpoint coordinator (CC-1 ... CC-19,
 declared in :data:`RULES`).
 
-Semantics in docs/protocol-checkpoint-coordinator.md. The machine is
+Semantics in docs/protocol/checkpoint-coordinator.md. The machine is
 :mod:`oracle.coordinator_machine`; version tables, ``CheckpointFailureManager`` and the store are
 in :mod:`oracle.coordinator_rules`. All classes below are in ``org.apache.flink.runtime.checkpoint``
 unless named otherwise.

@@ -1,4 +1,4 @@
-"""The conformance protocol's envelope (shared/PROTOCOL.md), as values.
+"""The conformance protocol's envelope (docs/protocol/v1.md), as values.
 
 An oracle rule returns either its result value or a :class:`Rejected` (a configuration Flink
 itself rejects). A request of the wrong shape raises :class:`BadRequest`; a bug in the oracle is

@@ -27,7 +27,7 @@ RULES: tuple[Declared, ...] = (
     Declared("RC-1",
              "A checkpoint is complete when the operator snapshotted it and every channel delivered its barrier"
              " or ended before the failure.",
-             "flinkspec's recovery model, docs/protocol.md (bridge: RecoveryArea.java)"),
+             "flinkspec's recovery model, docs/protocol/v2.md (bridge: RecoveryArea.java)"),
     Declared("RC-2",
              "The job restores the complete checkpoint with the highest id (a completed checkpoint subsumes "
              "every older one), or starts from scratch without one.",
@@ -36,15 +36,15 @@ RULES: tuple[Declared, ...] = (
     Declared("RC-3",
              "The restored state is the operator's at its snapshot: the count of every record processed before "
              "it.",
-             "flinkspec's recovery model, docs/protocol.md (bridge: RecoveryArea.java)"),
+             "flinkspec's recovery model, docs/protocol/v2.md (bridge: RecoveryArea.java)"),
     Declared("RC-4",
              "Each source rewinds to its offset in the checkpoint (the records it emitted before the barrier, "
              "all once it ended) and replays the rest of its log.",
-             "flinkspec's recovery model, docs/protocol.md (bridge: RecoveryArea.java)"),
+             "flinkspec's recovery model, docs/protocol/v2.md (bridge: RecoveryArea.java)"),
     Declared("RC-5",
              "The replayed records reach the operator in their original arrival order and are all processed, "
              "each emitting [key, count].",
-             "flinkspec's recovery model, docs/protocol.md (bridge: RecoveryArea.java)"),
+             "flinkspec's recovery model, docs/protocol/v2.md (bridge: RecoveryArea.java)"),
 )
 
 Restore = Callable[[list[dict[str, Any]], list[dict[str, Any]], int], tuple[int | None, list[int], dict[str, int]]]

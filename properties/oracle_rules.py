@@ -69,7 +69,7 @@ def checked(oid: str, *checks: str, eq: bool = True, note: str = "") -> Rule:
                 kind=ORACLE, checked_by=((EQ[area],) if eq else ()) + checks, note=note)
 
 
-_TIE_NOTE = ("TIMER-EQ compares the timers one watermark fires with equal timestamps sorted (PROTOCOL.md's tie "
+_TIE_NOTE = ("TIMER-EQ compares the timers one watermark fires with equal timestamps sorted (docs/protocol/v1.md's tie "
              "rule), so the heap order is checked only by the pinned examples, recorded from real Flink of every "
              "version")
 _RECOVERY_NOTE = ("a model rule: RCV-EQ's real-Flink side (RecoveryArea.java) does the same bookkeeping over the "

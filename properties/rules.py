@@ -123,7 +123,7 @@ def invariant(rule_id: str, area: str, text: str, source: str, *, documented: bo
 
 def flink_violates(rule_id: str, witness: str, *, since: str = "1.13", until: str | None = None) -> None:
     """Record that real Flink breaks documented rule ``rule_id`` in the releases from ``since`` up to,
-    not including, ``until`` (a fix's first release; None: still broken in the newest), see README."""
+    not including, ``until`` (a fix's first release; None: still broken in the newest), see docs/documented-rules.md."""
     rule = RULES[rule_id]
     broken = Releases(v(since), v(until) if until else None)
     RULES[rule_id] = attrs.evolve(rule, broken_in=broken,
@@ -156,7 +156,8 @@ def refused_rule(area: str, prefix: str) -> Rule:
             area,
             "A well-formed request is answered: with an output, or with Flink's own rejection "
             "(InvalidConfiguration), never refused as a BadRequest.",
-            "docs/PROTOCOL.md 'Envelope': BadRequest is for an unknown version or area or an input of the wrong shape",
+            "docs/protocol/v1.md 'Envelope': BadRequest is for an unknown version or area or an input of the "
+            "wrong shape",
             kind=INVARIANT,
             checked_by=area_properties(area),
         )

@@ -1,5 +1,5 @@
 """The reference's own words for a malformed request: each BadRequest of the oracle names the field,
-what it must be and what it got (PROTOCOL.md: "a message naming what was wrong"). Other
+what it must be and what it got (docs/protocol/v1.md: "a message naming what was wrong"). Other
 implementations word theirs as they like; these pin the oracle's, which users read in reports."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 usage: python tests/one_area_impl.py [AREA]     (default memory.jobmanager)
 
-It answers the capabilities request (docs/protocol.md) with every other area of the suite as
+It answers the capabilities request (docs/protocol/v2.md) with every other area of the suite as
 unsupported, answers requests of AREA as the oracle does, and answers anything else with a
 ``BadRequest`` (an implementation of one area knows no other): run without its declaration
 being honoured, the suite would fail it on every other area.

@@ -70,8 +70,9 @@ def test_every_mutant_says_whether_it_breaks_a_documented_rule() -> None:
         assert not m.undocumented or (len(m.undocumented) > 80 and "document" in m.undocumented.lower()), name
 
 
-README = Path(__file__).resolve().parent.parent / "README.md"
-EVIDENCE = README.parent / "docs" / "evidence" / "catch-rate-documented.json"
+ROOT = Path(__file__).resolve().parent.parent
+MUTANTS_PAGE = ROOT / "docs" / "mutants.md"  # the page `--readme-from` fills by default
+EVIDENCE = ROOT / "docs" / "evidence" / "catch-rate-documented.json"
 
 
 def _rate(mutant: str, version: str, caught: int, rules: tuple[str, ...] = (), why: str = "") -> catch_rate.Rate:
@@ -92,12 +93,24 @@ def test_the_readme_column_is_added_once_and_filled_per_version() -> None:
         "| `other` | a | 1/1 | not measured |", ""]
 
 
-def test_the_readmes_documented_level_column_is_the_evidence() -> None:
-    """README.md's column is what `--readme-from docs/evidence/catch-rate-documented.json` writes (never typed)."""
+def test_the_mutants_pages_documented_level_column_is_the_evidence() -> None:
+    """docs/mutants.md's column is what `--readme-from docs/evidence/catch-rate-documented.json` writes (never
+    typed), in both of its mutant tables."""
     rates = catch_rate.read_rates(EVIDENCE)
-    text = README.read_text()
+    text = MUTANTS_PAGE.read_text()
+    assert text.count(catch_rate.DOCUMENTED_COLUMN) == 2
     assert catch_rate.DOCUMENTED_COLUMN in text
     assert catch_rate.fill_readme(text, rates, "docs/evidence/catch-rate-documented.json") == text
+
+
+def test_readme_from_fills_the_mutants_page_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run from the repository root, `--readme-from` with no `--readme` rewrites docs/mutants.md (to itself)."""
+    (tmp_path / "docs" / "evidence").mkdir(parents=True)
+    (tmp_path / "docs" / "mutants.md").write_text(MUTANTS_PAGE.read_text())
+    (tmp_path / "docs" / "evidence" / EVIDENCE.name).write_text(EVIDENCE.read_text())
+    monkeypatch.chdir(tmp_path)
+    assert catch_rate.main(["--readme-from", "docs/evidence/catch-rate-documented.json"]) == 0
+    assert (tmp_path / "docs" / "mutants.md").read_text() == MUTANTS_PAGE.read_text()
 
 
 def test_the_evidence_measures_every_mutant_at_the_documented_level() -> None:

@@ -107,7 +107,7 @@ def test_signatures_tell_causes_apart_and_keep_one_cause_together() -> None:
 
 @pytest.mark.flink
 def test_a_strict_version_1_implementation_with_real_flink_behind_passes_every_area(tmp_path: Path) -> None:
-    """tests/v1_impl.py speaks exactly docs/PROTOCOL.md version 1 (no capabilities answer, a BadRequest
+    """tests/v1_impl.py speaks exactly docs/protocol/v1.md version 1 (no capabilities answer, a BadRequest
     for anything else) with real Flink 2.3 behind it: `check` sends it nothing it cannot know, so it is
     valid; the areas added since are "not checked (needs protocol 2 ...)", never failures."""
     strict = f"cmd:{sys.executable} {ROOT / 'tests' / 'v1_impl.py'} --behind flink:2.3"

@@ -1,4 +1,4 @@
-"""Extend the protocol, never break it: an implementation written to PROTOCOL.md version 1 is never
+"""Extend the protocol, never break it: an implementation written to docs/protocol/v1.md version 1 is never
 sent what version 1 does not define (issue 17, item 4).
 
 (a) The feature registry (:mod:`flinkspec.features`) and :class:`flinkspec.capabilities.Capabilities`:
@@ -6,7 +6,7 @@ each feature's detector fires on a request that uses it and on no version-1 requ
 removes exactly it, a feature that cannot be stripped makes the request not checked with a reason,
 and capabilities declarations carrying ``protocol``/``features``/``unmodelled_keys`` parse.
 (b) Every request the strategies generate, fitted for protocol 1 with nothing declared, is either not
-sent or passes the version-1 validator of tests/v1_impl.py (written from PROTOCOL.md alone), and a
+sent or passes the version-1 validator of tests/v1_impl.py (written from docs/protocol/v1.md alone), and a
 request that already passes it is sent unchanged.
 (c) The strict version-1 implementation (tests/v1_impl.py) never refuses a fitted request, with the
 oracle behind it and with real Flink behind it.
@@ -43,7 +43,7 @@ def req(area: str, inp: dict[str, Any], flink: str = "2.3") -> dict[str, Any]:
     return {"area": area, "flink": flink, "input": inp}
 
 
-# One request per version-1 area using everything PROTOCOL.md defines for it (and nothing more).
+# One request per version-1 area using everything docs/protocol/v1.md defines for it (and nothing more).
 V1_REQUESTS = [
     req("memory.taskmanager", {"config": {"taskmanager.memory.process.size": "1728m",
                                           "taskmanager.heap.size": "1g", "taskmanager.numberOfTaskSlots": "2"}}),
@@ -139,9 +139,9 @@ def _feature(name: str) -> feat.Feature:
 
 
 def test_the_version_1_areas_are_those_of_protocol_md_and_every_other_area_is_a_feature() -> None:
-    """PROTOCOL.md's area headings are version 1; every area the suite checks is one of them or a
+    """docs/protocol/v1.md's area headings are version 1; every area the suite checks is one of them or a
     registered whole-area feature."""
-    text = (ROOT / "docs" / "PROTOCOL.md").read_text()
+    text = (ROOT / "docs" / "protocol" / "v1.md").read_text()
     assert set(re.findall(r"^### `([a-z.]+)`", text, re.M)) == set(feat.V1_AREAS)
     for area in AREAS:
         assert area in feat.V1_AREAS or feat.area_feature(area) is not None, area
@@ -153,9 +153,9 @@ def test_every_registered_feature_has_an_example_here() -> None:
 
 
 def test_docs_protocol_md_lists_every_feature_as_registered() -> None:
-    """The table in docs/protocol.md: one row per feature, its area first, its version, and "not
+    """The table in docs/protocol/v2.md: one row per feature, its area first, its version, and "not
     checked" exactly where the feature cannot be stripped (or dropped from an answer)."""
-    text = (ROOT / "docs" / "protocol.md").read_text()
+    text = (ROOT / "docs" / "protocol" / "v2.md").read_text()
     rows = {m[0]: m[1:] for m in re.findall(r"^\| `([a-z.-]+)` \| `([a-z.]+)`[^|]* \| (\d+) \|[^|]*\| ([^|]*) \|$",
                                             text, re.M)}
     assert set(rows) == set(feat.BY_NAME)

@@ -2,8 +2,8 @@
 
 usage: python tests/v1_impl.py [--behind IMPL]     (IMPL: an ``--impl`` value, default ``flink``)
 
-It speaks docs/PROTOCOL.md exactly as first written and nothing more, the way an implementation
-written to that page would: the capabilities request, every area PROTOCOL.md does not list and
+It speaks docs/protocol/v1.md exactly as first written and nothing more, the way an implementation
+written to that page would: the capabilities request, every area docs/protocol/v1.md does not list and
 every request using a field, config key or event kind it does not define get a ``BadRequest``
 (it cannot know them); everything else goes to ``IMPL`` (real Flink through the bridge, per
 request version), whose answer comes back with only what version 1 defines in it (no
@@ -11,7 +11,7 @@ request version), whose answer comes back with only what version 1 defines in it
 
 :func:`v1_problem` is the validator it uses; tests/test_protocol_versions.py holds the suite's
 requests to it after :meth:`flinkspec.capabilities.Capabilities.fit` (protocol 1, nothing declared).
-It is written from PROTOCOL.md alone, not from :mod:`flinkspec.features`, so that the two check
+It is written from docs/protocol/v1.md alone, not from :mod:`flinkspec.features`, so that the two check
 each other.
 """
 
@@ -26,7 +26,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 PREFIX = "protocol version 1 does not define "
 
-# ---- the input shapes of PROTOCOL.md (version 1) ------------------------------------------------
+# ---- the input shapes of docs/protocol/v1.md (version 1) ------------------------------------------------
 
 CLASSLOADING_KEYS = frozenset({"classloader.resolve-order", "classloader.parent-first-patterns.additional"})
 CLASSLOADING_LISTS = ("user_classes", "parent_classes", "lookups", "user_resources", "parent_resources",
@@ -156,7 +156,7 @@ V1_AREAS: dict[str, Callable[[Mapping[str, Any]], str | None]] = {
 
 
 def v1_problem(request: object) -> str | None:
-    """What in ``request`` PROTOCOL.md version 1 does not define (its first such thing), or None.
+    """What in ``request`` docs/protocol/v1.md version 1 does not define (its first such thing), or None.
     Values are not judged here (Flink itself answers a bad value): fields, config keys, event kinds."""
     if not isinstance(request, dict):
         return "a request that is not an object"

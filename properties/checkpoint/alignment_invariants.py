@@ -59,7 +59,7 @@ def _malformed(trace: list[Any]) -> str | None:
 
 
 @invariant("ALIGN-1", AREA, "The trace is a list of process [channel, record], snapshot n immediately followed by "
-           "emit_barrier n, abort [n, reason] and (last) fail steps.", "PROTOCOL.md checkpoint.alignment")
+           "emit_barrier n, abort [n, reason] and (last) fail steps.", "docs/protocol/v1.md checkpoint.alignment")
 def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     if not accepted(resp):
         return []

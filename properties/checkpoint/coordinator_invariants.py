@@ -64,7 +64,7 @@ def _id_key(key: object) -> bool:
 
 @invariant("CCR-1", AREA, "The answer holds one step per event; a step's keys are triggered, queued, rejected, ack "
            "(SUCCESS, DUPLICATE, UNKNOWN, DISCARDED), completed, aborted, retained, job_failed.",
-           "PROTOCOL.md checkpoint.coordinator")
+           "docs/protocol/v1.md checkpoint.coordinator")
 def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     if not accepted(resp):
         return []

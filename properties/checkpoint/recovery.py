@@ -112,7 +112,7 @@ def _occurrences(req: Request) -> Counter[str]:
 
 
 @invariant("RCV-1", AREA, "The answer names the checkpoint restored (or null), one offset per source, the counts "
-           "per key after the replay and the sink's output [key, count] during it.", "docs/protocol.md")
+           "per key after the replay and the sink's output [key, count] during it.", "docs/protocol/v2.md")
 def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     if not _accepted(resp):
         return []

@@ -1,6 +1,6 @@
 """Bad checkpoint input gets a clear BadRequest naming the field, never a crash: acks for tasks that do
 not exist, negative times, time going backwards, channel indexes out of range and the rest of the
-malformed inputs of docs/protocol-checkpoint-*.md. Checked on the implementation under test
+malformed inputs of docs/protocol/checkpoint-*.md. Checked on the implementation under test
 (``--impl flink`` runs it against the bridge), which must stay usable afterwards."""
 
 from __future__ import annotations

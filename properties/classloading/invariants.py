@@ -41,7 +41,7 @@ def _strings(value: object) -> bool:
 
 @invariant("CLR-1", AREA, "The answer lists the patterns in force (strings), one result per class lookup "
            "('user', 'parent', 'not_found' or 'error:<Exception>') and one list per resource lookup holding only "
-           "'user' and 'parent'.", "PROTOCOL.md classloading.resolve")
+           "'user' and 'parent'.", "docs/protocol/v1.md classloading.resolve")
 def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     if not _accepted(resp):
         return []

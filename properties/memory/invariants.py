@@ -95,7 +95,7 @@ TM_JVM = {"Xmx", "Xms", "MaxDirectMemorySize", "MaxMetaspaceSize"}
 
 @invariant("TM-1", "memory.taskmanager", "An accepted configuration yields every component as a "
            "non-negative byte count, and the JVM arguments -Xmx, -Xms, -XX:MaxDirectMemorySize and "
-           "-XX:MaxMetaspaceSize.", "PROTOCOL.md; TaskExecutorProcessSpec")
+           "-XX:MaxMetaspaceSize.", "docs/protocol/v1.md; TaskExecutorProcessSpec")
 def tm_output_shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     if not _accepted(resp):
         return []
@@ -357,7 +357,7 @@ JM_JVM = {"Xmx", "Xms", "MaxMetaspaceSize", "MaxDirectMemorySize"}
 
 @invariant("JM-1", "memory.jobmanager", "An accepted configuration yields every component as a "
            "non-negative byte count and the JVM arguments; -XX:MaxDirectMemorySize appears exactly when "
-           "jobmanager.memory.enable-jvm-direct-memory-limit is true.", "PROTOCOL.md; JobManagerProcessUtils")
+           "jobmanager.memory.enable-jvm-direct-memory-limit is true.", "docs/protocol/v1.md; JobManagerProcessUtils")
 def jm_output_shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     if not _accepted(resp):
         return []

@@ -313,7 +313,7 @@ def _tkey(t: dict[str, Any]) -> tuple[int, str, str | None]:
 
 
 @invariant("TIMER-1", TIMERS, "The answer holds one list of fired timers per event; only watermark events fire.",
-           "PROTOCOL.md; InternalTimerServiceImpl")
+           "docs/protocol/v1.md; InternalTimerServiceImpl")
 def timers_shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     if not accepted(resp):
         return []
@@ -363,7 +363,7 @@ def timers_fire_in_timestamp_order(req: Request, resp: Response, version: FlinkV
 
 
 def timers_normalize(resp: dict[str, Any]) -> dict[str, Any]:
-    """PROTOCOL.md's tie rule: timers with equal timestamps may come in any order."""
+    """docs/protocol/v1.md's tie rule: timers with equal timestamps may come in any order."""
     out = resp.get("output")
     if not isinstance(out, dict) or not isinstance(out.get("fired"), list):
         return resp
@@ -375,7 +375,7 @@ def timers_normalize(resp: dict[str, Any]) -> dict[str, Any]:
 
 
 # Documented rules that real Flink itself breaks (found by `flinkspec check --impl flink
-# --conformance documented`; README "Where Flink breaks its documented rules"). At conformance level
+# --conformance documented`; docs/documented-rules.md). At conformance level
 # `flink` these rules are not required of an implementation for those versions.
 flink_violates("WM-7", "the all-idle flush is skipped when the channel that goes idle last "
                "resumed behind the output (StatusWatermarkValve flushes only if that channel's watermark equals "

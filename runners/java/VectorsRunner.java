@@ -26,7 +26,7 @@ import java.util.zip.GZIPInputStream;
 
 /**
  * Runs flinkspec's conformance test vectors (docs/vectors.md) against any implementation of the
- * protocol (docs/PROTOCOL.md): a program reading JSON-line requests on stdin and writing one
+ * protocol (docs/protocol/v1.md): a program reading JSON-line requests on stdin and writing one
  * JSON-line answer per request on stdout.
  *
  * <pre>

@@ -1,5 +1,5 @@
 // Loads flinkspec's conformance test vectors (docs/vectors.md) and runs them against any
-// implementation of the protocol (docs/PROTOCOL.md): a program reading JSON-line requests on stdin
+// implementation of the protocol (docs/protocol/v1.md): a program reading JSON-line requests on stdin
 // and writing one JSON-line answer per request on stdout. Node's standard library only.
 //
 // An output is compared by exact JSON equality (numbers by value, never through a double: Flink's

@@ -40,7 +40,7 @@ import org.apache.flink.util.clock.ManualClock;
  * <p>The handler notifies a {@link Task} (an {@code AbstractInvokable}, which implements
  * {@code CheckpointableTask} from 1.14) that records {@code triggerCheckpointOnBarrier} and
  * {@code abortCheckpointOnBarrier}; it blocks and resumes channels on a {@code CheckpointableInput}
- * proxy. Around them sits the harness's input model (docs/protocol-checkpoint-alignment.md, the
+ * proxy. Around them sits the harness's input model (docs/protocol/checkpoint-alignment.md, the
  * same as {@code oracle/alignment.py}): events queue per channel as they arrive, and after each
  * arrival the task consumes the earliest-arrived queued event of any unblocked channel until none
  * is left. When the request does not set {@code checkpoints_after_finish}, the default of Flink's

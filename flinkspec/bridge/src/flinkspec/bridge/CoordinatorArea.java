@@ -33,7 +33,7 @@ import java.util.concurrent.TimeUnit;
  * {@code CheckpointRequestDecider}, {@code PendingCheckpoint}, {@code CheckpointFailureManager},
  * {@code StandaloneCompletedCheckpointStore}, {@code StandaloneCheckpointIDCounter},
  * {@code CheckpointsCleaner} and the {@code JobManagerCheckpointStorage}), driven over logical
- * time. Semantics: docs/protocol-checkpoint-coordinator.md.
+ * time. Semantics: docs/protocol/checkpoint-coordinator.md.
  *
  * <p>What stands in for the cluster, and why it does not change the coordinator's decisions:
  * <ul>

@@ -12,7 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The real-Flink side of flinkspec: answers protocol requests (shared/PROTOCOL.md), one JSON
+ * The real-Flink side of flinkspec: answers protocol requests (docs/protocol/v1.md), one JSON
  * object per line, by driving Flink's own classes. Nothing but answers goes to stdout; Flink's
  * own logging is sent to stderr.
  *
