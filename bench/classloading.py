@@ -8,13 +8,14 @@ resolves its lookups; the unit is one class or resource lookup. Goal (issue 4): 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from bench.common import corpus, oracle_vs_flink
 from oracle.versions import LATEST, parse_version
 from properties.classloading.strategies import requests
 
 
-def lookups(request: dict) -> int:
+def lookups(request: dict[str, Any]) -> int:
     inp = request["input"]
     return len(inp.get("lookups", [])) + len(inp.get("resource_lookups", []))
 

@@ -52,7 +52,7 @@ class CapabilitiesError(ValueError):
     """A capabilities declaration that is not of the documented shape; the message names the field."""
 
 
-def _names(value: object) -> tuple[str, ...] | None:
+def _names(value: str | list[str] | None) -> tuple[str, ...] | None:
     if value is None:
         return None
     if isinstance(value, str):

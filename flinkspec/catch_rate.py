@@ -131,7 +131,7 @@ def run(task: Task) -> Outcome:
     impl = open_impl(spec)
     try:
         result = check_area(impl, spec, area, parse_version(task.version), examples=task.examples,
-                             seed_value=task.seed, conformance=task.conformance)  # type: ignore[arg-type]
+                             seed_value=task.seed, conformance=task.conformance)
     finally:
         impl.close()
     found = sorted(result.counterexamples, key=lambda c: AREAS[area].size(c.request))
@@ -256,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if any(len(i) != 2 or not i[0] or not i[1] for i in impls):
         parser.error("--impl takes AREA=SPEC")
     patterns = [p.strip() for p in args.mutants.split(",") if p.strip()]
-    tasks = plan(patterns, args.seeds, args.examples, args.conformance, impls)  # type: ignore[arg-type]
+    tasks = plan(patterns, args.seeds, args.examples, args.conformance, impls)
     skipped = excluded(patterns, args.conformance)
     if not tasks and not skipped:
         from flinkspec.mutants import MUTANTS

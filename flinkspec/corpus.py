@@ -14,7 +14,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from oracle.versions import FlinkVersion
-from properties.areas import AREAS, EXTRA_CORPORA
+from properties.areas import AREAS, EXTRA_CORPORA, AreaSpec, ExtraCorpus
 
 _CACHE: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
 
@@ -38,6 +38,7 @@ def draw(strategy: st.SearchStrategy[dict[str, Any]], n: int, seed: int) -> list
 def inputs(area: str, version: FlinkVersion, n: int, seed: int) -> list[dict[str, Any]]:
     """``n`` generated ``input`` objects for ``area`` (or an extra corpus) at ``version`` (cached per
     strategy and seed)."""
+    source: ExtraCorpus | AreaSpec
     if area in EXTRA_CORPORA:  # drawn by its own strategy, used as drawn
         source, adapt = EXTRA_CORPORA[area], None
     else:

@@ -372,6 +372,7 @@ def describe(ra: Response, rb: Response, a: str, b: str) -> tuple[str, str, str]
         path, va, vb = next(differing_paths(ra.get("output"), rb.get("output"), "output"))
         return "output", _general(path), f"{path}: {_short(va)} at {a}, {_short(vb)} at {b}"
     if eb is None:
+        assert ea is not None  # both None: the output case above
         return "rejected-before", f"{a} rejects ({_gist(ea)}), {b} accepts", f"{a}: {_short(ea)}; {b}: output"
     if ea is None:
         return "rejected-after", f"{b} rejects ({_gist(eb)}), {a} accepts", f"{a}: output; {b}: {_short(eb)}"
@@ -476,7 +477,7 @@ def area_changes(area: str, a: FlinkVersion, b: FlinkVersion, inputs: Sequence[I
                 return False
 
         minimal = reduce({"area": area, "input": best}, same, max_calls=shrink_calls)["input"]
-        minimal = polish(minimal, lambda inp, same=same: same({"input": inp}))
+        minimal = polish(minimal, lambda inp: same({"input": inp}))
         changes.append(Change(area, _previous(sig.step), sig.step, sig.kind, sig.what, _known(area, sig),
                               len(members), AREAS[area].size({"input": minimal}), _witness(area, a, b, minimal)))
     return changes
@@ -723,8 +724,9 @@ def confirm(result: DiffResult, timeout: float,
     for ver in sorted(wanted, key=parse_version):
         if progress is not None:
             progress(f"  real Flink {ver}: {len(wanted[ver])} witness(es)")
-        reqs = [{"id": i, "area": items[i][0].area, "flink": ver, "input": items[i][0].witness.input}
-                for i in wanted[ver]]
+        reqs: list[dict[str, Any]] = [
+            {"id": i, "area": items[i][0].area, "flink": ver, "input": items[i][0].witness.input}
+            for i in wanted[ver]]
         impl = open_impl(f"flink:{ver}", timeout=timeout)
         try:
             for req, resp in zip(reqs, impl.answer_many(reqs), strict=True):

@@ -53,7 +53,7 @@ def parse_timestamps(text: str) -> list[int]:
 
 def sequences(area: str, shape: Shape, timestamps: list[int]) -> Iterator[dict[str, Any]]:
     index, count = ("channel", "channels") if area == "watermark.valve" else ("input", "inputs")
-    alphabet = [{index: c, "watermark": t} for c in range(shape.channels) for t in timestamps]
+    alphabet: list[dict[str, Any]] = [{index: c, "watermark": t} for c in range(shape.channels) for t in timestamps]
     alphabet += [{index: c, "status": s} for c in range(shape.channels) for s in ("IDLE", "ACTIVE")]
     for length in range(shape.events + 1):
         for events in itertools.product(alphabet, repeat=length):

@@ -333,7 +333,8 @@ ANSWER_FEATURES: tuple[AnswerFeature, ...] = (
                   lambda out: any(isinstance(s, Mapping) and "fail" in s for s in _trace(out))),
 )
 
-BY_NAME: dict[str, Feature | AnswerFeature] = {f.name: f for f in (*FEATURES, *ANSWER_FEATURES)}
+_ALL_FEATURES: tuple[Feature | AnswerFeature, ...] = (*FEATURES, *ANSWER_FEATURES)
+BY_NAME: dict[str, Feature | AnswerFeature] = {f.name: f for f in _ALL_FEATURES}
 assert len(BY_NAME) == len(FEATURES) + len(ANSWER_FEATURES), "feature names must be unique"
 
 

@@ -122,10 +122,10 @@ def _extract_dist(archive: Path, target: Path) -> None:
             members = [m for m in tf.getmembers() if _DIST.search(m.name)]
             if not members:
                 raise FlinkUnavailable(f"{archive.name} holds no flink-dist jar")
-            src = tf.extractfile(members[0])
-            assert src is not None
-            with src, open(tmp, "wb") as dst:
-                shutil.copyfileobj(src, dst)
+            member = tf.extractfile(members[0])
+            assert member is not None
+            with member, open(tmp, "wb") as dst:
+                shutil.copyfileobj(member, dst)
     try:
         with zipfile.ZipFile(tmp) as zf:
             if zf.testzip() is not None:
@@ -273,9 +273,9 @@ def cached_builds() -> list[CachedBuild]:
     for home in sorted((cache_dir() / "fork").glob("*")):
         if home.is_dir():
             src = home / "source.txt"
-            jar = Path(src.read_text().strip()) if src.exists() else None
+            fork_jar = Path(src.read_text().strip()) if src.exists() else None
             built, stale = _builds(home)
-            out.append(CachedBuild(f"fork:{home.name}", home, dir_size(home), jar, built, stale))
+            out.append(CachedBuild(f"fork:{home.name}", home, dir_size(home), fork_jar, built, stale))
     return out
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -46,6 +46,12 @@ def _env() -> jinja2.Environment:
     env.filters["thousands"] = lambda n: f"{n:,}" if isinstance(n, int) else str(n)
     env.filters["plural"] = plural
     return env
+
+
+def _macro(template: str, name: str) -> Callable[..., Markup]:
+    """A macro of a template (a template module's attributes are its macros, which Jinja2 cannot type)."""
+    macro: Callable[..., Markup] = getattr(_env().get_template(template).module, name)
+    return macro
 
 
 def plural(n: int, word: str) -> str:
@@ -421,7 +427,7 @@ def _aligned_key(inp: dict[str, Any], *outs: dict[str, Any] | None) -> str | Non
         if isinstance(body, dict):
             for k, v in body.items():
                 if isinstance(v, list) and len(v) == n and all(isinstance(x, list) for x in v):
-                    return k
+                    return str(k)  # a JSON object's key
     return None
 
 
@@ -432,7 +438,7 @@ def _sequence_key(*outs: dict[str, Any] | None) -> str | None:
         if isinstance(body, dict):
             for k, v in body.items():
                 if isinstance(v, list) and all(isinstance(x, dict) for x in v):
-                    return k
+                    return str(k)  # a JSON object's key
     return None
 
 
@@ -445,7 +451,7 @@ def first_divergence(inp: dict[str, Any], exp: dict[str, Any] | None, act: dict[
             "rejects" if "error" in act else "accepts") + " it"
     events = inp.get("events")
     key = _aligned_key(inp, exp, act) if isinstance(events, list) else None
-    if key is not None and "output" in exp and "output" in act:
+    if key is not None and isinstance(events, list) and "output" in exp and "output" in act:
         e, a = exp["output"].get(key, []), act["output"].get(key, [])
         for i in range(max(len(e), len(a))):
             ei, ai = (e[i] if i < len(e) else None), (a[i] if i < len(a) else None)
@@ -630,7 +636,7 @@ def timeline(inp: dict[str, Any], exp: dict[str, Any] | None, act: dict[str, Any
 
 def timeline_svg(inp: dict[str, Any], exp: dict[str, Any] | None, act: dict[str, Any] | None) -> str:
     """The SVG timeline alone (templates/timeline.svg.j2 drawing :func:`timeline`)."""
-    return str(_env().get_template("timeline.svg.j2").module.timeline(timeline(inp, exp, act)))
+    return str(_macro("timeline.svg.j2", "timeline")(timeline(inp, exp, act)))
 
 
 def _x(i: int) -> float:
@@ -639,7 +645,8 @@ def _x(i: int) -> float:
 
 def _lane_of(e: object, index: str | None, lanes: int) -> int:
     if index and isinstance(e, dict) and isinstance(e.get(index), int):
-        return max(0, min(e[index], lanes - 1))
+        lane: int = e[index]
+        return max(0, min(lane, lanes - 1))
     return 0
 
 
@@ -739,4 +746,4 @@ def fields(exp: dict[str, Any] | None, act: dict[str, Any] | None) -> FieldsTabl
 
 def fields_table(exp: dict[str, Any] | None, act: dict[str, Any] | None) -> Markup:
     """The fields table as HTML (templates/divergence.html.j2's ``fields_table``)."""
-    return _env().get_template("divergence.html.j2").module.fields_table(fields(exp, act))
+    return _macro("divergence.html.j2", "fields_table")(fields(exp, act))

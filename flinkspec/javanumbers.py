@@ -49,11 +49,13 @@ _MAX_DOUBLE = 1.7976931348623157e308
 
 
 def _bits(d: float) -> int:
-    return struct.unpack("<q", struct.pack("<d", d))[0]
+    bits: int = struct.unpack("<q", struct.pack("<d", d))[0]
+    return bits
 
 
 def _double(bits: int) -> float:
-    return struct.unpack("<d", struct.pack("<q", bits))[0]
+    d: float = struct.unpack("<d", struct.pack("<q", bits))[0]
+    return d
 
 
 _PIECES = ["0", "1", "5", "9", "12", "0.1", ".", "e", "E", "-", "+", "x", "X", "p", "P", "f", "F", "d", "D",
@@ -173,10 +175,13 @@ def _double_case(rng: random.Random) -> float:
     if kind < 0.6:  # a short decimal: the cases printing rounds on
         return round(rng.uniform(-1000, 1000), rng.randint(0, 6)) * 10.0 ** rng.randint(-12, 12)
     if kind < 0.75:  # a halfway case of %.Nf
-        return (rng.randint(0, 10**6) + 0.5) / 10 ** rng.randint(0, 6)
+        half: float = (rng.randint(0, 10**6) + 0.5) / 10 ** rng.randint(0, 6)
+        return half
     if kind < 0.85:  # subnormals, powers of two, float-widened values
-        return rng.choice([5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 2.0 ** rng.randint(-1074, 1023),
-                           struct.unpack("<f", struct.pack("<f", rng.uniform(-1e3, 1e3)))[0]])
+        special: float = rng.choice([5e-324, 2.2250738585072014e-308, 1.7976931348623157e308,
+                                     2.0 ** rng.randint(-1074, 1023),
+                                     struct.unpack("<f", struct.pack("<f", rng.uniform(-1e3, 1e3)))[0]])
+        return special
     return rng.choice(_EDGE_DOUBLES)
 
 
@@ -190,7 +195,8 @@ def _size_for(rng: random.Random, multiplier: float) -> int:
     if 0 < multiplier < math.inf and rng.random() < 0.5:
         near = Fraction(2**63 - 1) / Fraction(multiplier) * Fraction(rng.choice([1, 1, 0.999, 1.001]))
         return max(0, min(2**63 - 1, int(near) + rng.randint(-1, 1)))  # Flink's sizes are >= 0
-    return rng.choice([0, 1, 1024, 2 ** 63 - 1, 2 ** rng.randint(0, 62), rng.randint(0, 2**63 - 1)])
+    size: int = rng.choice([0, 1, 1024, 2 ** 63 - 1, 2 ** rng.randint(0, 62), rng.randint(0, 2**63 - 1)])
+    return size
 
 
 def questions(n: int, seed: int) -> list[Question]:

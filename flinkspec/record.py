@@ -67,7 +67,8 @@ def _oracle_refuses(req: dict[str, Any]) -> bool:
     may keep refusing it, but a change that makes it answer must answer as Flink did."""
     import oracle
 
-    return oracle.answer({"id": 0, **req}).get("error", {}).get("type") == "BadRequest"
+    refuses: bool = oracle.answer({"id": 0, **req}).get("error", {}).get("type") == "BadRequest"
+    return refuses
 
 
 class RecordingError(ValueError):

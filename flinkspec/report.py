@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
+import jinja2
+
 from flinkspec.capabilities import EVERYTHING, Capabilities
 from flinkspec.check import AreaRun
 from flinkspec.html_report import jar_text, plural, speaks_text
@@ -181,53 +183,26 @@ def _block(text: str, lang: str = "") -> list[str]:
     return [fence + lang, text, fence]
 
 
+@functools.cache
+def _md_env() -> jinja2.Environment:
+    """The environment of report.md's template (templates/report.md.j2): Markdown, so no autoescaping
+    (that is HTML's); the template escapes what it inserts with the filters ``md``, ``code`` and
+    ``block`` (the helpers above), and the report's numbers and words come from the functions above."""
+    env = jinja2.Environment(loader=jinja2.PackageLoader("flinkspec", "templates"), autoescape=False,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                             keep_trailing_newline=True)
+    env.filters.update(md=_md, code=_code, block=lambda text, lang="": "\n".join(_block(text, lang)),
+                       pretty=lambda value: json.dumps(value, indent=2), thousands=lambda n: f"{n:,}", plural=plural)
+    env.globals.update(counts=counts, divergence_count=divergence_count, signature_of=signature_of, cases=cases,
+                       broken_rules=broken_rules, not_applicable=not_applicable, speaks_text=speaks_text,
+                       jar_text=jar_text)
+    return env
+
+
 def to_markdown(report: dict[str, Any]) -> str:
     """``report.md``: the headline, the runs, what was not applicable and why, then one section per
-    divergence (its signature as the heading)."""
-    lines = [
-        f"# flinkspec check of {_code(str(report['impl']))}: {plural(divergence_count(report), 'distinct divergence')}",
-        "",
-        f"**{report['verdict']}** — {_md(counts(report))}. Conformance level "
-        f"`{report['conformance']}`, seed {report['seed']}."
-        + (f" The implementation {_md(speaks)}." if (speaks := speaks_text(report)) else "")
-        + (f" {_md(jar)}" if (jar := jar_text(report)) else ""),
-        "",
-        "| area | Flink | cases | failing | divergences | not checked | seconds | verdict |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for r in report["runs"]:
-        verdict = r["verdict"] + (f" ({_md(r['infra_error'])})" if r["infra_error"] else "")
-        if r.get("infra_replay"):
-            verdict += f" replay: `{r['infra_replay']}`"
-        not_checked = sum((r.get("not_checked") or {}).values())
-        lines.append(f"| {r['area']} | {r['flink']} | {r['cases']:,} | {r.get('failing', '')} | "
-                     f"{r.get('divergences', '')} | {not_checked or ''} | {r['seconds']} | {verdict} |")
-    for u in report.get("unsupported", []):
-        if u.get("rule") is None:
-            lines.append(f"| {u['area']} | {u['flink']} | 0 | | | | 0 | not supported ({_md(u.get('why') or '')}) |")
-    reasons = not_applicable(report)
-    if reasons:
-        lines += ["", "## Not applicable, and why", ""] + [f"- {_md(why)}" for why in reasons]
-    for i, c in enumerate(report["counterexamples"], 1):
-        lines += ["", *_md_divergence(report, i, c)]
-    return "\n".join(lines) + "\n"
-
-
-def _md_divergence(report: dict[str, Any], number: int, c: dict[str, Any]) -> list[str]:
-    """One divergence: signature, case count, every rule with its text and what it saw, what the
-    request is made of, the request, both answers, the replay command."""
-    lines = [f"## {number}. {_md(signature_of(c))}", "",
-             f"**{plural(cases(c), 'failing case')}**, {c['area']} at Flink {c['flink']}.", "", "Rules it breaks:", ""]
-    for rule, text, seen in broken_rules(report, c):
-        lines.append(f"- **{_md(rule)}**: {_md(text)}" + (f"  \n  seen: {_md(seen)}" if seen else ""))
-    if c.get("features"):
-        lines += ["", "The request is made of: " + ", ".join(_code(str(f)) for f in c["features"])]
-    lines += ["", "Request:", *_block(json.dumps(c["request"], indent=2), "json")]
-    if c.get("expected") is not None:
-        lines += ["Flink (the oracle) answers:", *_block(json.dumps(c["expected"], indent=2), "json")]
-    lines += ["The implementation answers:", *_block(json.dumps(c["actual"], indent=2), "json"),
-              "Replay:", *_block(c["replay"])]
-    return lines
+    divergence (its signature as the heading), rendered by templates/report.md.j2."""
+    return _md_env().get_template("report.md.j2").render(report=report)
 
 
 def _xml(text: object) -> str:

@@ -418,19 +418,25 @@ def _examples(area: str) -> list[tuple[str, tuple[str, ...], Input, Callable[[st
     out: list[tuple[str, tuple[str, ...], Input, Callable[[str], Answer]]] = []
     if area in cp.FILES:
         for ex in json.loads((cp.HERE / cp.FILES[area]).read_text())["examples"]:
-            out.append((ex["name"], tuple(ex["versions"]), ex["input"],
-                        lambda ver, ex=ex: cp._expected(ex, parse_version(ver))))
+            def example_answer(ver: str, ex: dict[str, Any] = ex) -> Answer:
+                return cp._expected(ex, parse_version(ver))
+
+            out.append((ex["name"], tuple(ex["versions"]), ex["input"], example_answer))
     tables = {"watermark.valve": (VALVE, "channels"), "watermark.combined": (COMBINED, "inputs")}
     if area in tables:
         table, field = tables[area]
         for name, vers, width, script, expected in table:
             inp = {field: width, "events": events(script, "channel" if field == "channels" else "input")}
-            out.append((name, tuple(str(v) for v in vers), inp,
-                        lambda _ver, expected=expected: {"output": {"emitted": emitted(expected)}}))
+            def emitted_answer(_ver: str, expected: str = expected) -> Answer:
+                return {"output": {"emitted": emitted(expected)}}
+
+            out.append((name, tuple(str(v) for v in vers), inp, emitted_answer))
     if area == TIMERS:
         for name, vers, evs, fired in TIMER_TABLE:
-            out.append((name, tuple(str(v) for v in vers), {"events": evs},
-                        lambda _ver, fired=fired: {"output": {"fired": fired}}))
+            def fired_answer(_ver: str, fired: list[list[dict[str, Any]]] = fired) -> Answer:
+                return {"output": {"fired": fired}}
+
+            out.append((name, tuple(str(v) for v in vers), {"events": evs}, fired_answer))
     return out
 
 
@@ -537,7 +543,7 @@ def confirm(vectors: Files, spec: str = "flink") -> dict[tuple[str, str], list[V
     out = {k: list(vecs) for k, vecs in vectors.items()}
     for (k, i), req, resp in zip(todo, reqs, answers, strict=True):
         vec = out[k][i]
-        jar = {key: resp[key] for key in ("output", "error") if key in resp}
+        jar: Answer = {key: resp[key] for key in ("output", "error") if key in resp}
         why_not = disagreement(vec.case.area, vec.case.answer, jar)
         if why_not:
             raise ValueError(f"real Flink does not give the oracle's answer to {canonical(req)}: {why_not}")
@@ -577,7 +583,8 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def manifest(files: Mapping[tuple[str, str], tuple[Sequence[Vector], bytes]], selection: Mapping[str, Any]) -> dict:
+def manifest(files: Mapping[tuple[str, str], tuple[Sequence[Vector], bytes]],
+             selection: Mapping[str, Any]) -> dict[str, Any]:
     """The bundle's manifest: versions, what was selected how, and per area and release the file,
     its vector counts (by reason and by protocol) and its sha256."""
     areas: dict[str, dict[str, Any]] = {}
@@ -640,7 +647,8 @@ def _clear(out: Path) -> None:
 
 
 def read_manifest(bundle: Path) -> dict[str, Any]:
-    return json.loads((bundle / MANIFEST).read_text())
+    manifest: dict[str, Any] = json.loads((bundle / MANIFEST).read_text())
+    return manifest
 
 
 def verify(bundle: Path) -> list[str]:

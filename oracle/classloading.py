@@ -227,7 +227,7 @@ def _name_problem(text: str, sep: str) -> str | None:
 def _names(inp: Mapping[str, Any], key: str, sep: str) -> list[str]:
     if key not in inp:
         return []
-    values = field(inp, key, list, "input")
+    values: list[Any] = field(inp, key, list, "input")
     if len(values) > MAX_NAMES:
         raise BadRequest(f"input.{key} has {len(values)} names; at most {MAX_NAMES}")
     kind = "binary name" if sep == "." else "resource name"

@@ -161,7 +161,7 @@ def yaml_then_split(value: str) -> tuple[str, ...]:
     items = _yaml_sequence(value)
     if items is None or any(item is None for item in items):  # not a list, or a null item: NPE, fallback
         return escaped_split(value)
-    return tuple(items)
+    return tuple(item for item in items if item is not None)  # every item: None was ruled out above
 
 
 def _yaml_sequence(value: str) -> list[str | None] | None:

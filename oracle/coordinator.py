@@ -167,6 +167,7 @@ def _step(machine: Coordinator, event: Event) -> dict[str, Any]:
     elif event.kind == "restart":
         machine.restart(event.task)
     machine.drain()
+    out: dict[str, Any]
     step, out = machine.step, {}
     if step.triggered:
         out["triggered"] = step.triggered

@@ -44,7 +44,7 @@ def _wrap(value: int, bits: int) -> int:
 
 def _estimate_dec_exp(fract_bits: int, bin_exp: int) -> int:
     """``BinaryToASCIIBuffer.estimateDecExp``: floor of a double-precision log10 estimate."""
-    d2 = struct.unpack("<d", struct.pack("<Q", (1023 << _EXP_SHIFT) | (fract_bits & (_FRACT_HOB - 1))))[0]
+    d2: float = struct.unpack("<d", struct.pack("<Q", (1023 << _EXP_SHIFT) | (fract_bits & (_FRACT_HOB - 1))))[0]
     d = (d2 - 1.5) * 0.289529654 + 0.176091259 + float(bin_exp) * 0.301029995663981
     return math.floor(d)
 
@@ -63,7 +63,11 @@ def _develop_long_digits(lvalue: int, insignificant: int) -> tuple[str, int]:
     return text.rstrip("0"), dec_exponent + len(text)
 
 
-def _generate_small(b: int, s: int, m: int, bits: int, compatible: bool, dec_exp: int) -> tuple:
+# a digit loop's digits, decimal exponent, low and high stop flags and the last remainder's comparison
+_Generated = tuple[list[int], int, bool, bool, int]
+
+
+def _generate_small(b: int, s: int, m: int, bits: int, compatible: bool, dec_exp: int) -> _Generated:
     """The int (32) / long (64) digit loop of ``dtoa``, with Java's overflow of ``m``."""
     tens = _wrap(s * 10, bits)
     digits: list[int] = []
@@ -87,7 +91,7 @@ def _generate_small(b: int, s: int, m: int, bits: int, compatible: bool, dec_exp
     return digits, dec_exp, low, high, _wrap((b << 1) - tens, bits)
 
 
-def _generate_big(b: int, s: int, m: int, compatible: bool, dec_exp: int) -> tuple:
+def _generate_big(b: int, s: int, m: int, compatible: bool, dec_exp: int) -> _Generated:
     """The FDBigInteger digit loop of ``dtoa`` (note ``>=`` where the small loops use ``>``)."""
     ten_s = 10 * s
     m *= 10

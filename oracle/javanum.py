@@ -21,7 +21,7 @@ import unicodedata
 
 import attrs
 
-from oracle.javadtoa import double_to_string
+from oracle.javadtoa import double_to_string as double_to_string  # re-exported: the memory rules print with it
 from oracle.javadtoa import format_fixed as format_fixed  # re-exported: the printing half of Java numbers
 from oracle.javadtoa import java_digits as java_digits
 
@@ -320,6 +320,8 @@ class JavaBigDecimal:
 
     def compare_to(self, n: int) -> int:
         """``compareTo(BigDecimal.valueOf(n))``: -1, 0 or 1."""
+        lhs: int
+        rhs: int
         if self.exponent >= 0:
             lhs, rhs = self.unscaled * 10**self.exponent, n
         else:
@@ -337,13 +339,13 @@ class JavaBigDecimal:
         """``doubleValue()``: the nearest double (JDK 17 rounds it correctly)."""
         if self.exponent >= 0:
             return float(self.unscaled * 10**self.exponent)
-        return self.unscaled / 10**-self.exponent
+        return self.unscaled / 10**-self.exponent  # type: ignore[no-any-return]  # int ** int is Any in typeshed
 
     def long_value(self) -> int:
         """``longValue()`` of a value that fits a long: truncated toward zero."""
         if self.exponent >= 0:
-            return self.unscaled * 10**self.exponent
-        q = abs(self.unscaled) // 10**-self.exponent
+            return self.unscaled * 10**self.exponent  # type: ignore[no-any-return]  # int ** int is Any in typeshed
+        q: int = abs(self.unscaled) // 10**-self.exponent
         return q if self.unscaled >= 0 else -q
 
 

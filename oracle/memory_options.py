@@ -151,11 +151,16 @@ JM_OVERHEAD_FRACTION = _fraction(JM + "jvm-overhead.fraction", parse_float("0.1"
 JM_MIN_JVM_HEAP = MemorySize.parse("128m")  # JobManagerOptions.MIN_JVM_HEAP_SIZE: below it only warns
 
 
+def _copy(data: Mapping[str, str | MemorySize]) -> dict[str, str | MemorySize]:
+    """``new HashMap<>(map)``: the configuration keeps its own copy of the map it is given."""
+    return dict(data)
+
+
 @attrs.frozen
 class Configuration:
     """``Configuration.fromMap(map)``: raw strings, plus typed values a caller ``set``."""
 
-    data: Mapping[str, str | MemorySize] = attrs.field(converter=lambda d: dict(d))
+    data: Mapping[str, str | MemorySize] = attrs.field(converter=_copy)
 
     def contains(self, option: ConfigOption) -> bool:
         """``Configuration.contains``: the key or a fallback key is present."""
@@ -189,7 +194,7 @@ def get_memory_size(config: Configuration, option: ConfigOption) -> MemorySize:
     """``ProcessMemoryUtils.getMemorySizeFromConfig``: any failure becomes
     ``IllegalConfigurationException("Cannot read memory size from config option '<key>'.")``."""
     try:
-        size = config.get(option)
+        size: MemorySize | None = config.get(option)
         if size is None:  # Preconditions.checkNotNull
             raise JavaException("The memory option is not set and has no default value.")
     except JavaException as exc:

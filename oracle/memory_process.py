@@ -202,7 +202,7 @@ def cap_to_min_max(relative: MemorySize, rng: RangeFraction) -> MemorySize:
     return relative
 
 
-def jvm_parameters(spec: ProcessMemorySpec[FlinkMemory], direct_memory_limit: bool) -> dict[str, int]:
+def jvm_parameters(spec: ProcessMemorySpec[FM], direct_memory_limit: bool) -> dict[str, int]:
     """``ProcessMemoryUtils.generateJvmParametersStr``, as the protocol's ``jvm_args`` object."""
     heap = spec.flink.jvm_heap.bytes
     args = {"Xmx": heap, "Xms": heap}

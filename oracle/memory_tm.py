@@ -173,7 +173,7 @@ def legacy_network_size(config: Configuration) -> MemorySize:
 
 def page_size(config: Configuration) -> int:
     """``ConfigurationParserUtils.getPageSize``: an int, at least 4096, a power of two."""
-    size = config.get(o.SEGMENT_SIZE).bytes
+    size: int = config.get(o.SEGMENT_SIZE).bytes
     if size > 2**31 - 1:  # MathUtils.checkedDownCast
         raise IllegalArgumentException(f"Cannot downcast long value {size} to integer.")
     key = o.SEGMENT_SIZE.key

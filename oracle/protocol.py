@@ -64,7 +64,7 @@ JAVA_LONG_MAX = 2**63 - 1
 
 def java_long(obj: Mapping[str, Any], name: str, where: str) -> int:
     """An integer field that must fit a Java ``long``."""
-    value = field(obj, name, int, where)
+    value: int = field(obj, name, int, where)
     if not JAVA_LONG_MIN <= value <= JAVA_LONG_MAX:
         raise BadRequest(f"{where}.{name} = {value} does not fit a signed 64-bit long")
     return value

@@ -232,7 +232,7 @@ def _count(payload: Mapping[str, Any], name: str) -> int:
 
 
 def _events(payload: Mapping[str, Any]) -> list[Any]:
-    events = field(payload, "events", list, "input")
+    events: list[Any] = field(payload, "events", list, "input")
     for i, event in enumerate(events):
         if not isinstance(event, Mapping):
             raise BadRequest(f"input.events[{i}] must be an object, got {type(event).__name__}")

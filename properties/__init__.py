@@ -11,5 +11,7 @@ from hypothesis.internal.conjecture import providers as _providers
 # check`): counterexamples and corpora would not replay across them. The suite's draws depend on
 # the seed alone: no local constants (Hypothesis's fixed global ones stay).
 if hasattr(_providers, "_get_local_constants"):
-    _NO_LOCAL_CONSTANTS = _providers.Constants()
+    from hypothesis.internal.constants_ast import Constants  # the class providers.Constants is
+
+    _NO_LOCAL_CONSTANTS = Constants()
     _providers._get_local_constants = lambda: _NO_LOCAL_CONSTANTS

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import attrs
 from hypothesis import strategies as st
@@ -27,14 +28,15 @@ class AreaSpec:
 
     name: str
     prefix: str
-    requests: Callable[[FlinkVersion], st.SearchStrategy[dict]]
+    requests: Callable[[FlinkVersion], st.SearchStrategy[dict[str, Any]]]
     versions: tuple[FlinkVersion, ...] = RELEASES
-    size: Callable[[dict], int] = lambda req: len(req["input"].get("config", {}))
-    normalize: Callable[[dict], dict] = lambda resp: resp  # the area's tie rule for the differential
+    size: Callable[[dict[str, Any]], int] = lambda req: len(req["input"].get("config", {}))
+    # the area's tie rule for the differential
+    normalize: Callable[[dict[str, Any]], dict[str, Any]] = lambda resp: resp
     # versions with equal keys draw the same inputs, so one generated corpus serves them all
     corpus_key: Callable[[FlinkVersion], object] = lambda _ver: "all"
     # a shared corpus input made valid for one version (e.g. without an option the version lacks)
-    adapt: Callable[[dict, FlinkVersion], dict] = lambda inp, _ver: inp
+    adapt: Callable[[dict[str, Any], FlinkVersion], dict[str, Any]] = lambda inp, _ver: inp
     # large runs may reuse another area's drawn inputs, which ``adapt`` then extends
     corpus_of: str | None = None
 
@@ -89,7 +91,7 @@ class ExtraCorpus:
 
     name: str
     area: str
-    requests: Callable[[FlinkVersion], st.SearchStrategy[dict]]
+    requests: Callable[[FlinkVersion], st.SearchStrategy[dict[str, Any]]]
     corpus_key: Callable[[FlinkVersion], object]
 
 

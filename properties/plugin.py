@@ -149,12 +149,13 @@ def area_of(item: pytest.Item) -> str | None:
     if marker is not None and marker.args:
         return str(marker.args[0])
     params = _params(item)
-    if isinstance(params.get("area"), str):
-        return params["area"]
-    if isinstance(params.get("corpus"), str):
+    area, corpus = params.get("area"), params.get("corpus")
+    if isinstance(area, str):
+        return area
+    if isinstance(corpus, str):
         from properties.areas import area_of_corpus
 
-        return area_of_corpus(params["corpus"])
+        return area_of_corpus(corpus)
     module = getattr(item, "module", None)
     return MODULE_AREAS.get(getattr(module, "__name__", ""))
 
@@ -181,7 +182,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     wanted = config.stash[STATE].areas
     if wanted is None:
         return
-    kept, dropped = [], []
+    kept: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
     for item in items:
         area = area_of(item)
         (dropped if area is not None and area not in wanted else kept).append(item)

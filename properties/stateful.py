@@ -27,7 +27,8 @@ class JudgedMachine(RuleBasedStateMachine):
         answer = answer_one(self.impl, request)
         broken = evaluate(request, answer, self.version, conformance=self.conformance)
         assert not broken, broken
-        return answer["output"]
+        output: dict[str, Any] = answer["output"]
+        return output
 
 
 def run(machine: type[JudgedMachine], impl: Implementation, version: FlinkVersion, conformance: str,
@@ -36,5 +37,5 @@ def run(machine: type[JudgedMachine], impl: Implementation, version: FlinkVersio
     whose every step re-sends a long sequence) whatever the profile."""
     bound = type(machine.__name__, (machine,), {"impl": impl, "version": version, "conformance": conformance})
     capped = None if steps is None else settings(settings.default, stateful_step_count=steps,
-                                                 max_examples=min(settings.default.max_examples, steps))
+                                                 max_examples=min(settings().max_examples, steps))
     run_state_machine_as_test(bound, settings=capped)

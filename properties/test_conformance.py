@@ -36,7 +36,7 @@ Request = dict[str, Any]
 
 
 @pytest.mark.parametrize("area", list(AREAS))
-@settings(suppress_health_check=[*settings.default.suppress_health_check, HealthCheck.filter_too_much])
+@settings(suppress_health_check=[*settings().suppress_health_check, HealthCheck.filter_too_much])
 @given(data=st.data())
 def test_answers_keep_every_rule_of_the_area(impl: Implementation, impl_spec: str, capabilities: Capabilities,
                                               not_sent: Counter[tuple[str, str, str]], area: str,

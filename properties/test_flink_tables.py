@@ -20,7 +20,8 @@ from oracle.versions import SUPPORTED, FlinkVersion
 
 @cache
 def _tables() -> dict[str, Any]:
-    return json.loads(RECORDING.read_text())["versions"]
+    versions: dict[str, Any] = json.loads(RECORDING.read_text())["versions"]
+    return versions
 
 
 def _oracle_options(version: FlinkVersion) -> list[ConfigOption]:

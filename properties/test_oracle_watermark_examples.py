@@ -15,6 +15,7 @@ watermarks and ``IDLE`` / ``ACTIVE`` in emission order.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -58,7 +59,7 @@ def run(area: str, version: FlinkVersion, payload: dict[str, Any]) -> dict[str, 
     return answer({"id": 1, "area": area, "flink": str(version), "input": payload})
 
 
-def cases(table: list[tuple[str, tuple[FlinkVersion, ...], Any, Any]]) -> list[Any]:
+def cases(table: Sequence[tuple[str, tuple[FlinkVersion, ...], *tuple[Any, ...]]]) -> list[Any]:
     return [pytest.param(ver, *rest, id=f"{name}-{ver}") for name, vers, *rest in table for ver in vers]
 
 

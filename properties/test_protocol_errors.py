@@ -4,6 +4,8 @@ implementations word theirs as they like; these pin the oracle's, which users re
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 import oracle
@@ -51,7 +53,7 @@ CASES = [
 
 
 @pytest.mark.parametrize(("request_", "message"), CASES, ids=[m[:40] for _, m in CASES])
-def test_the_oracle_names_what_is_wrong(request_: dict, message: str) -> None:
+def test_the_oracle_names_what_is_wrong(request_: dict[str, Any], message: str) -> None:
     assert oracle.answer({"id": 7, **request_}) == {"id": 7, "error": {"type": "BadRequest", "message": message}}
 
 

@@ -114,7 +114,7 @@ def _snapshots(req: Request, trace: list[dict[str, Any]]) -> Iterator[tuple[int,
     done: set[tuple[int, str]] = set()
     for step in trace:
         if "process" in step:
-            done.add(tuple(step["process"]))  # type: ignore[arg-type]
+            done.add(tuple(step["process"]))
         elif "snapshot" in step:
             yield step["snapshot"], set(done)
 

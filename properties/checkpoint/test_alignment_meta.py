@@ -19,7 +19,8 @@ REACH = settings(max_examples=3000, database=None, deadline=None, phases=[Phase.
 
 
 def _trace(r: dict[str, Any]) -> list[dict[str, Any]]:
-    return oracle.answer({"id": 0, **r})["output"]["trace"]
+    trace: list[dict[str, Any]] = oracle.answer({"id": 0, **r})["output"]["trace"]
+    return trace
 
 
 def _aborted(reason: str) -> Callable[[dict[str, Any]], bool]:

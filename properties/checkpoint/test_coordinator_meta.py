@@ -17,7 +17,8 @@ REACH = settings(max_examples=3000, database=None, deadline=None, phases=[Phase.
 
 
 def _steps(r: dict[str, Any]) -> list[dict[str, Any]]:
-    return oracle.answer({"id": 0, **r}).get("output", {}).get("steps", [])
+    steps: list[dict[str, Any]] = oracle.answer({"id": 0, **r}).get("output", {}).get("steps", [])
+    return steps
 
 
 def _any(pred: Callable[[dict[str, Any]], bool]) -> Callable[[dict[str, Any]], bool]:

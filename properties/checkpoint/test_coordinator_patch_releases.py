@@ -21,7 +21,8 @@ EXCEEDED = "Exceeded checkpoint tolerable failure threshold."
 
 def steps(release: str, payload: dict[str, Any]) -> list[dict[str, Any]]:
     got = answer({"id": 1, "area": "checkpoint.coordinator", "flink": release, "input": payload})
-    return got["output"]["steps"]
+    out: list[dict[str, Any]] = got["output"]["steps"]
+    return out
 
 
 @pytest.mark.parametrize(("release", "fails"), [("1.14.0", True), ("1.14.2", True), ("1.14.3", False),

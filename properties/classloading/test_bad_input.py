@@ -3,6 +3,8 @@ implementation under test (``--impl flink`` runs it against the bridge)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from flinkspec.impls import Implementation, answer_one
@@ -31,7 +33,7 @@ BAD = [
 
 @pytest.mark.parametrize(("payload", "says"), BAD, ids=[f"{s}-{i}" for i, (_, s) in enumerate(BAD)])
 def test_invalid_classloading_input_is_a_bad_request(impl: Implementation, flink_version: FlinkVersion,
-                                                     payload: dict, says: str) -> None:
+                                                     payload: dict[str, Any], says: str) -> None:
     """The implementation answers a BadRequest naming the field, and stays usable."""
     answer = answer_one(impl, {"id": 1, "area": "classloading.resolve", "flink": str(flink_version),
                                "input": payload})
@@ -59,7 +61,7 @@ EDGES = [
 
 
 @pytest.mark.parametrize(("payload", "accepted"), EDGES, ids=[f"{i}-{a}" for i, (_, a) in enumerate(EDGES)])
-def test_names_at_the_protocols_limits(impl: Implementation, flink_version: FlinkVersion, payload: dict,
+def test_names_at_the_protocols_limits(impl: Implementation, flink_version: FlinkVersion, payload: dict[str, Any],
                                        accepted: bool) -> None:
     answer = answer_one(impl, {"id": 1, "area": "classloading.resolve", "flink": str(flink_version),
                                "input": payload})

@@ -265,7 +265,7 @@ def jobmanager_configs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, str]
     return config
 
 
-def requests(area: str, version: FlinkVersion) -> st.SearchStrategy[dict]:
+def requests(area: str, version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
     """Protocol requests for one memory area and version."""
     configs = taskmanager_configs(version) if area == "memory.taskmanager" else jobmanager_configs(version)
     return configs.map(lambda c: {"area": area, "flink": str(version), "input": {"config": c}})
@@ -332,7 +332,7 @@ def _edge_config(draw: st.DrawFn, area: str, version: FlinkVersion) -> dict[str,
     return config
 
 
-def edge_requests(area: str) -> Callable[[FlinkVersion], st.SearchStrategy[dict]]:
+def edge_requests(area: str) -> Callable[[FlinkVersion], st.SearchStrategy[dict[str, Any]]]:
     """Requests of ``area`` on the edges of its rules (see above), per version."""
     return lambda version: _edge_config(area, version).map(
         lambda c: {"area": area, "flink": str(version), "input": {"config": c}})

@@ -9,12 +9,13 @@ Each check replays the request's events into a small sketch of what the document
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import attrs
 
 from oracle.versions import FlinkVersion
-from properties.rules import Request, Response, Violation, differential_rule, flink_violates, invariant
+from properties.rules import Check, Request, Response, Violation, differential_rule, flink_violates, invariant
 
 VALVE, COMBINED, TIMERS = "watermark.valve", "watermark.combined", "watermark.timers"
 LONG_MIN = -(1 << 63)
@@ -76,7 +77,7 @@ def _shape(rule: str, req: Request, resp: Response) -> list[Violation]:
     return []
 
 
-def _replay(req: Request, resp: Response, index: str, checks: dict[str, Any]) -> dict[str, Violation]:
+def _replay(req: Request, resp: Response, index: str, checks: dict[str, SequenceCheck]) -> dict[str, Violation]:
     """Replay the events once into the sketch and run every check at every step; the first
     problem of each rule is kept."""
     steps = _steps(req, resp, index)
@@ -140,13 +141,16 @@ def _replayed(req: Request, resp: Response, area: str) -> dict[str, Violation]:
     """The violations of every sequence rule of ``area``, replayed once per answer (not per rule)."""
     if _LAST[0] is not req or _LAST[1] is not resp:
         _LAST[:] = [req, resp, _replay(req, resp, "channel" if area == VALVE else "input", _SEQUENCE_CHECKS[area])]
-    return _LAST[2]
+    violations: dict[str, Violation] = _LAST[2]
+    return violations
 
 
-_SEQUENCE_CHECKS: dict[str, dict[str, Any]] = {VALVE: {}, COMBINED: {}}
+Event = dict[str, Any]  # an event of the request, or an element the answer emitted for one
+SequenceCheck = Callable[[int, Event, list[Event], Sketch, Sketch], "str | None"]
+_SEQUENCE_CHECKS: dict[str, dict[str, SequenceCheck]] = {VALVE: {}, COMBINED: {}}
 
 
-def _strictly_increasing(i: int, ev: dict, emitted: list, before: Sketch, after: Sketch) -> str | None:
+def _strictly_increasing(i: int, ev: Event, emitted: list[Event], before: Sketch, after: Sketch) -> str | None:
     last = before.out
     for el in emitted:
         if "watermark" in el:
@@ -156,7 +160,7 @@ def _strictly_increasing(i: int, ev: dict, emitted: list, before: Sketch, after:
     return None
 
 
-def _never_invents_time(i: int, ev: dict, emitted: list, before: Sketch, after: Sketch) -> str | None:
+def _never_invents_time(i: int, ev: Event, emitted: list[Event], before: Sketch, after: Sketch) -> str | None:
     delivered = [w for w in after.wm if w is not None]
     for el in emitted:
         if "watermark" in el and (not delivered or el["watermark"] > max(delivered)):
@@ -164,15 +168,15 @@ def _never_invents_time(i: int, ev: dict, emitted: list, before: Sketch, after: 
     return None
 
 
-def _min_of_aligned(i: int, ev: dict, emitted: list, before: Sketch, after: Sketch) -> str | None:
+def _min_of_aligned(i: int, ev: Event, emitted: list[Event], before: Sketch, after: Sketch) -> str | None:
     return _min_rule(ev, emitted, before, after, after.aligned_min(before.out))
 
 
-def _min_of_active(i: int, ev: dict, emitted: list, before: Sketch, after: Sketch) -> str | None:
+def _min_of_active(i: int, ev: Event, emitted: list[Event], before: Sketch, after: Sketch) -> str | None:
     return _min_rule(ev, emitted, before, after, after.aligned_min(None))
 
 
-def _min_rule(ev: dict, emitted: list, before: Sketch, after: Sketch, want: int | None) -> str | None:
+def _min_rule(ev: Event, emitted: list[Event], before: Sketch, after: Sketch, want: int | None) -> str | None:
     accepted = "watermark" in ev and before.wm != after.wm
     if not accepted or not any(after.active):
         return None
@@ -185,7 +189,7 @@ def _min_rule(ev: dict, emitted: list, before: Sketch, after: Sketch, want: int 
     return None
 
 
-def _status_transitions(i: int, ev: dict, emitted: list, before: Sketch, after: Sketch) -> str | None:
+def _status_transitions(i: int, ev: Event, emitted: list[Event], before: Sketch, after: Sketch) -> str | None:
     statuses = [el["status"] for el in emitted if "status" in el]
     went_idle = any(before.active) and not any(after.active)
     woke_up = not any(before.active) and any(after.active)
@@ -195,7 +199,7 @@ def _status_transitions(i: int, ev: dict, emitted: list, before: Sketch, after: 
     return None
 
 
-def _quiet_when_idle_or_waking(i: int, ev: dict, emitted: list, before: Sketch, after: Sketch) -> str | None:
+def _quiet_when_idle_or_waking(i: int, ev: Event, emitted: list[Event], before: Sketch, after: Sketch) -> str | None:
     wms = [el for el in emitted if "watermark" in el]
     if wms and ev.get("status") == "ACTIVE" and "channel" in ev:
         return f"a channel becoming active emitted {wms}"
@@ -204,7 +208,7 @@ def _quiet_when_idle_or_waking(i: int, ev: dict, emitted: list, before: Sketch, 
     return None
 
 
-def _flush_when_all_idle(i: int, ev: dict, emitted: list, before: Sketch, after: Sketch) -> str | None:
+def _flush_when_all_idle(i: int, ev: Event, emitted: list[Event], before: Sketch, after: Sketch) -> str | None:
     if not (any(before.active) and not any(after.active)):
         return None
     kinds = ["status" if "status" in el else "watermark" for el in emitted]
@@ -217,10 +221,11 @@ def _flush_when_all_idle(i: int, ev: dict, emitted: list, before: Sketch, after:
     return None
 
 
-def _ignored_watermarks(i: int, ev: dict, emitted: list, before: Sketch, after: Sketch) -> str | None:
+def _ignored_watermarks(i: int, ev: Event, emitted: list[Event], before: Sketch, after: Sketch) -> str | None:
     if "watermark" not in ev or not emitted:
         return None
     ch = ev.get("channel", ev.get("input"))
+    assert ch is not None  # _replay has already indexed the sketch with it
     if not before.active[ch]:
         return f"a watermark on an idle channel emitted {emitted}"
     if before.wm[ch] is not None and ev["watermark"] <= before.wm[ch]:
@@ -267,13 +272,19 @@ def _rules(area: str, index: str, what: str) -> None:
     for ids, text, fn in table:
         rule_id = ids[0] if area == VALVE else ids[1]  # the IDs written out, so that grep finds each check
         if fn is None:
-            invariant(rule_id, area, text, src)(lambda req, resp, ver, r=rule_id: _shape(r, req, resp))
+            invariant(rule_id, area, text, src)(_shape_check(rule_id))
         else:
             _SEQUENCE_CHECKS[area][rule_id] = fn
-            invariant(rule_id, area, text, src)(
-                lambda req, resp, ver, r=rule_id, a=area: [] if _shape(r, req, resp) else
-                [v for v in (_replayed(req, resp, a).get(r),) if v is not None]
-            )
+            invariant(rule_id, area, text, src)(_sequence_check(rule_id, area))
+
+
+def _shape_check(r: str) -> Check:
+    return lambda req, resp, ver: _shape(r, req, resp)
+
+
+def _sequence_check(r: str, a: str) -> Check:
+    return lambda req, resp, ver: [] if _shape(r, req, resp) else [
+        v for v in (_replayed(req, resp, a).get(r),) if v is not None]
 
 
 _rules(VALVE, "channel", "valve")
@@ -305,7 +316,8 @@ def _fired(req: Request, resp: Response) -> list[list[dict[str, Any]]] | None:
     """The fired timers of a well-formed acceptance, else None."""
     if not accepted(resp) or _malformed_fired(req, resp):
         return None
-    return resp["output"]["fired"]
+    fired: list[list[dict[str, Any]]] = resp["output"]["fired"]
+    return fired
 
 
 def _tkey(t: dict[str, Any]) -> tuple[int, str, str | None]:

@@ -3,6 +3,8 @@ implementation under test."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from flinkspec.impls import Implementation, answer_one
@@ -53,7 +55,7 @@ BAD = [  # (area, input, the field the BadRequest names; since 1.19 only where "
 
 @pytest.mark.parametrize(("area", "payload", "says"), BAD, ids=[f"{a}-{s}-{i}" for i, (a, _, s) in enumerate(BAD)])
 def test_invalid_watermark_input_is_a_bad_request(impl: Implementation, flink_version: FlinkVersion, area: str,
-                                                  payload: dict, says: str) -> None:
+                                                  payload: dict[str, Any], says: str) -> None:
     """The implementation answers a BadRequest and stays usable."""
     if "subpartitions" in payload and flink_version < SUBPARTITIONS_SINCE:
         says = "subpartitions"  # not defined before 1.19: refused as such

@@ -18,7 +18,8 @@ REACH = settings(max_examples=3000, database=None, deadline=None, phases=[Phase.
 
 
 def _ev(r: dict[str, Any]) -> list[dict[str, Any]]:
-    return r["input"]["events"]
+    events: list[dict[str, Any]] = r["input"]["events"]
+    return events
 
 
 def _all_idle_in_order(order: tuple[int, ...]) -> Callable[[dict[str, Any]], bool]:
@@ -50,6 +51,7 @@ def _replay(r: dict[str, Any]) -> list[_Seen]:
     if "output" not in answer or "subpartitions" in r["input"]:  # SWV-10's refusals; slots, not channels
         return []
     n = r["input"]["channels"]
+    idle: set[int]
     last, wm, idle, aligned = LONG_MIN, dict.fromkeys(range(n), LONG_MIN), set(), set(range(n))
     seen = []
     for e, emitted in zip(_ev(r), answer["output"]["emitted"], strict=True):
