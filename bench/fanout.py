@@ -2,7 +2,7 @@
 `pytest -n 2` running the same property (properties/test_conformance.py) for the same number of
 cases, in one run.
 
-    python -m bench.fanout [--impl flink:2.3.0] [--cases 20000] [--area A,...] [--flink 2.3]
+    python -m bench.fanout [--impl flink:X.Y.Z] [--cases 20000] [--area A,...] [--flink X.Y]
 
 Goals (issue 6): local[2] / local[1] >= 1.7; fanout local[2] / pytest -n 2 >= 1.0. Each rate is
 end to end (Spark's or pytest's start-up included) over the same cases; the fan-out's rate without
@@ -99,7 +99,7 @@ def main() -> None:
     from properties.areas import AREAS
 
     p = argparse.ArgumentParser()
-    p.add_argument("--impl", default="flink:2.3.0")
+    p.add_argument("--impl", default=f"flink:{LATEST.release}", help="the implementation (default: the newest Flink)")
     p.add_argument("--cases", type=int, default=20_000)
     p.add_argument("--area", default=",".join(AREAS))
     p.add_argument("--flink", default=LATEST.line, help="Flink release (default: the newest)")

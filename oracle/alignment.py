@@ -37,8 +37,7 @@ RULES: tuple[Declared, ...] = (
              "flinkspec's input model, docs/protocol/checkpoint-alignment.md (bridge: AlignmentArea.java)"),
     Declared("IN-2",
              "A channel is blocked from the handler's blockConsumption until its resumeConsumption.",
-             "CheckpointableInput.blockConsumption / resumeConsumption as the handlers call them, 1.13.6-2.3.0 "
-             "jars"),
+             "CheckpointableInput.blockConsumption / resumeConsumption as the handlers call them"),
     Declared("IN-3",
              "After each arrival the task consumes, one at a time, the earliest-arrived queued event of any "
              "unblocked channel until none is left; what a never-resumed channel queued is never consumed.",
@@ -46,10 +45,10 @@ RULES: tuple[Declared, ...] = (
     Declared("IN-4",
              "A consumed record is processed; a barrier, cancel marker or end of partition goes to the barrier "
              "handler.",
-             "CheckpointedInputGate.handleEvent, 1.13.6-2.3.0 jars"),
+             "CheckpointedInputGate.handleEvent"),
     Declared("IN-5",
              "A trigger is recorded as snapshot then emit_barrier, an abort as abort.",
-             "SubtaskCheckpointCoordinatorImpl.checkpointState, abortCheckpointOnBarrier, 1.13.6-2.3.0 jars"),
+             "SubtaskCheckpointCoordinatorImpl.checkpointState, abortCheckpointOnBarrier"),
     Declared("IN-6",
              "An exception thrown by the handler fails the task: a fail step ends the trace and nothing more is"
              " consumed.",
@@ -57,89 +56,88 @@ RULES: tuple[Declared, ...] = (
     Declared("AL-1",
              "Exactly-once: the handler starts with current = last completed-or-cancelled = -1, and a "
              "checkpoint is pending while current != last and current >= 0.",
-             "SingleCheckpointBarrierHandler.isCheckpointPending, 1.13.6-2.3.0 jars"),
+             "SingleCheckpointBarrierHandler.isCheckpointPending"),
     Declared("AL-2",
              "Exactly-once: a barrier with id < current, or = current while nothing is pending, is obsolete: "
              "its channel is resumed and nothing else happens.",
-             "SingleCheckpointBarrierHandler.processBarrier, 1.13.6-2.3.0 jars"),
+             "SingleCheckpointBarrierHandler.processBarrier"),
     Declared("AL-3",
              "Exactly-once: a barrier with id > current first aborts a pending checkpoint with "
              "CHECKPOINT_DECLINED_SUBSUMED, then starts checkpoint id targeting the open channels.",
-             "SingleCheckpointBarrierHandler.checkNewCheckpoint / cancelSubsumedCheckpoint, 1.13.6-2.3.0 jars"),
+             "SingleCheckpointBarrierHandler.checkNewCheckpoint / cancelSubsumedCheckpoint"),
     Declared("AL-4",
              "Exactly-once: the barrier's channel joins the aligned set and is blocked; once the set reaches "
              "the target the checkpoint is triggered, every blocked channel resumed, and it counts as "
              "completed.",
              "SingleCheckpointBarrierHandler.markCheckpointAlignedAndTransformState, WaitingForFirstBarrier / "
-             "CollectingBarriers.barrierReceived, triggerGlobalCheckpoint, 1.13.6-2.3.0 jars"),
+             "CollectingBarriers.barrierReceived, triggerGlobalCheckpoint"),
     Declared("AL-5",
              "Exactly-once: a cancel marker with id > current, or = current while some channel is aligned, "
              "aborts id with CHECKPOINT_DECLINED_ON_CANCELLATION_BARRIER; any other is ignored, and an older "
              "pending checkpoint is dropped without an abort of its own.",
-             "SingleCheckpointBarrierHandler.processCancellationBarrier, 1.13.6-2.3.0 jars"),
+             "SingleCheckpointBarrierHandler.processCancellationBarrier"),
     Declared("AL-6",
              "Exactly-once abort: current = max(current, id), last = max(last, id), the aligned set cleared, "
              "every blocked channel resumed, then the abort notified.",
-             "SingleCheckpointBarrierHandler.abortInternal, 1.13.6-2.3.0 jars"),
+             "SingleCheckpointBarrierHandler.abortInternal"),
     Declared("AL-7",
              "Exactly-once, checkpoints after finish off: an end of partition leaves one channel fewer open and"
              " aborts a pending checkpoint with CHECKPOINT_DECLINED_INPUT_END_OF_STREAM.",
-             "SingleCheckpointBarrierHandler.processEndOfPartition, 1.13.6-2.3.0 jars"),
+             "SingleCheckpointBarrierHandler.processEndOfPartition"),
     Declared("AL-8",
              "Exactly-once, checkpoints after finish on: an end of partition leaves one channel fewer open and "
              "counts as aligned for a pending checkpoint, which it may trigger.",
              "SingleCheckpointBarrierHandler.processEndOfPartition, "
-             "AbstractAlignedBarrierHandlerState.endOfPartitionReceived, 1.14.6-2.3.0 jars"),
+             "AbstractAlignedBarrierHandlerState.endOfPartitionReceived", since="1.14"),
     Declared("AL-9",
              "1.13 has no checkpoints after finish (AL-7 always); its barrier counter decides as 1.14+'s "
              "channel set does.",
-             "SingleCheckpointBarrierHandler (numBarriersReceived), 1.13.6 jar"),
+             "SingleCheckpointBarrierHandler (numBarriersReceived)", until="1.14"),
     Declared("ALO-1",
              "At-least-once: no channel is ever blocked, everything is consumed in arrival order.",
-             "CheckpointBarrierTracker, 1.13.6-2.3.0 jars"),
+             "CheckpointBarrierTracker"),
     Declared("ALO-2",
              "At-least-once: a barrier with id > the latest pending id while one channel is open triggers at "
              "once and is not tracked (1.13: whenever the task has one channel).",
-             "CheckpointBarrierTracker.processBarrier, 1.13.6-2.3.0 jars"),
+             "CheckpointBarrierTracker.processBarrier"),
     Declared("ALO-3",
              "At-least-once: a barrier of a tracked checkpoint counts its channel; at the entry's target the "
              "entry and every older one are removed (the older silently) and it is triggered unless aborted.",
-             "CheckpointBarrierTracker.processBarrier / triggerCheckpointOnAligned, 1.13.6-2.3.0 jars"),
+             "CheckpointBarrierTracker.processBarrier / triggerCheckpointOnAligned"),
     Declared("ALO-4",
              "At-least-once: a barrier with a new id > the latest pending id starts an entry; beyond 50 entries"
              " the oldest is dropped silently.",
-             "CheckpointBarrierTracker.processBarrier, MAX_CHECKPOINTS_TO_TRACK, 1.13.6-2.3.0 jars"),
+             "CheckpointBarrierTracker.processBarrier, MAX_CHECKPOINTS_TO_TRACK"),
     Declared("ALO-5",
              "At-least-once: any other barrier (older, untracked) is ignored.",
-             "CheckpointBarrierTracker.processBarrier, 1.13.6-2.3.0 jars"),
+             "CheckpointBarrierTracker.processBarrier"),
     Declared("ALO-6",
              "At-least-once: a cancel marker with id > the latest pending id while one channel is open aborts "
              "id at once and changes nothing else (1.13: whenever the task has one channel).",
-             "CheckpointBarrierTracker.processCancellationBarrier, 1.13.6-2.3.0 jars"),
+             "CheckpointBarrierTracker.processCancellationBarrier"),
     Declared("ALO-7",
              "At-least-once: otherwise a cancel marker removes every older entry, notifying each not yet "
              "aborted one, aborts (once) an entry of its id that then counts the channel, and tracks a newer id"
              " as an aborted entry.",
-             "CheckpointBarrierTracker.processCancellationBarrier, 1.13.6-2.3.0 jars"),
+             "CheckpointBarrierTracker.processCancellationBarrier"),
     Declared("ALO-8",
              "At-least-once, checkpoints after finish off: an end of partition leaves one channel fewer open "
              "and removes every entry, aborting each not yet aborted one with "
              "CHECKPOINT_DECLINED_INPUT_END_OF_STREAM.",
-             "CheckpointBarrierTracker.processEndOfPartition, 1.13.6-2.3.0 jars"),
+             "CheckpointBarrierTracker.processEndOfPartition"),
     Declared("ALO-9",
              "At-least-once, checkpoints after finish on: an end of partition counts its channel in each entry "
              "from the newest back to the first it completes, which is removed with every older one and "
              "triggered unless aborted.",
-             "CheckpointBarrierTracker.checkAlignmentOnEndOfPartitionIfEnabled, 1.14.6-2.3.0 jars"),
+             "CheckpointBarrierTracker.checkAlignmentOnEndOfPartitionIfEnabled", since="1.14"),
     Declared("ALO-10",
              "At-least-once in 1.13: entries count barriers (a repeated barrier counts again) against the "
              "task's fixed channel count, and an end of partition never lowers it and always does ALO-8.",
-             "CheckpointBarrierTracker (totalNumberOfInputChannels), 1.13.6 jar"),
+             "CheckpointBarrierTracker (totalNumberOfInputChannels)", until="1.14"),
     Declared("ALO-11",
              "At-least-once: the task fails with IllegalStateException(\"Alignment time is less than zero\") when"
              " the latest pending checkpoint completes while no alignment is in progress.",
-             "CheckpointBarrierHandler.markAlignmentStartAndEnd / markAlignmentEnd / resetAlignment, "
-             "1.14.6-2.3.0 jars"),
+             "CheckpointBarrierHandler.markAlignmentStartAndEnd / markAlignmentEnd / resetAlignment", since="1.14"),
 )
 
 MAX_CHANNELS = 64

@@ -34,41 +34,39 @@ RULES: tuple[Declared, ...] = (
              "(deprecated key classloader.parent-first-patterns; per-version default) followed by those of "
              "classloader.parent-first-patterns.additional, not trimmed beyond the splitter, de-duplicated or "
              "sorted.",
-             "CoreOptions.getParentFirstLoaderPatterns, ALWAYS_PARENT_FIRST_LOADER_PATTERNS(_ADDITIONAL), "
-             "1.13.6-2.3.0 jars"),
+             "CoreOptions.getParentFirstLoaderPatterns, ALWAYS_PARENT_FIRST_LOADER_PATTERNS(_ADDITIONAL)"),
     Declared("CL-2",
              "1.13-1.14 split a pattern list with Guava's Splitter.on(';').omitEmptyStrings(): no trimming, no "
              "quoting.",
-             "CoreOptions (String options) with flink-shaded Guava Splitter, 1.13.6-1.14.6 jars"),
+             "CoreOptions (String options) with flink-shaded Guava Splitter", until="1.15"),
     Declared("CL-3",
              "1.15-1.18 split a pattern list with StructuredOptionsSplitter.splitEscaped(value, ';'): unquoted "
              "tokens Java-trimmed, quotes with doubled-quote escapes, an inner empty piece kept as \"\", a "
              "leading one dropped, malformed quoting an error.",
              "StructuredOptionsSplitter.splitEscaped (List<String> options), 1.15.4-1.18.1 jars (and the 1.19+ "
-             "fallback)"),
+             "fallback)", since="1.15"),
     Declared("CL-4",
              "From 1.19 a list value is first parsed as a YAML sequence (1.19-1.20 only while the configuration"
              " is standard YAML); anything else, a null item or a YAML error (a character outside YAML's "
              "printable set anywhere, a comment included) falls back to CL-3. NEL, LS and PS separate tokens "
              "like line breaks but are text inside a comment or a plain item.",
-             "YamlParserUtils.convertToObject(value, List.class), GlobalConfiguration.isStandardYaml, "
-             "1.19.3-2.3.0 jars"),
+             "YamlParserUtils.convertToObject(value, List.class), GlobalConfiguration.isStandardYaml", since="1.19"),
     Declared("CL-5",
              "ResolveOrder.fromString compares with equalsIgnoreCase and does not trim: anything but "
              "child-first or parent-first is IllegalArgumentException(\"Unknown resolve order: <value>\").",
-             "FlinkUserCodeClassLoaders.ResolveOrder.fromString, 1.13.6-2.3.0 jars"),
+             "FlinkUserCodeClassLoaders.ResolveOrder.fromString"),
     Declared("CL-6",
              "A value that does not parse is IllegalArgumentException(\"Could not parse value '<raw>' for key "
              "'<key>'.\"), naming the option's own key even when the value came from a deprecated key.",
-             "Configuration.getOptional / ConfigurationUtils.convertValue, 1.13.6-2.3.0 jars"),
+             "Configuration.getOptional / ConfigurationUtils.convertValue"),
     Declared("CL-7",
              "Child-first: a class the loader already defined is returned; a name starting with any pattern "
              "(plain startsWith) takes standard parent delegation; any other is looked up in the user jar "
              "first, then by standard delegation.",
-             "ChildFirstClassLoader.loadClassWithoutExceptionHandling, 1.13.6-2.3.0 jars"),
+             "ChildFirstClassLoader.loadClassWithoutExceptionHandling"),
     Declared("CL-8",
              "Parent-first: every name is looked up in the parent, then in the user jar; patterns play no part.",
-             "FlinkUserCodeClassLoaders.ParentFirstClassLoader (a URLClassLoader), 1.13.6-2.3.0 jars"),
+             "FlinkUserCodeClassLoaders.ParentFirstClassLoader (a URLClassLoader)"),
     Declared("CL-9",
              "The parent side is the JDK (boot and platform loaders) first, then the parent jar.",
              "URLClassLoader over the parent jar above the JDK 17 platform class loader (ClassLoader.loadClass)"),
@@ -81,18 +79,18 @@ RULES: tuple[Declared, ...] = (
              "Defining a user class resolves java.lang.Object through the user-code loader itself, so with no "
              "pattern covering it a user jar holding java/lang/Object.class fails every user class with "
              "SecurityException.",
-             "ChildFirstClassLoader.loadClass on defineClass's superclass, JDK 17, 1.13.6-2.3.0 jars"),
+             "ChildFirstClassLoader.loadClass on defineClass's superclass, JDK 17"),
     Declared("CL-12",
              "Only ClassNotFoundException moves the search on; any other error ends the lookup.",
-             "ChildFirstClassLoader.loadClassWithoutExceptionHandling, ClassLoader.loadClass, 1.13.6-2.3.0 jars"),
+             "ChildFirstClassLoader.loadClassWithoutExceptionHandling, ClassLoader.loadClass"),
     Declared("CL-13",
              "getResources lists every user-jar match, then what the parent finds (JDK, then parent jar) "
              "child-first, the parent's first parent-first; patterns do not apply, and a class's .class file is"
              " a resource of its jar.",
-             "ChildFirstClassLoader.getResources, ClassLoader.getResources, 1.13.6-2.3.0 jars"),
+             "ChildFirstClassLoader.getResources, ClassLoader.getResources"),
     Declared("CL-14",
              "getResource is the first element of getResources, in both resolve orders.",
-             "ChildFirstClassLoader.getResource, ClassLoader.getResource, 1.13.6-2.3.0 jars"),
+             "ChildFirstClassLoader.getResource, ClassLoader.getResource"),
 )
 
 USER, PARENT, NOT_FOUND = "user", "parent", "not_found"

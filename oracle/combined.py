@@ -25,34 +25,33 @@ RULES: tuple[Declared, ...] = (
              "Each input keeps a partial watermark that is only ever raised and an idle flag; a watermark on an"
              " input raises its partial and marks the input active.",
              "IndexedCombinedWatermarkStatus.updateWatermark, "
-             "CombinedWatermarkStatus.PartialWatermark.setWatermark, 1.14.6-2.3.0 jars"),
+             "CombinedWatermarkStatus.PartialWatermark.setWatermark", since="1.14"),
     Declared("CWS-2",
              "The combined watermark is the minimum over the non-idle inputs; it is emitted when it exceeds the"
              " last combined watermark.",
-             "CombinedWatermarkStatus.updateCombinedWatermark, 1.14.6-2.3.0 jars"),
+             "CombinedWatermarkStatus.updateCombinedWatermark", since="1.14"),
     Declared("CWS-3",
              "When every input is idle the combined status is idle; up to 2.1 no watermark is derived then, "
              "from 2.2 (FLINK-38454) the maximum over all inputs is, and emitted if it exceeds the last one.",
-             "CombinedWatermarkStatus.updateCombinedWatermark, 1.14.6-2.3.0 jars; FLINK-38454 (2.2.1, 2.3.0)"),
+             "CombinedWatermarkStatus.updateCombinedWatermark; FLINK-38454 (2.2.1, 2.3.0)", since="1.14"),
     Declared("CWS-4",
              "A status event first emits the combined watermark if it advanced, then forwards the incoming "
              "status if the combined idleness flipped.",
-             "AbstractStreamOperator.processWatermarkStatus1/2, "
-             "AbstractStreamOperatorV2.processWatermarkStatus, 1.14.6-2.3.0 jars"),
+             "AbstractStreamOperator.processWatermarkStatus1/2, AbstractStreamOperatorV2.processWatermarkStatus",
+             since="1.14"),
     Declared("CWS-5",
              "A watermark event never emits a status, even when it ends combined idleness.",
-             "AbstractStreamOperator.processWatermark1/2, AbstractStreamOperatorV2.reportWatermark, "
-             "1.14.6-2.3.0 jars"),
+             "AbstractStreamOperator.processWatermark1/2, AbstractStreamOperatorV2.reportWatermark", since="1.14"),
     Declared("CWS-6",
              "In 1.13 each input's last watermark is stored as is (it may go down) and the minimum over all "
              "inputs is emitted when it exceeds the last combined watermark.",
-             "AbstractStreamOperator.processWatermark1/2, AbstractStreamOperatorV2.reportWatermark, 1.13.6 jar"),
+             "AbstractStreamOperator.processWatermark1/2, AbstractStreamOperatorV2.reportWatermark", until="1.14"),
     Declared("CWS-7",
              "In 1.13 the task combines statuses: ACTIVE on any input makes it ACTIVE, IDLE makes it IDLE once "
              "every input's last status is IDLE, and a status is emitted only when the task's changes.",
              "StreamTwoInputProcessorFactory.StreamStatusTracker, "
-             "StreamMultipleInputProcessorFactory.MultiStreamStreamStatusTracker, StreamStatusMaintainer, "
-             "1.13.6 jar"),
+             "StreamMultipleInputProcessorFactory.MultiStreamStreamStatusTracker, StreamStatusMaintainer",
+             until="1.14"),
     Declared("CWS-8",
              "Every input starts ACTIVE at Long.MIN_VALUE, and so does the combined watermark.",
              "IndexedCombinedWatermarkStatus.forInputsCount (1.14.6-2.3.0 jars); AbstractStreamOperator's input"

@@ -27,55 +27,51 @@ RULES: tuple[Declared, ...] = (
              "A trigger is queued in the request decider (at most 1000): at a full queue whose last request is "
              "not periodic it fails TOO_MANY_CHECKPOINT_REQUESTS, otherwise it is queued and, past 1000, the "
              "last one is dropped with that reason.",
-             "CheckpointRequestDecider.chooseRequestToExecute, 1.13.6-2.3.0 jars"),
+             "CheckpointRequestDecider.chooseRequestToExecute"),
     Declared("CC-2",
              "The queue orders savepoints, then forced, then non-periodic requests, then the oldest; savepoints"
              " are forced unless unaligned checkpoints are on, nothing starts while a trigger is in progress, "
              "and at max_concurrent pending checkpoints only a forced head starts.",
-             "CheckpointRequestDecider (queue order, chooseRequestToExecute), "
-             "CheckpointProperties.forSavepoint, 1.13.6-2.3.0 jars"),
+             "CheckpointRequestDecider (queue order, chooseRequestToExecute), CheckpointProperties.forSavepoint"),
     Declared("CC-3",
              "A periodic, non-forced head less than min_pause_ms (capped at 365 days) after the last completion"
              " fails MINIMUM_TIME_BETWEEN_CHECKPOINTS and the periodic trigger is rescheduled; manual "
              "checkpoints and savepoints ignore the pause.",
-             "CheckpointRequestDecider.chooseRequestToExecute, CheckpointCoordinator.rescheduleTrigger, "
-             "1.13.6-2.3.0 jars"),
+             "CheckpointRequestDecider.chooseRequestToExecute, CheckpointCoordinator.rescheduleTrigger"),
     Declared("CC-4",
              "The checkpoint plan needs its tasks RUNNING (1.13: the tasks to trigger, 1.14+: every task to "
              "wait for); otherwise the request fails NOT_ALL_REQUIRED_TASKS_RUNNING and takes no id.",
-             "DefaultCheckpointPlanCalculator.calculateCheckpointPlan, 1.13.6-2.3.0 jars"),
+             "DefaultCheckpointPlanCalculator.calculateCheckpointPlan"),
     Declared("CC-5",
              "Checkpoint ids come from the ID counter (1, 2, ...) only once the plan exists; the pending "
              "checkpoint's canceller is due timeout_ms later.",
              "StandaloneCheckpointIDCounter, CheckpointCoordinator.createPendingCheckpoint, "
-             "PendingCheckpoint.setCancellerHandle, 1.13.6-2.3.0 jars"),
+             "PendingCheckpoint.setCancellerHandle"),
     Declared("CC-6",
              "An acknowledgement is SUCCESS for an expected attempt, DUPLICATE for one that already "
              "acknowledged, UNKNOWN for another attempt; the last one completes the checkpoint.",
-             "PendingCheckpoint.acknowledgeTask, CheckpointCoordinator.receiveAcknowledgeMessage, 1.13.6-2.3.0 "
-             "jars"),
+             "PendingCheckpoint.acknowledgeTask, CheckpointCoordinator.receiveAcknowledgeMessage"),
     Declared("CC-7",
              "A completed checkpoint or synchronous savepoint (1.13-1.14: any completion) aborts every older "
              "pending non-savepoint with CHECKPOINT_SUBSUMED; the min pause counts from the completion.",
-             "CheckpointCoordinator.completePendingCheckpoint / dropSubsumedCheckpoints, 1.13.6-2.3.0 jars"),
+             "CheckpointCoordinator.completePendingCheckpoint / dropSubsumedCheckpoints"),
     Declared("CC-8",
              "A decline aborts the pending checkpoint with the task's reason (task-level); a savepoint declined"
              " with CHECKPOINT_SUBSUMED is aborted but the abort throws before the failure manager hears of it.",
-             "CheckpointCoordinator.receiveDeclineMessage, PendingCheckpoint.abort, 1.13.6-2.3.0 jars"),
+             "CheckpointCoordinator.receiveDeclineMessage, PendingCheckpoint.abort"),
     Declared("CC-9",
              "Before each event due timers fire in due-time order (ties in scheduling order): an expired "
              "pending checkpoint is aborted with CHECKPOINT_EXPIRED (job-level), a rescheduled periodic trigger"
              " requests a checkpoint.",
-             "CheckpointCoordinator.CheckpointCanceller, ScheduledTrigger, 1.13.6-2.3.0 jars"),
+             "CheckpointCoordinator.CheckpointCanceller, ScheduledTrigger"),
     Declared("CC-10",
              "Every dispose (abort or completion), every scheduleTriggerRequest and (1.16+) every subsumed "
              "stored checkpoint queue one run of executeQueuedRequest.",
-             "CheckpointCoordinator.executeQueuedRequest / scheduleTriggerRequest, CheckpointsCleaner (1.16+), "
-             "1.13.6-2.3.0 jars"),
+             "CheckpointCoordinator.executeQueuedRequest / scheduleTriggerRequest, CheckpointsCleaner (1.16+)"),
     Declared("CC-11",
              "restart (a region failover) aborts every pending checkpoint with JOB_FAILOVER_REGION (job-level) "
              "and gives the task a new attempt.",
-             "SchedulerBase.restoreState, CheckpointCoordinator.abortPendingCheckpoints, 1.13.6-2.3.0 jars"),
+             "SchedulerBase.restoreState, CheckpointCoordinator.abortPendingCheckpoints"),
     Declared("CC-12",
              "Decline reasons are the version's CheckpointFailureReason values.",
              "CheckpointFailureReason enum of each of the 1.13.6-2.3.0 jars"),
@@ -83,7 +79,7 @@ RULES: tuple[Declared, ...] = (
              "The failure manager counts each checkpoint id once, only above the last success and only for the "
              "counted reasons of the version; a newer success resets the count; tolerable_failures = 2147483647"
              " disables counting.",
-             "CheckpointFailureManager.checkFailureCounter / handleCheckpointSuccess, 1.13.6-2.3.0 jars"),
+             "CheckpointFailureManager.checkFailureCounter / handleCheckpointSuccess"),
     Declared("CC-14",
              "1.14.3+: a pre-flight reason or a failure without a task is job-level and ignored for savepoints,"
              " a task-level failure of a synchronous savepoint fails the job; 1.13-1.14.2: every non-pre-flight"
@@ -95,26 +91,24 @@ RULES: tuple[Declared, ...] = (
     Declared("CC-15",
              "The job fails when the count exceeds tolerable_failures (\"Exceeded checkpoint tolerable failure "
              "threshold.\", 1.17+ with the latest reason's message), and the count resets.",
-             "CheckpointFailureManager (FailJobCallback, EXCEEDED_CHECKPOINT_TOLERABLE_FAILURE_MESSAGE), "
-             "1.13.6-2.3.0 jars"),
+             "CheckpointFailureManager (FailJobCallback, EXCEEDED_CHECKPOINT_TOLERABLE_FAILURE_MESSAGE)"),
     Declared("CC-16",
              "The completed-checkpoint store keeps `retained` checkpoints; 1.15+ stores no savepoints.",
-             "StandaloneCompletedCheckpointStore, CheckpointSubsumeHelper.subsume, 1.13.6-2.3.0 jars"),
+             "StandaloneCompletedCheckpointStore, CheckpointSubsumeHelper.subsume"),
     Declared("CC-17",
              "1.13-1.14 store savepoints too: an older entry is dropped iff it is not the latest and is a "
              "savepoint, or the latest is a synchronous savepoint, or a newer checkpoint exists.",
-             "StandaloneCompletedCheckpointStore.addCheckpoint(AndSubsumeOldestOne), CheckpointSubsumeHelper, "
-             "1.13.6-1.14.6 jars"),
+             "StandaloneCompletedCheckpointStore.addCheckpoint(AndSubsumeOldestOne), CheckpointSubsumeHelper",
+             until="1.15"),
     Declared("CC-18",
              "An acknowledgement for a checkpoint no longer pending returns true iff its id is among the last "
              "16 ids removed from pending (up to 1.18) or expired (1.19+).",
              "CheckpointCoordinator.receiveAcknowledgeMessage, recentPendingCheckpoints / "
-             "recentExpiredCheckpoints, 1.13.6-2.3.0 jars"),
+             "recentExpiredCheckpoints"),
     Declared("CC-19",
              "The configuration rejects timeout < 10, min pause < 0, max concurrent < 1, tolerable < 0 "
              "(IllegalArgumentException) and unaligned with max concurrent > 1; the store rejects retained < 1.",
-             "CheckpointCoordinatorConfiguration constructor, StandaloneCompletedCheckpointStore constructor, "
-             "1.13.6-2.3.0 jars"),
+             "CheckpointCoordinatorConfiguration constructor, StandaloneCompletedCheckpointStore constructor"),
 )
 
 MAX_AT = 2**40  # logical times are 0 ... 2**40 ms

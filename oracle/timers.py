@@ -21,30 +21,30 @@ RULES: tuple[Declared, ...] = (
     Declared("ITS-1",
              "A timer is (timestamp, key, namespace); registering one that is already queued is a no-op.",
              "HeapPriorityQueueSet.add, TimerHeapInternalTimer.equals, "
-             "InternalTimerServiceImpl.registerEventTimeTimer, 1.13.6-2.3.0 jars"),
+             "InternalTimerServiceImpl.registerEventTimeTimer"),
     Declared("ITS-2",
              "Deleting a timer removes the queued timer equal to it, if any.",
-             "HeapPriorityQueueSet.remove, InternalTimerServiceImpl.deleteEventTimeTimer, 1.13.6-2.3.0 jars"),
+             "HeapPriorityQueueSet.remove, InternalTimerServiceImpl.deleteEventTimeTimer"),
     Declared("ITS-3",
              "advanceWatermark(t) sets the current watermark to t (even backwards) and fires, one poll at a "
              "time, every queued timer with timestamp <= t.",
-             "InternalTimerServiceImpl.advanceWatermark / tryAdvanceWatermark, 1.13.6-2.3.0 jars"),
+             "InternalTimerServiceImpl.advanceWatermark / tryAdvanceWatermark"),
     Declared("ITS-4",
              "A timer's priority is its timestamp alone.",
-             "TimerHeapInternalTimer.comparePriorityTo, 1.13.6-2.3.0 jars"),
+             "TimerHeapInternalTimer.comparePriorityTo"),
     Declared("ITS-5",
              "The timer queue is a 1-based binary heap: an insertion appends and sifts up while strictly less "
              "than its parent.",
-             "HeapPriorityQueue.addInternal / siftUp, 1.13.6-2.3.0 jars"),
+             "HeapPriorityQueue.addInternal / siftUp"),
     Declared("ITS-6",
              "Sifting down takes the right child only if strictly less than the left and moves while that child"
              " is strictly less; removing index i moves the last element to i, sifts it down, and up only if it"
              " did not move, so equal timestamps fire in heap order, not registration order.",
-             "HeapPriorityQueue.siftDown / removeInternal / adjustModifiedElement, 1.13.6-2.3.0 jars"),
+             "HeapPriorityQueue.siftDown / removeInternal / adjustModifiedElement"),
     Declared("ITS-7",
              "Registering a timer at or below the current watermark does not fire it; it fires at the next "
              "watermark.",
-             "InternalTimerServiceImpl.registerEventTimeTimer / advanceWatermark, 1.13.6-2.3.0 jars"),
+             "InternalTimerServiceImpl.registerEventTimeTimer / advanceWatermark"),
 )
 
 

@@ -24,48 +24,48 @@ from oracle.rules import Declared
 RULES: tuple[Declared, ...] = (
     Declared("SWV-1",
              "A watermark is ignored unless both the valve and its channel are ACTIVE.",
-             "StatusWatermarkValve.inputWatermark, 1.13.6-2.3.0 jars"),
+             "StatusWatermarkValve.inputWatermark"),
     Declared("SWV-2",
              "A watermark is ignored unless it is strictly greater than its channel's watermark.",
-             "StatusWatermarkValve.inputWatermark, 1.13.6-2.3.0 jars"),
+             "StatusWatermarkValve.inputWatermark"),
     Declared("SWV-3",
              "An unaligned channel becomes aligned when its new watermark is >= the last output watermark.",
-             "StatusWatermarkValve.inputWatermark, 1.13.6-2.3.0 jars"),
+             "StatusWatermarkValve.inputWatermark"),
     Declared("SWV-4",
              "The valve emits the minimum watermark over the aligned channels when it exceeds the last output.",
-             "StatusWatermarkValve.findAndOutputNewMinWatermarkAcrossAlignedChannels, 1.13.6-2.3.0 jars"),
+             "StatusWatermarkValve.findAndOutputNewMinWatermarkAcrossAlignedChannels"),
     Declared("SWV-5",
              "IDLE on an ACTIVE channel unaligns it; if it was the last active channel the valve first flushes "
              "the maximum over all channels (only if that channel's watermark equals the last output), then "
              "emits IDLE.",
-             "StatusWatermarkValve.inputWatermarkStatus / findAndOutputMaxWatermarkAcrossAllChannels, "
-             "1.13.6-2.3.0 jars"),
+             "StatusWatermarkValve.inputWatermarkStatus / findAndOutputMaxWatermarkAcrossAllChannels"),
     Declared("SWV-6",
              "IDLE on an ACTIVE channel that was not the last active one re-evaluates the minimum, but only if "
              "that channel's watermark equals the last output.",
-             "StatusWatermarkValve.inputWatermarkStatus, 1.13.6-2.3.0 jars"),
+             "StatusWatermarkValve.inputWatermarkStatus"),
     Declared("SWV-7",
              "ACTIVE on an IDLE channel realigns it when its watermark is >= the last output and emits ACTIVE "
              "if the valve was IDLE; it never emits a watermark.",
-             "StatusWatermarkValve.inputWatermarkStatus, 1.13.6-2.3.0 jars"),
+             "StatusWatermarkValve.inputWatermarkStatus"),
     Declared("SWV-8",
              "IDLE on an IDLE channel and ACTIVE on an ACTIVE channel change nothing.",
-             "StatusWatermarkValve.inputWatermarkStatus, 1.13.6-2.3.0 jars"),
+             "StatusWatermarkValve.inputWatermarkStatus"),
     Declared("SWV-9",
              "The valve starts ACTIVE with every channel ACTIVE and aligned at Long.MIN_VALUE.",
-             "StatusWatermarkValve constructor, InputChannelStatus / SubpartitionStatus, 1.13.6-2.3.0 jars"),
+             "StatusWatermarkValve constructor, InputChannelStatus / SubpartitionStatus"),
     Declared("SWV-10",
              "From 1.19 a channel may consume several subpartitions: the valve keeps one status per "
              "subpartition, routes each InternalWatermark to its subpartition, and rejects every status input "
              "with IllegalStateException.",
              "StatusWatermarkValve(numInputChannels, subpartitions) and inputWatermarkStatus's "
-             "checkState(!isInputChannelShared), FLINK-33743, 1.19.3-2.3.0 jars"),
+             "checkState(!isInputChannelShared), FLINK-33743", since="1.19"),
     Declared("SWV-11",
              "In 1.17.0 only, IDLE on an active channel that is not aligned throws "
              "ArrayIndexOutOfBoundsException (the valve removes it from its heap of aligned channels, where it "
              "is not).",
              "StatusWatermarkValve.markWatermarkUnaligned and InputChannelStatus.removeFrom (no heap index "
-             "check until FLINK-31628), HeapPriorityQueue.removeInternal, 1.17.0 and 1.17.1 jars"),
+             "check until FLINK-31628), HeapPriorityQueue.removeInternal, 1.17.0 and 1.17.1 jars", since="1.17.0",
+             until="1.17.1"),
 )
 
 LONG_MIN = -(2**63)

@@ -65,7 +65,8 @@ def checked(oid: str, *checks: str, eq: bool = True, note: str = "") -> Rule:
     """Oracle rule ``oid`` (declared in its module's ``RULES``) as a registry entry: checked by its area's
     ``-EQ`` rule (unless ``eq`` is false) and ``checks``."""
     declared, area, files = DECLARED[oid]
-    return Rule(oid, area, declared.text, f"{declared.source} (encoded in {', '.join(files)})", documented=False,
+    source = f"{declared.source} (holds in {declared.releases}; encoded in {', '.join(files)})"
+    return Rule(oid, area, declared.text, source, documented=False,
                 kind=ORACLE, checked_by=((EQ[area],) if eq else ()) + checks, note=note)
 
 
