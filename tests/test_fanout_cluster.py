@@ -79,7 +79,7 @@ def essence(report: dict[str, Any]) -> list[tuple[str, str, str, str]]:
 
 
 def fanout(capsys: pytest.CaptureFixture[str], report: Path, *args: str) -> dict[str, Any]:
-    from flinkspec.cli import main
+    from flinkspec.cli.main import main
 
     code = main(["fanout", *args, "--report", str(report), "--progress", "2"])
     err = capsys.readouterr().err
