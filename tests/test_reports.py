@@ -20,9 +20,8 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 import oracle
-from flinkspec.impls import capabilities, features
 from flinkspec.engine.check import check_area
-from flinkspec.impls import InProcess
+from flinkspec.impls import InProcess, capabilities, features
 from flinkspec.impls.capabilities import Capabilities
 from flinkspec.mutants import MUTANTS
 from flinkspec.reports.report import to_json, to_junit, to_markdown

@@ -19,11 +19,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from flinkspec.cli.options import CommaJoined
+from flinkspec.cli.options import EXIT_FAIL, EXIT_OK, EXIT_USAGE, CommaJoined
 from flinkspec.errors import CliError
 from oracle.versions import SELECT_HELP
-
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 
 def add_parser(sub: Any) -> None:

@@ -12,6 +12,7 @@ from flinkspec.errors import CliError
 from flinkspec.impls import Implementation, UsageError, answer_one, open_impl
 from oracle.versions import SUPPORTED, FlinkVersion, UnknownVersion, parse_version, select_versions
 
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2  # conforms (done); does not (Flink rejects); bad usage or broken
 DEFAULT_REPORT = "flinkspec-report"  # where check and fanout write their report unless told
 
 
