@@ -11,8 +11,8 @@ from typing import Any
 from hypothesis import strategies as st
 
 import oracle
-from flinkspec.corpus import draw
 from flinkspec.impls import open_impl
+from properties.corpus import draw
 
 
 def corpus(strategy: st.SearchStrategy[dict[str, Any]], n: int, seed: int = 1) -> list[dict[str, Any]]:

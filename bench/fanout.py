@@ -34,7 +34,7 @@ settings.register_profile(PROFILE, max_examples=int(os.environ.get("FLINKSPEC_BE
 
 def fanout_rate(master: str, impl: str, areas: list[str], flink: str, cases: int) -> tuple[float, float, int]:
     """(end-to-end cases/s, cases/s without Spark's start-up, cases) of one fan-out on ``master``."""
-    from flinkspec.check import versions_for
+    from flinkspec.engine.check import versions_for
     from oracle.versions import parse_version
     from spark_harness.driver import execute, spark_context
     from spark_harness.plan import partition, plan
@@ -72,8 +72,8 @@ def xdist_rate(impl: str, areas: list[str], flink: str, cases: int) -> tuple[flo
 
 
 def _generate(seed: int) -> float:
-    from flinkspec import corpus
     from oracle.versions import LATEST
+    from properties import corpus
     from properties.areas import AREAS
 
     strategy = AREAS["memory.jobmanager"].requests(LATEST)

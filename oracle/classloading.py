@@ -8,7 +8,7 @@ JDK (the platform class loader). The settings come from :mod:`oracle.classloadin
 
 The JDK is the one of Java 17: the classes and the non-class resources the platform class loader
 finds, and the classes whose class file it does not find as a resource, as listed by
-``python -m flinkspec.jdklist`` (``oracle/jdk17-*.txt.gz``).
+``python -m flinkspec.impls.jdklist`` (``oracle/jdk17-*.txt.gz``).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from properties.classloading import invariants as _classloading_invariants  # no
 from properties.classloading import strategies as classloading_strategies
 from properties.memory import invariants as _memory_invariants  # noqa: F401  (registers the rules)
 from properties.memory import strategies as memory_strategies
-from properties.rules import refused_rule
+from properties.rules import Request, Response, Violation, judge, refused_rule
 from properties.watermark import invariants as watermark_invariants
 from properties.watermark import strategies as watermark_strategies
 
@@ -39,6 +39,12 @@ class AreaSpec:
     adapt: Callable[[dict[str, Any], FlinkVersion], dict[str, Any]] = lambda inp, _ver: inp
     # large runs may reuse another area's drawn inputs, which ``adapt`` then extends
     corpus_of: str | None = None
+
+    def violations(self, request: Request, response: Response, version: FlinkVersion, *,
+                   documented_only: bool = False) -> list[Violation]:
+        """Every invariant of the area applied to one answer (:func:`properties.rules.judge`): what
+        :mod:`flinkspec.judge.verdict` judges an answer by, with the area's prefix and tie rule."""
+        return judge(self.name, request, response, version, documented_only=documented_only)
 
 
 AREAS: dict[str, AreaSpec] = {

@@ -13,7 +13,7 @@ comes from the Hypothesis profile named by ``HYPOTHESIS_PROFILE``: ``dev`` (defa
 ``ci``, ``thorough``.
 
 Like ``flinkspec check``, the run honours what the implementation declares
-(:mod:`flinkspec.capabilities`, from ``--capabilities FILE`` and its own answer to the
+(:mod:`flinkspec.impls.capabilities`, from ``--capabilities FILE`` and its own answer to the
 capabilities request, asked once per session): a test of an (area, version) it declares
 unsupported, or of an area its protocol version lacks, is skipped with the why; requests it
 cannot be sent are not checked (counted in the terminal summary); rules it declares unsupported
@@ -36,7 +36,7 @@ from hypothesis.errors import Unsatisfiable
 from oracle.versions import SUPPORTED, FlinkVersion, UnknownVersion, select_versions
 
 if TYPE_CHECKING:
-    from flinkspec.capabilities import Capabilities
+    from flinkspec.impls.capabilities import Capabilities
 
 settings.register_profile("dev", max_examples=40, deadline=None)
 settings.register_profile("ci", max_examples=150, deadline=None, derandomize=True, print_blob=True,
@@ -93,8 +93,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     """Register the markers; bad --impl / --flink / --area / --capabilities values stop the run
     before any test, as usage errors."""
-    from flinkspec.capabilities import CapabilitiesError, load_file
     from flinkspec.impls import UsageError, check_spec
+    from flinkspec.impls.capabilities import CapabilitiesError, load_file
+    from properties.areas import AREAS
+    from properties.rules import RULES
 
     for line in MARKERS:
         config.addinivalue_line("markers", line)
@@ -106,7 +108,7 @@ def pytest_configure(config: pytest.Config) -> None:
     path = config.getoption("--capabilities")
     if path:
         try:
-            load_file(path)
+            load_file(path, known_areas=AREAS, known_rules=RULES)
         except CapabilitiesError as exc:
             raise pytest.UsageError(str(exc)) from None
     config.stash[STATE] = SessionState(areas=selected_areas(config))
@@ -214,11 +216,14 @@ def impl_spec(request: pytest.FixtureRequest) -> str:
 @pytest.fixture(scope="session")
 def capabilities(request: pytest.FixtureRequest, impl: object, impl_spec: str) -> Capabilities:
     """What the implementation declares (``--capabilities FILE`` plus its own answer, asked once)."""
-    from flinkspec.capabilities import resolve
+    from flinkspec.impls.capabilities import resolve
+    from properties.areas import AREAS
+    from properties.rules import RULES
 
     state = request.config.stash[STATE]
     if state.capabilities is None:
-        state.capabilities = resolve(impl_spec, impl, request.config.getoption("--capabilities"))  # type: ignore[arg-type]
+        state.capabilities = resolve(impl_spec, impl, request.config.getoption("--capabilities"),  # type: ignore[arg-type]
+                                     known_areas=AREAS, known_rules=RULES)
     return state.capabilities
 
 

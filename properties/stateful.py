@@ -9,9 +9,10 @@ from typing import Any
 from hypothesis import settings
 from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
 
-from flinkspec.check import evaluate
 from flinkspec.impls import Implementation, answer_one
+from flinkspec.judge.verdict import evaluate
 from oracle.versions import FlinkVersion
+from properties.areas import AREAS
 
 
 class JudgedMachine(RuleBasedStateMachine):
@@ -25,7 +26,7 @@ class JudgedMachine(RuleBasedStateMachine):
         """The implementation's output for ``payload``, after every rule of ``area`` held on it."""
         request = {"id": rid, "area": area, "flink": str(self.version), "input": payload}
         answer = answer_one(self.impl, request)
-        broken = evaluate(request, answer, self.version, conformance=self.conformance)
+        broken = evaluate(request, answer, self.version, AREAS[area], conformance=self.conformance)
         assert not broken, broken
         output: dict[str, Any] = answer["output"]
         return output

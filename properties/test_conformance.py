@@ -1,12 +1,12 @@
 """The generic conformance property: for every area and version, every generated request gets
 an answer that keeps every rule of the area and (at level ``flink``) equals real Flink's.
 
-It judges through ``flinkspec check``'s own :class:`flinkspec.check.Judge`: requests and Flink's
+It judges through ``flinkspec check``'s own :class:`flinkspec.judge.verdict.Judge`: requests and Flink's
 answers are fitted to what the implementation speaks (a case it cannot be sent or compared on is
 rejected, counted, never failed), rules it declares unsupported are not held against it, and a
 failure is one *divergence*. Each divergence
 raises its own exception class, so that Hypothesis shrinks and reports two bugs apart; the final
-report delta-debugs the request further (:mod:`flinkspec.reduce`, Hypothesis cannot shrink the
+report delta-debugs the request further (:mod:`flinkspec.judge.reduce`, Hypothesis cannot shrink the
 seeded event sequences) and prints it as JSON with both answers and the replay command.
 """
 
@@ -23,9 +23,9 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 from hypothesis.control import current_build_context
 
-from flinkspec.capabilities import Capabilities
-from flinkspec.check import Found, Judge, NotChecked, replay_command, said
 from flinkspec.impls import Implementation, ImplementationBroken
+from flinkspec.impls.capabilities import Capabilities
+from flinkspec.judge.verdict import Found, Judge, NotChecked, replay_command, said
 from oracle.versions import FlinkVersion
 from properties.areas import AREAS
 
@@ -45,7 +45,7 @@ def test_answers_keep_every_rule_of_the_area(impl: Implementation, impl_spec: st
     """Every answer keeps the area's invariants and agrees with the oracle."""
     if flink_version not in AREAS[area].versions:
         pytest.skip(f"{area} is not defined for Flink {flink_version}")
-    judge = Judge(impl, area, flink_version, conformance, strict_messages, capabilities)
+    judge = Judge(impl, AREAS[area], flink_version, conformance, strict_messages, capabilities)
     request = judge.prepare(data.draw(_requests(area, flink_version), label="request").request)
     if request is None:
         not_checked(judge, area, flink_version, not_sent)

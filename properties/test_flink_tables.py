@@ -1,5 +1,5 @@
 """The oracle's copies of Flink's tables equal what each version's jar holds
-(``properties/recorded/flink-tables.json``, from ``python -m flinkspec.flinktables --record``):
+(``properties/recorded/flink-tables.json``, from ``python -m flinkspec.tools.flinktables --record``):
 the ``CheckpointFailureReason`` enum (CC-12: names, pre-flight flags, messages) and the memory
 ``ConfigOption``s (key, default, fallback keys, as ``toString()`` prints them in Flink's errors)."""
 
@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from flinkspec.flinktables import RECORDING
 from oracle import memory_options
 from oracle.coordinator_rules import rules_for
 from oracle.memory_options import ConfigOption
 from oracle.versions import SUPPORTED, FlinkVersion
+from properties.recordings import FLINK_TABLES as RECORDING
 
 
 @cache

@@ -1,5 +1,5 @@
 """The oracle's Java numbers give the JDK's recorded answers (``properties/recorded/java-numbers.jsonl.gz``,
-written by ``python -m flinkspec.javanumbers --record`` from JDK 17): ``Double.parseDouble``,
+written by ``python -m flinkspec.impls.javanumbers --record`` from JDK 17): ``Double.parseDouble``,
 ``Float.parseFloat``, ``Integer.parseInt``, ``Long.parseLong``, ``String.trim``, ``Double.toString``,
 ``BigDecimal.valueOf(double)`` and its ``multiply``/``setScale(DOWN)``/``doubleValue``, and
 ``String.format("%.Nf")``, the primitives the memory and class-loading rules read, compute and
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from flinkspec.javanumbers import RECORDING, ask_jdk, differences
+from flinkspec.impls.javanumbers import RECORDING, ask_jdk, differences
 
 
 @cache

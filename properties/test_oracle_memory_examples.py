@@ -2,7 +2,7 @@
 
 Every expected value was recorded from real Flink, never from the oracle: the flink-dist jar of each
 minor's newest patch (``oracle.versions.SUPPORTED``) on JDK 17, driven through flinkspec's bridge
-(``flinkspec/bridge/src/flinkspec/bridge/MemoryArea.java``, the ``BashJavaUtils`` path) or, for
+(``flinkspec/impls/bridge/src/flinkspec/bridge/MemoryArea.java``, the ``BashJavaUtils`` path) or, for
 ``MemorySize``, ``generateDynamicConfigsStr`` and the JDK helpers, by calling those classes directly.
 """
 

@@ -5,7 +5,7 @@ the case: ``StatusWatermarkValveTest`` is in package ``streamstatus`` in 1.13 an
 ``watermarkstatus`` from 1.14, ``AbstractStreamOperatorV2Test``, ``InternalTimerServiceImplTest``)
 or "real Flink": the output of flink-dist's own classes (one patch release per minor, see
 ``oracle.versions.SUPPORTED``) driven through flinkspec's bridge
-(``flinkspec/bridge/src/flinkspec/bridge/WatermarkArea.java``, ``TimersArea.java``), recorded for
+(``flinkspec/impls/bridge/src/flinkspec/bridge/WatermarkArea.java``, ``TimersArea.java``), recorded for
 every supported version.
 
 Scripts are compact: ``W1:5`` is watermark 5 on channel/input 1 (``W0:5/1``: of subpartition 1),

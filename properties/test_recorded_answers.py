@@ -4,7 +4,7 @@
 the jar of each Flink version gave (``flinkspec record --impl flink``; the header of each file
 says how it was made). This is the differential check against real Flink without a JVM: it runs
 on every test run, and it is the test of the oracle's mutation score (``python -m
-flinkspec.mutation_score``). Messages are compared too for the oracle (it matches Flink byte for byte);
+flinkspec.tools.mutation_score``). Messages are compared too for the oracle (it matches Flink byte for byte);
 for another implementation only with ``--strict-messages``.
 """
 
@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-from flinkspec.check import replay_command
 from flinkspec.impls import Implementation
-from flinkspec.record import RECORDED, read
+from flinkspec.judge.compare import compare
+from flinkspec.judge.verdict import replay_command
 from oracle.versions import FlinkVersion
 from properties.areas import AREAS, EXTRA_CORPORA, area_of_corpus
-from properties.rules import compare
+from properties.recordings import RECORDED, read
 
 BATCH = 200  # answers judged per batch; the test stops after the first batch that differs
 # FLINKSPEC_RECORDED_LIMIT="area=N,..." judges only the first N records of each version of those
@@ -63,7 +63,7 @@ def test_gives_real_flinks_recorded_answers(impl: Implementation, flink_version:
         differing = []
         for req, rec, actual in zip(reqs, chunk, impl.answer_many(reqs), strict=True):
             if rec.get("oracle_refuses") and actual.get("error", {}).get("type") == "BadRequest":
-                continue  # an input the oracle does not model (flinkspec.record): refusing it is allowed
+                continue  # an input the oracle does not model (flinkspec.tools.record): refusing it is allowed
             diff = compare(norm(rec["answer"]), norm(actual), strict_messages=strict)
             if diff:
                 differing.append(f"{diff}\n    replay: {replay_command(spec, req, strict)}")

@@ -22,7 +22,7 @@ from typing import Any
 
 import attrs
 
-from flinkspec.check import AreaRun, Counterexample
+from flinkspec.engine.check import AreaRun, Counterexample
 from flinkspec.impls import Implementation
 from spark_harness.plan import Chunk, partition
 from spark_harness.shrink import candidates, shrink_divergence, size

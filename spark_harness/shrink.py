@@ -1,11 +1,11 @@
 """Shapes, candidate selection and shrinking of failing requests.
 
-Tasks group their failures into divergences (:mod:`flinkspec.divergence`: how an answer differs
+Tasks group their failures into divergences (:mod:`flinkspec.judge.divergence`: how an answer differs
 from Flink's and every rule it breaks) and count them. A *shape* abstracts a request to its
 configuration keys, the kind of every event with channels renumbered by first use, the lengths of
 name lists and the enumerated values (modes, statuses); per divergence the smallest failures of a
 few distinct shapes are kept as candidates. The driver shrinks them with the delta debugging of
-:func:`flinkspec.check.shrink_one` and reports the smallest, with the divergence's case count.
+:func:`flinkspec.engine.check.shrink_one` and reports the smallest, with the divergence's case count.
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ from typing import Any
 
 import attrs
 
-from flinkspec.capabilities import EVERYTHING, Capabilities
-from flinkspec.check import Conformance, Counterexample, counterexample, shrink_one
-from flinkspec.divergence import Signature
+from flinkspec.engine.check import Counterexample, counterexample, shrink_one
 from flinkspec.impls import Implementation
+from flinkspec.impls.capabilities import EVERYTHING, Capabilities
+from flinkspec.judge.divergence import Signature
+from flinkspec.judge.verdict import Conformance
 from oracle.versions import parse_version
 from properties.areas import AREAS
 
@@ -46,7 +47,7 @@ class Failure:
 
     @property
     def key(self) -> tuple[str, str, str, tuple[str, ...]]:
-        """The divergence (:attr:`flinkspec.divergence.Signature.key`) at this area and version."""
+        """The divergence (:attr:`flinkspec.judge.divergence.Signature.key`) at this area and version."""
         return (self.area, self.flink, *Signature(self.signature, self.rules).key)
 
     @property

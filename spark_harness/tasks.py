@@ -2,7 +2,7 @@
 
 Imported on the executors. The implementation is opened once per Python worker process and
 reused by every task that worker runs (PySpark reuses workers), never per case. Requests go in
-pipelined batches; each answer is judged by :func:`flinkspec.check.evaluate` (the same invariants
+pipelined batches; each answer is judged by :func:`flinkspec.judge.verdict.evaluate` (the same invariants
 and differential check as ``flinkspec check`` and pytest).
 
 Faults: when the implementation crashes, hangs or answers garbage, what was judged so far is kept;
@@ -23,11 +23,11 @@ from typing import Any
 
 import attrs
 
-from flinkspec import corpus
-from flinkspec.capabilities import EVERYTHING, Capabilities
-from flinkspec.check import Conformance, NotChecked, diverges, said
 from flinkspec.impls import DEFAULT_TIMEOUT_S, Implementation, ImplementationBroken, answer_one, open_impl
+from flinkspec.impls.capabilities import EVERYTHING, Capabilities
+from flinkspec.judge.verdict import Conformance, NotChecked, diverges, said
 from oracle.versions import FlinkVersion, parse_version
+from properties import corpus
 from properties.areas import AREAS
 from spark_harness.plan import Chunk
 from spark_harness.shrink import Failure, keep, shape, size
@@ -143,7 +143,7 @@ class _Partition:
     def judge(self, req: dict[str, Any], actual: dict[str, Any], version: FlinkVersion) -> None:
         caps = self.job.capabilities
         try:
-            found = diverges(req, actual, version, conformance=self.job.conformance,
+            found = diverges(req, actual, version, AREAS[req["area"]], conformance=self.job.conformance,
                              strict_messages=self.job.strict_messages,
                              unsupported=caps.rules_unsupported(req["area"], req["flink"]), fit_answer=caps.fit_answer)
         except NotChecked as exc:
@@ -191,7 +191,7 @@ def run_partition(pid: int, chunks: Sequence[Chunk], job: JobSpec, attempt: int 
 def _run_chunk(state: _Partition, chunk: Chunk) -> None:
     t0 = time.monotonic()
     spec = AREAS[chunk.area]
-    source = AREAS[spec.corpus_of or chunk.area]  # as flinkspec.corpus.inputs: an area may extend another's
+    source = AREAS[spec.corpus_of or chunk.area]  # as properties.corpus.inputs: an area may extend another's
     inputs = [r["input"] for r in corpus.draw(source.requests(parse_version(chunk.versions[0])), chunk.n, chunk.seed)]
     state.generate_seconds += time.monotonic() - t0
     share = (time.monotonic() - t0) / len(chunk.versions)

@@ -1,4 +1,4 @@
-"""``python -m flinkspec.catch_rate``: the seeds that catch each mutant, counted the way `check` runs."""
+"""``python -m flinkspec.tools.catch_rate``: the seeds that catch each mutant, counted the way `check` runs."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from flinkspec import catch_rate
+from flinkspec.tools import catch_rate
 
 
 def test_a_historical_mutant_is_planned_at_its_fix_and_at_the_newest_release() -> None:
@@ -87,7 +87,7 @@ def test_the_readme_column_is_added_once_and_filled_per_version() -> None:
     once = catch_rate.fill_readme(table, rates, "e.json")
     assert catch_rate.fill_readme(once, rates, "e.json") == once
     assert once.split("\n")[2:9] == [
-        "<!-- documented-level column: python -m flinkspec.catch_rate --readme-from e.json -->",
+        "<!-- documented-level column: python -m flinkspec.tools.catch_rate --readme-from e.json -->",
         f"| mutant | area | seeds | {catch_rate.DOCUMENTED_COLUMN} |", "|---|---|---|---|",
         "| `m-1` | a | 10/10 | 7/10 (TM-12) |", "| `flink-1` | a | 9/10 | no documented rule, 10/10 (CCR-10) |",
         "| `other` | a | 1/1 | not measured |", ""]

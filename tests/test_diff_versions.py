@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from flinkspec import diff_versions as dv
-from flinkspec.cli import main
+from flinkspec.cli.main import main
+from flinkspec.engine import diff_versions as dv
 from oracle.versions import parse_version
 
 V = parse_version

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from flinkspec.divergence import differing_paths, signature, template
+from flinkspec.judge.divergence import differing_paths, signature, template
 
 ROOT = Path(__file__).resolve().parent.parent
 PLANTED = f"cmd:{sys.executable} {ROOT / 'tests' / 'planted_bugs.py'}"

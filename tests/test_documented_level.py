@@ -9,17 +9,17 @@ from typing import Any
 
 import pytest
 
-from flinkspec import catch_rate
-from flinkspec.corpus import draw, inputs
 from flinkspec.mutants import MUTANTS
-from flinkspec.record import RECORDED, read
+from flinkspec.tools import catch_rate
 from oracle import answer
 from oracle.versions import LATEST, SUPPORTED, parse_version
 from properties.areas import AREAS
 from properties.checkpoint.alignment_invariants import settled_snapshotted
 from properties.checkpoint.coordinator_invariants import completion_subsumes, failure_threshold, savepoints_not_stored
 from properties.checkpoint.recovery import exactly_once, restores_the_latest, single_input_exactly_once
+from properties.corpus import draw, inputs
 from properties.memory.invariants import jm_unit_case, tm_network_fraction, tm_unit_case
+from properties.recordings import RECORDED, read
 from properties.rules import Violation
 from tests import documented_faults as faults
 

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from flinkspec.exhaustive import Shape, sequences
+from flinkspec.engine.exhaustive import Shape, sequences
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -46,7 +46,7 @@ def partial_engine(request: dict[str, Any]) -> dict[str, Any]:
 
 def fanout(capsys: pytest.CaptureFixture[str], report: Path, *args: str) -> tuple[int, str, dict[str, Any]]:
     """`flinkspec fanout` in this process (the Spark gateway JVM is started once per process)."""
-    from flinkspec.cli import main
+    from flinkspec.cli.main import main
 
     code = main(["fanout", *args, "--report", str(report), "--progress", "1"])
     err = capsys.readouterr().err
@@ -96,7 +96,7 @@ def test_same_seed_same_cases_whatever_the_master_and_partitioning(
     assert "cases/s" in err and "divergences so far" in err
     html = (tmp_path / "report.html").read_text()
     assert html.count("<svg") >= 1 and "WM-EQ" in html
-    assert "<failure" in __import__("flinkspec.report", fromlist=["to_junit"]).to_junit(report)
+    assert "<failure" in __import__("flinkspec.reports.report", fromlist=["to_junit"]).to_junit(report)
 
 
 def test_declared_capabilities_are_not_supported_and_the_rest_still_runs(

@@ -79,7 +79,7 @@ def essence(report: dict[str, Any]) -> list[tuple[str, str, str, str]]:
 
 
 def fanout(capsys: pytest.CaptureFixture[str], report: Path, *args: str) -> dict[str, Any]:
-    from flinkspec.cli import main
+    from flinkspec.cli.main import main
 
     code = main(["fanout", *args, "--report", str(report), "--progress", "2"])
     err = capsys.readouterr().err
@@ -102,7 +102,8 @@ def test_a_standalone_cluster_finds_what_local_finds(tmp_path: Path, capsys: pyt
         registered()
         submitted = subprocess.run(
             [str(SPARK_HOME / "bin" / "spark-submit"), "--master", url, *DRIVER_ON_LOOPBACK,
-             str(ROOT / "spark_harness" / "submit.py"), *MUTANT, "--report", str(tmp_path / "cluster-mutant")],
+             str(ROOT / "flinkspec" / "cli" / "spark_submit.py"), *MUTANT,
+             "--report", str(tmp_path / "cluster-mutant")],
             env=env, capture_output=True, text=True, timeout=300, cwd=ROOT)
         assert submitted.returncode == 1, submitted.stderr[-3000:]
         cluster_flink = fanout(capsys, tmp_path / "cluster-flink", *FLINK, "--master", url, *DRIVER_ON_LOOPBACK)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from flinkspec.capabilities import CapabilitiesError, parse
+from flinkspec.impls.capabilities import CapabilitiesError, parse
 from oracle.versions import SUPPORTED, parse_version
 from spark_harness.driver import with_task_retries
 from spark_harness.plan import partition, plan

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from flinkspec.cli import main
-from flinkspec.fingerprint import base_of, describe_impl, fingerprint
-from flinkspec.flinkjars import cache_dir
+from flinkspec.cli.main import main
 from flinkspec.impls import open_impl, pinned_version
+from flinkspec.impls.fingerprint import base_of, describe_impl, fingerprint
+from flinkspec.impls.flinkjars import cache_dir
 
 PATCHED = "org/apache/flink/configuration/TaskManagerOptions.class"
 OLD, NEW = b"\x04" + struct.pack(">f", 0.4), b"\x04" + struct.pack(">f", 0.5)

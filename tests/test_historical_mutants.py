@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from flinkspec.check import check_area
+from flinkspec.engine.check import check_area
 from flinkspec.impls import open_impl
 from flinkspec.mutants import MUTANTS
 

@@ -20,13 +20,15 @@ from typing import Any
 import pytest
 from markupsafe import escape
 
-from flinkspec import html_report
-from flinkspec.check import Counterexample, check_area, evaluate, replay_command
-from flinkspec.html_report import describe, first_divergence, render, timeline_svg, ts
+from flinkspec.engine.check import Counterexample, check_area
 from flinkspec.impls import open_impl
+from flinkspec.judge.verdict import evaluate, replay_command
 from flinkspec.mutants import MUTANTS
-from flinkspec.report import to_json
+from flinkspec.reports import html_report
+from flinkspec.reports.html_report import describe, first_divergence, render, timeline_svg, ts
+from flinkspec.reports.report import to_json
 from oracle.versions import parse_version
+from properties.areas import AREAS
 from properties.rules import RULES
 from tests.test_reports import (
     HOSTILE,
@@ -45,7 +47,7 @@ def counterexample(mutant: str, request: dict[str, Any]) -> dict[str, Any]:
     """The counterexample a mutant gives on one request, judged as flinkspec check judges it."""
     req = {"id": 1, **request}
     actual = MUTANTS[mutant].answer(req)
-    broken = evaluate(req, actual, parse_version(req["flink"]))
+    broken = evaluate(req, actual, parse_version(req["flink"]), AREAS[req["area"]])
     assert broken, f"{mutant} does not fail on {request}"
     rule, message, expected = broken[0]
     return Counterexample(req["area"], req["flink"], rule, RULES[rule].text, request, expected, actual, message,

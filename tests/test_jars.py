@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from flinkspec import flinkjars
-from flinkspec.cli import main
+from flinkspec.cli.main import main
+from flinkspec.impls import flinkjars
 
 
 @pytest.fixture

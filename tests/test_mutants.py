@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from flinkspec.check import check_area
+from flinkspec.engine.check import check_area
 from flinkspec.impls import open_impl
 from flinkspec.mutants import MUTANTS
 from oracle.versions import LATEST

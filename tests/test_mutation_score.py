@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from flinkspec import mutation_score as ms
+from flinkspec.tools import mutation_score as ms
 
 ROOT = Path(__file__).resolve().parents[1]
 

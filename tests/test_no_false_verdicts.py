@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 
 import oracle
-from flinkspec import corpus
 from oracle.versions import FlinkVersion
+from properties import corpus
 from properties.areas import AREAS
 from properties.rules import CHECKS, RULES, judge
 

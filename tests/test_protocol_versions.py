@@ -1,7 +1,7 @@
 """Extend the protocol, never break it: an implementation written to docs/protocol/v1.md version 1 is never
 sent what version 1 does not define (issue 17, item 4).
 
-(a) The feature registry (:mod:`flinkspec.features`) and :class:`flinkspec.capabilities.Capabilities`:
+(a) The feature registry (:mod:`flinkspec.impls.features`) and :class:`flinkspec.impls.capabilities.Capabilities`:
 each feature's detector fires on a request that uses it and on no version-1 request, its strip
 removes exactly it, a feature that cannot be stripped makes the request not checked with a reason,
 and capabilities declarations carrying ``protocol``/``features``/``unmodelled_keys`` parse.
@@ -24,15 +24,17 @@ from typing import Any
 import pytest
 
 import oracle
-from flinkspec import corpus
-from flinkspec import features as feat
-from flinkspec.capabilities import EVERYTHING, NONE, Capabilities, CapabilitiesError, parse, query, resolve
 from flinkspec.impls import InProcess, open_impl
+from flinkspec.impls import features as feat
+from flinkspec.impls.capabilities import EVERYTHING, NONE, Capabilities, CapabilitiesError, parse, query, resolve
 from oracle.versions import SUPPORTED, parse_version
+from properties import corpus
 from properties.areas import AREAS, EXTRA_CORPORA, area_of_corpus
+from properties.rules import RULES
 from tests.v1_impl import PREFIX, v1_answer, v1_problem
 
 ROOT = Path(__file__).resolve().parents[1]
+KNOWN = {"known_areas": AREAS, "known_rules": RULES}  # what a declaration may name
 V1 = Capabilities()
 STRICT = f"cmd:{sys.executable} {ROOT / 'tests' / 'v1_impl.py'}"
 COORDINATOR_CONFIG = {"max_concurrent": 1, "min_pause_ms": 0, "timeout_ms": 600000, "retained": 1,
@@ -329,20 +331,20 @@ def _refuses(request_: dict[str, Any]) -> dict[str, Any]:
 def test_who_speaks_what() -> None:
     """No answer (BadRequest, a crash, a malformed answer): protocol 1. The built-in implementations:
     everything, unasked."""
-    assert query(InProcess("v1", _refuses)) == NONE
+    assert query(InProcess("v1", _refuses), **KNOWN) == NONE
 
     def broken(request_: dict[str, Any]) -> dict[str, Any]:
         raise RuntimeError("no")
 
-    crashed = query(InProcess("broken", broken))
+    crashed = query(InProcess("broken", broken), **KNOWN)
     assert crashed.protocol == 1 and crashed.warnings
-    odd = query(InProcess("odd", lambda r: {"id": r["id"], "output": {"protocol": "two"}}))
+    odd = query(InProcess("odd", lambda r: {"id": r["id"], "output": {"protocol": "two"}}), **KNOWN)
     assert odd.protocol == 1 and "protocol must be" in odd.warnings[0]
-    newer = query(InProcess("v2", lambda r: {"id": r["id"], "output": {"protocol": 2}}))
+    newer = query(InProcess("v2", lambda r: {"id": r["id"], "output": {"protocol": 2}}), **KNOWN)
     assert newer.protocol == 2 and newer.area_needs("checkpoint.recovery") is None
     for spec in ("oracle", "flink", "flink:2.3", "mutant:valve-no-flush"):
-        assert resolve(spec, None, None).protocol == feat.CURRENT, spec
-    assert resolve("cmd:./engine", None, None) == NONE
+        assert resolve(spec, None, None, **KNOWN).protocol == feat.CURRENT, spec
+    assert resolve("cmd:./engine", None, None, **KNOWN) == NONE
 
 
 # ---- (b) nothing undeclared is ever sent ----------------------------------------------------------
@@ -391,7 +393,7 @@ def test_the_strict_implementation_refuses_what_it_cannot_know() -> None:
     from the strict implementation itself; the suite therefore takes it for protocol 1."""
     impl = open_impl(f"{STRICT} --behind oracle")
     try:
-        assert query(impl) == NONE
+        assert query(impl, **KNOWN) == NONE
         sent = [{"id": i, **r} for i, (r, _) in enumerate(EXAMPLES.values(), 1)]
         for resp in impl.answer_many(sent):
             assert resp["error"]["type"] == "BadRequest" and resp["error"]["message"].startswith(PREFIX), resp

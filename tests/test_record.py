@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from flinkspec.record import RECORDED, RecordingError, read
+from properties.recordings import RECORDED, RecordingError, read
 
 ROOT = Path(__file__).resolve().parents[1]
 

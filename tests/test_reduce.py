@@ -1,6 +1,6 @@
 """Delta debugging leaves a 1-minimal request that still fails."""
 
-from flinkspec.reduce import reduce
+from flinkspec.judge.reduce import reduce
 
 
 def test_reduce_removes_events_channels_and_keys() -> None:

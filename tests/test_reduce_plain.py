@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import oracle
-from flinkspec.reduce import int_candidates, rank, reduce, size_spelling, string_candidates
+from flinkspec.judge.reduce import int_candidates, rank, reduce, size_spelling, string_candidates
 from oracle.memsize import parse_bytes
 
 TM = "taskmanager.memory."

@@ -1,6 +1,6 @@
 """report.md and the JUnit XML lead with the number of distinct divergences and carry each one in full.
 
-The reports are made by the real check engine (:func:`flinkspec.check.check_area`, a second or two
+The reports are made by the real check engine (:func:`flinkspec.engine.check.check_area`, a second or two
 each) against small in-process implementations built from the built-in mutants, so that they hold
 what ``flinkspec check`` writes: a report with two divergences (the valve re-emits a watermark when
 a channel becomes active; the JobManager's -Xmx is its total Flink memory), rules the implementation
@@ -20,12 +20,11 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 import oracle
-from flinkspec import capabilities, features
-from flinkspec.capabilities import Capabilities
-from flinkspec.check import check_area
-from flinkspec.impls import InProcess
+from flinkspec.engine.check import check_area
+from flinkspec.impls import InProcess, capabilities, features
+from flinkspec.impls.capabilities import Capabilities
 from flinkspec.mutants import MUTANTS
-from flinkspec.report import to_json, to_junit, to_markdown
+from flinkspec.reports.report import to_json, to_junit, to_markdown
 from oracle.versions import parse_version
 from properties.areas import AREAS
 from properties.rules import RULES

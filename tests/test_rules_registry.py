@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from flinkspec.check import check_area
+from flinkspec.engine.check import check_area
 from flinkspec.impls import open_impl
 from oracle.versions import parse_version
 from properties.areas import AREAS
@@ -119,7 +119,7 @@ def test_every_rule_a_property_names_is_registered() -> None:
              for m in re.finditer(r"(?:Violation|flink_violates)\(\s*\"([A-Z]+-[0-9A-Z]+)\"", path.read_text())}
     assert named and named <= RULES.keys(), named - RULES.keys()
     assert all(rule.id in RULES for checks in CHECKS.values() for rule, _ in checks)
-    for name, spec in AREAS.items():  # what flinkspec.check.evaluate names on a differing answer
+    for name, spec in AREAS.items():  # what flinkspec.judge.verdict.evaluate names on a differing answer
         assert REGISTRY[f"{spec.prefix}-EQ"].kind == DIFFERENTIAL and REGISTRY[f"{spec.prefix}-EQ"].area == name
 
 

@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 
 import oracle
-from flinkspec import vectors as vec
-from flinkspec import vectors_power as vp
-from flinkspec.capabilities import NONE
-from flinkspec.cli import main
-from flinkspec.diff_versions import KNOWN
+from flinkspec.cli.main import main
+from flinkspec.engine.diff_versions import KNOWN
+from flinkspec.impls.capabilities import NONE
 from flinkspec.mutants import MUTANTS
+from flinkspec.tools import vectors as vec
+from flinkspec.tools import vectors_power as vp
 from oracle.versions import SUPPORTED, parse_version
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -218,7 +218,7 @@ def reversed_timers(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def _failing(bundle: Path, answer: Any, area: str | None = None) -> set[str]:
-    """The ids of the vectors ``answer`` (request -> response) fails, as flinkspec.vectors compares."""
+    """The ids of the vectors ``answer`` (request -> response) fails, as flinkspec.tools.vectors compares."""
     return {v["id"] for (a, _), vs in vec.load(bundle).items() if area in (None, a) for v in vs
             if vec.disagreement(a, v["answer"], {k: r for k, r in answer({"id": 0, **v["request"]}).items()
                                                   if k != "id"})}

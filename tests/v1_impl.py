@@ -10,8 +10,8 @@ request version), whose answer comes back with only what version 1 defines in it
 ``was_pending`` step key, no ``fail`` trace entry).
 
 :func:`v1_problem` is the validator it uses; tests/test_protocol_versions.py holds the suite's
-requests to it after :meth:`flinkspec.capabilities.Capabilities.fit` (protocol 1, nothing declared).
-It is written from docs/protocol/v1.md alone, not from :mod:`flinkspec.features`, so that the two check
+requests to it after :meth:`flinkspec.impls.capabilities.Capabilities.fit` (protocol 1, nothing declared).
+It is written from docs/protocol/v1.md alone, not from :mod:`flinkspec.impls.features`, so that the two check
 each other.
 """
 

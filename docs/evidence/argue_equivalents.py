@@ -2,11 +2,11 @@
 answer of Flink's. Each group: module, function (regex), a test of the diff, the argument.
 
 Run from the project root after the mutation score's passes (it reads ``mutants/``):
-``python docs/evidence/argue_equivalents.py``; then ``python -m flinkspec.mutation_score --json ...``."""
+``python docs/evidence/argue_equivalents.py``; then ``python -m flinkspec.tools.mutation_score --json ...``."""
 import json
 import re
 
-import flinkspec.mutation_score as ms
+import flinkspec.tools.mutation_score as ms
 
 
 def added(pattern):

@@ -8,7 +8,7 @@ For each release (default: all of ``oracle.versions.RELEASES``) it runs
 
 (the release's own jar, downloaded and compiled on first use, against the oracle at that release), keeps
 each report in DIR, and then writes the table of releases x areas (cases checked, verdict) from the
-reports, with the patch-level changes the oracle models (``flinkspec.diff_versions.KNOWN``). With
+reports, with the patch-level changes the oracle models (``flinkspec.engine.diff_versions.KNOWN``). With
 ``--table-only`` it runs nothing and tabulates the reports already in DIR.
 """
 
@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from flinkspec.diff_versions import KNOWN
+from flinkspec.engine.diff_versions import KNOWN
 from oracle import AREAS
 from oracle.versions import RELEASES, select_versions
 
@@ -81,8 +81,8 @@ def table(out: Path, releases: list[str], command: str) -> str:
         lines.append(f"| {release} | " + " | ".join(cell(runs.get(a)) for a in areas) + f" | {verdict} |")
     lines += ["", f"{totals['valid']} of {len(releases)} releases valid, {totals['cases']:,} cases checked.", "",
               "## Changes the oracle models at a patch release", "",
-              "From `flinkspec.diff_versions.KNOWN` (each has a witness that `flinkspec diff-versions` confirms on "
-              "both real jars):", ""]
+              "From `flinkspec.engine.diff_versions.KNOWN` (each has a witness that `flinkspec diff-versions` "
+              "confirms on both real jars):", ""]
     lines += [f"- {k.area} at {k.step}: {k.text}" for k in KNOWN if k.step.patch]
     return "\n".join(lines) + "\n"
 

@@ -32,7 +32,7 @@ class Mutant:
     ``undocumented`` says, in words, why a mutant breaks no documented rule: the behaviour it changes
     is one that neither the seeds nor Flink's documentation state, and only Flink's code decides (the
     ``flink`` level's differential check catches it). Empty: it breaks a documented rule, and
-    ``--conformance documented`` must catch it (``python -m flinkspec.catch_rate`` measures that).
+    ``--conformance documented`` must catch it (``python -m flinkspec.tools.catch_rate`` measures that).
     ``documented_since`` names the first release whose documentation it breaks, when that is later than
     a release it is measured at (``undocumented`` then says why the earlier ones are not).
     """

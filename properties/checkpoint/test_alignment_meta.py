@@ -92,7 +92,7 @@ def _classic_exactly_once(r: dict[str, Any]) -> bool:
 
 
 def test_one_request_in_twenty_is_the_classic_exactly_once_scenario() -> None:
-    from flinkspec.corpus import inputs
+    from properties.corpus import inputs
 
     drawn = [{"area": "checkpoint.alignment", "flink": str(LATEST), "input": i}
              for i in inputs("checkpoint.alignment", LATEST, 300, 0)]
@@ -110,7 +110,7 @@ def _completes_without_finished(r: dict[str, Any]) -> bool:
 
 
 def test_one_request_in_twenty_completes_a_checkpoint_without_its_finished_channels() -> None:
-    from flinkspec.corpus import inputs
+    from properties.corpus import inputs
 
     drawn = [{"area": "checkpoint.alignment", "flink": str(LATEST), "input": i}
              for i in inputs("checkpoint.alignment", LATEST, 300, 0)]
@@ -119,9 +119,9 @@ def test_one_request_in_twenty_completes_a_checkpoint_without_its_finished_chann
 
 def test_one_recovery_request_in_twenty_fails_after_two_completed_checkpoints() -> None:
     """RCV-5's witness: two checkpoints settle before the failure, so restoring the older one is wrong."""
-    from flinkspec.corpus import draw
     from properties.checkpoint.alignment_invariants import settled
     from properties.checkpoint.recovery import requests as recovery_requests
+    from properties.corpus import draw
 
     def two(inp: dict[str, Any]) -> bool:
         return len(settled(inp, LATEST, inp.get("fail_after", len(inp["events"])))) >= 2
@@ -131,9 +131,9 @@ def test_one_recovery_request_in_twenty_fails_after_two_completed_checkpoints() 
 
 def test_one_recovery_request_in_thirty_fails_an_at_least_once_single_input_job_after_a_checkpoint() -> None:
     """RCV-6's witness: at-least-once on one channel, a checkpoint completed before the failure, records after it."""
-    from flinkspec.corpus import draw
     from properties.checkpoint.alignment_invariants import settled
     from properties.checkpoint.recovery import requests as recovery_requests
+    from properties.corpus import draw
 
     def witness(inp: dict[str, Any]) -> bool:
         upto = inp.get("fail_after", len(inp["events"]))

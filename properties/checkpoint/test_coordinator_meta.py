@@ -87,7 +87,7 @@ def _subsumed_without_savepoints(r: dict[str, Any]) -> bool:
 
 def _share(pred: Callable[[dict[str, Any]], bool], n: int = 300) -> int:
     """How many of ``n`` drawn requests (a fixed seed) have the shape."""
-    from flinkspec.corpus import inputs
+    from properties.corpus import inputs
 
     return sum(pred({"area": "checkpoint.coordinator", "flink": str(LATEST), "input": i})
                for i in inputs("checkpoint.coordinator", LATEST, n, 0))

@@ -10,10 +10,10 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
 import oracle
-from flinkspec.corpus import draw
 from oracle.classloading import jdk_classes
 from oracle.versions import SUPPORTED, FlinkVersion, parse_version
 from properties.classloading.strategies import requests
+from properties.corpus import draw
 
 REACH = settings(max_examples=4000, database=None, deadline=None, phases=[Phase.generate], derandomize=True,
                  suppress_health_check=list(HealthCheck))

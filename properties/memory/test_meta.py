@@ -88,7 +88,7 @@ def test_a_good_share_of_configurations_is_accepted(area: str) -> None:
     """At least a quarter of the generated configurations are ones Flink accepts (the strategy
     explores valid derivations, not only rejections), and at least a quarter are rejected."""
     import oracle
-    from flinkspec.corpus import draw
+    from properties.corpus import draw
     from properties.memory.strategies import requests
 
     answers = [oracle.answer({"id": 1, **r}) for r in draw(requests(area, LATEST), 400, 1)]
@@ -98,7 +98,7 @@ def test_a_good_share_of_configurations_is_accepted(area: str) -> None:
 
 def test_one_config_in_five_spells_a_size_with_a_capital_unit() -> None:
     """TM-11/JM-7's witness: a size in the documented syntax whose unit has a capital letter (4G, 512MB)."""
-    from flinkspec.corpus import inputs
+    from properties.corpus import inputs
     from properties.memory.invariants import documented_size
 
     def capital(config: dict[str, str]) -> bool:
@@ -112,7 +112,7 @@ def test_one_config_in_twenty_derives_more_than_1g_of_network_memory_by_default(
     """TM-12's witness of the 1.17 default (network.max Long.MAX_VALUE): an accepted configuration with no
     task heap, no network max and no legacy buffers, whose network memory (its fraction) exceeds 1g."""
     import oracle
-    from flinkspec.corpus import inputs
+    from properties.corpus import inputs
 
     def witness(config: dict[str, str]) -> bool:
         keys = (TM + "task.heap.size", TM + "network.max", "taskmanager.network.memory.max",

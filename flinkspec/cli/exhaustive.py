@@ -1,0 +1,38 @@
+"""``flinkspec exhaustive``: every short watermark sequence, oracle against an implementation."""
+
+from __future__ import annotations
+
+import argparse
+
+from flinkspec.cli.options import (
+    EXIT_FAIL,
+    EXIT_OK,
+    open_impl_option,
+    versions_option,
+)
+from flinkspec.errors import CliError
+from flinkspec.impls import pinned_version
+
+
+def cmd_exhaustive(args: argparse.Namespace) -> int:
+    from flinkspec.engine import exhaustive as ex
+
+    try:
+        shapes = [ex.Shape.parse(s) for s in (args.shape or ["1x5", "2x5", "3x4"])]
+        timestamps = ex.parse_timestamps(args.timestamps)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if args.area not in ("watermark.valve", "watermark.combined"):
+        raise CliError("--area must be watermark.valve or watermark.combined")
+    impl = open_impl_option(args.impl, args.timeout)
+    versions = versions_option(args.flink, pinned_version(impl))
+    differing = 0
+    try:
+        for ver in versions:
+            for shape in shapes:
+                outcome = ex.run(impl, args.area, str(ver), shape, timestamps)
+                ex.print_outcome(args.area, outcome)
+                differing += bool(outcome.differences)
+    finally:
+        impl.close()
+    return EXIT_FAIL if differing else EXIT_OK

@@ -1,0 +1,180 @@
+"""flinkspec memory: what Flink derives from a memory configuration, as its startup log shows it.
+
+    flinkspec memory -D taskmanager.memory.process.size=4g
+    flinkspec memory --jobmanager --config conf/config.yaml --flink 1.17
+    flinkspec memory --config conf/flink-conf.yaml -D taskmanager.memory.managed.fraction=0.5 --json
+    flinkspec memory -D taskmanager.memory.process.size=4g --impl flink:2.3          # real Flink answers
+    flinkspec memory -D taskmanager.memory.process.size=4g --impl flink:lib/flink-dist.jar  # your build
+
+-D options override the file. Exit 0 with the breakdown, 1 when Flink rejects the
+configuration (its exception and message are printed), 2 for bad usage (an unreadable file, an
+unknown version).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from flinkspec.errors import CliError
+from flinkspec.impls.flinkconf import ConfigFileError, load, parse_dynamic
+from oracle.memory import derive_jobmanager, derive_taskmanager, dynamic_configs
+from oracle.memsize import MemorySize
+from oracle.protocol import Rejected
+from oracle.versions import LATEST, FlinkVersion, UnknownVersion, parse_version
+
+MODES = {
+    "fine-grained": "explicit task heap and managed memory",
+    "total-flink": "total Flink memory",
+    "total-process": "total process memory",
+}
+
+TM_LINES = [
+    ("Total Process Memory:          ", "total_process"),
+    ("  Total Flink Memory:          ", "total_flink"),
+    ("    Total JVM Heap Memory:     ", "heap"),
+    ("      Framework:               ", "framework_heap"),
+    ("      Task:                    ", "task_heap"),
+    ("    Total Off-heap Memory:     ", "off_heap_total"),
+    ("      Managed:                 ", "managed"),
+    ("      Total JVM Direct Memory: ", "direct"),
+    ("        Framework:             ", "framework_off_heap"),
+    ("        Task:                  ", "task_off_heap"),
+    ("        Network:               ", "network"),
+    ("  JVM Metaspace:               ", "jvm_metaspace"),
+    ("  JVM Overhead:                ", "jvm_overhead"),
+]
+JM_LINES = [
+    ("Total Process Memory: ", "total_process"),
+    ("  Total Flink Memory: ", "total_flink"),
+    ("    JVM Heap:         ", "heap"),
+    ("    Off-heap:         ", "off_heap"),
+    ("  JVM Metaspace:      ", "jvm_metaspace"),
+    ("  JVM Overhead:       ", "jvm_overhead"),
+]
+
+
+def _human(n: int) -> str:
+    return MemorySize(n).to_human_readable_string()
+
+
+def breakdown(out: dict[str, Any], jobmanager: bool) -> list[str]:
+    """The lines of Flink's "Final TaskExecutor/Master Memory configuration" log."""
+    values = dict(out)
+    if not jobmanager:
+        values["heap"] = out["framework_heap"] + out["task_heap"]
+        values["direct"] = out["framework_off_heap"] + out["task_off_heap"] + out["network"]
+        values["off_heap_total"] = out["managed"] + values["direct"]
+    title = "Final Master Memory configuration:" if jobmanager else "Final TaskExecutor Memory configuration:"
+    return [title] + [f"  {label}{_human(values[key])}" for label, key in (JM_LINES if jobmanager else TM_LINES)]
+
+
+def jvm_args_text(jvm: dict[str, int]) -> str:
+    parts = [f"-Xmx{jvm['Xmx']}", f"-Xms{jvm['Xms']}"]
+    if "MaxDirectMemorySize" in jvm:
+        parts.append(f"-XX:MaxDirectMemorySize={jvm['MaxDirectMemorySize']}")
+    parts.append(f"-XX:MaxMetaspaceSize={jvm['MaxMetaspaceSize']}")
+    return " ".join(parts)
+
+
+def version_and_config(flink: str | None, config_file: str | None, dynamic: list[str] | None,
+                       ) -> tuple[FlinkVersion, dict[str, str]]:
+    """``--flink`` (default: the newest), and ``--config`` overridden by ``-D``; usage errors otherwise."""
+    try:
+        version = parse_version(flink) if flink else LATEST
+    except UnknownVersion as exc:
+        raise CliError(f"--flink: {exc}") from None
+    try:
+        config = load(Path(config_file)) if config_file else {}
+        config.update(parse_dynamic(dynamic or []))
+    except ConfigFileError as exc:
+        raise CliError(str(exc)) from None
+    return version, config
+
+
+def cmd_memory(args: argparse.Namespace) -> int:
+    if args.impl != "oracle":
+        return _memory_by_impl(args)
+    version, config = version_and_config(args.flink, args.config, args.D)
+    prefix = "jobmanager.memory." if args.jobmanager else "taskmanager.memory."
+    known = _known_keys(args.jobmanager)
+    for key in config:
+        if key.startswith(prefix) and key not in known:
+            print(f"warning: Flink does not know the key {key!r} and ignores it", file=sys.stderr)
+    result = (derive_jobmanager if args.jobmanager else derive_taskmanager)(config, version)
+    if isinstance(result, Rejected):
+        if args.json:
+            print(json.dumps({"flink": str(version), "error": result.to_error()}, indent=2))
+        else:
+            print(f"Flink {version} rejects this configuration:\n{result.exception}: {result.message}")
+        return 1
+    out = result.to_output()
+    if args.json:
+        print(json.dumps({"flink": str(version), "mode": result.mode, **out,
+                          "dynamic_configs": dynamic_configs(result)}, indent=2))
+        return 0
+    print(f"Flink {version}, derived from {MODES.get(result.mode, result.mode)}")
+    print("\n".join(breakdown(out, args.jobmanager)))
+    print(f"JVM arguments: {jvm_args_text(out['jvm_args'])}")
+    print(f"Dynamic configs: {dynamic_configs(result)}")
+    return 0
+
+
+def _memory_by_impl(args: argparse.Namespace) -> int:
+    """The breakdown as ``--impl`` (real Flink, a fork's jar, any implementation) answers it."""
+    from flinkspec.cli.options import ask_once
+    from flinkspec.impls import spec_pinned_version
+
+    pinned = spec_pinned_version(args.impl)
+    version, config = version_and_config(args.flink or pinned, args.config, args.D)
+    if pinned and parse_version(pinned) != version:
+        raise CliError(f"--flink {args.flink}: the implementation {args.impl} is pinned to Flink {pinned}")
+    area = "memory.jobmanager" if args.jobmanager else "memory.taskmanager"
+    request = {"id": 1, "area": area, "flink": str(version), "input": {"config": config}}
+    resp = ask_once(args.impl, args.timeout, request)
+    if "error" in resp:
+        err = resp["error"]
+        if args.json:
+            print(json.dumps({"flink": str(version), "impl": args.impl, "error": err}, indent=2))
+        else:
+            print(f"Flink {version} ({args.impl}) rejects this configuration:\n"
+                  f"{err.get('exception')}: {err.get('message')}")
+        return 1
+    out = resp["output"]
+    if args.json:
+        print(json.dumps({"flink": str(version), "impl": args.impl, **out}, indent=2))
+        return 0
+    print(f"Flink {version}, as {args.impl} derives it")
+    print("\n".join(breakdown(out, args.jobmanager)))
+    print(f"JVM arguments: {jvm_args_text(out['jvm_args'])}")
+    return 0
+
+
+def _known_keys(jobmanager: bool) -> set[str]:
+    from properties.memory.strategies import JM_SIZE_KEYS, TM_FRACTION_KEYS, TM_SIZE_KEYS
+
+    if jobmanager:
+        return {*JM_SIZE_KEYS, "jobmanager.memory.jvm-overhead.fraction",
+                "jobmanager.memory.enable-jvm-direct-memory-limit"}
+    return {*TM_SIZE_KEYS, *TM_FRACTION_KEYS, "taskmanager.memory.segment-size",
+            "taskmanager.memory.managed.consumer-weights", "taskmanager.memory.min-segment-size",
+            "taskmanager.memory.framework.off-heap.batch-shuffle.size", "taskmanager.memory.size"}
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("memory", allow_abbrev=False,
+                       help="the memory Flink derives from a configuration, as its log shows it",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--jobmanager", action="store_true", help="the JobManager (default: the TaskManager)")
+    p.add_argument("--flink", help="Flink release X.Y (its newest patch) or X.Y.Z (default: the newest)")
+    p.add_argument("--config", help="config.yaml (2.x; nested or flat) or a legacy flink-conf.yaml")
+    p.add_argument("-D", action="append", metavar="KEY=VALUE", help="a configuration option (repeatable)")
+    p.add_argument("--json", action="store_true", help="print the breakdown (or the rejection) as JSON")
+    p.add_argument("--impl", default="oracle",
+                   help="who answers: oracle (default), flink:X.Y for real Flink, flink:PATH/flink-dist.jar for a "
+                        "fork's own jar, or any --impl of check")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for the answer")
+    p.set_defaults(fn=cmd_memory)

@@ -1,0 +1,86 @@
+"""``flinkspec replay``: re-run the counterexamples of a report, or one request."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from flinkspec.cli.options import (
+    EXIT_FAIL,
+    EXIT_OK,
+    open_impl_option,
+)
+from flinkspec.errors import CliError
+from oracle.versions import SUPPORTED, UnknownVersion, parse_version
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from flinkspec.impls import answer_one
+    from flinkspec.impls.capabilities import resolve
+    from flinkspec.judge.verdict import NotChecked, SuiteError, evaluate
+    from properties.rules import RULES
+
+    if args.request:
+        try:
+            cases = [{"request": json.loads(args.request)}]
+        except ValueError as exc:
+            raise CliError(f"--request is not JSON: {exc}") from None
+        impl_spec = args.impl
+    elif args.report:
+        try:
+            data = json.loads(Path(args.report).read_text())
+            cases = data["counterexamples"]
+            impl_spec = args.impl or data["impl"]
+        except (OSError, ValueError, KeyError) as exc:
+            raise CliError(f"cannot read report {args.report}: {exc}") from None
+    else:
+        raise CliError("replay needs a report.json or --request JSON")
+    if not impl_spec:
+        raise CliError("replay --request needs --impl")
+    impl = open_impl_option(impl_spec, args.timeout)
+    if not cases:
+        print("nothing to replay: the report holds no counterexample")
+        return EXIT_OK
+    from properties.areas import AREAS
+
+    for i, case in enumerate(cases, 1):
+        r = case.get("request") if isinstance(case, dict) else None
+        if not isinstance(r, dict) or not isinstance(r.get("input"), dict) or r.get("area") not in AREAS:
+            raise CliError(f"case {i}: a request must be an object with an area ({', '.join(AREAS)}) "
+                           "and an input object")
+    still = 0
+    try:
+        caps = resolve(impl_spec, impl, None, known_areas=AREAS, known_rules=RULES)
+        for i, case in enumerate(cases, 1):
+            req = {"id": i, **case["request"]}
+            try:
+                version = parse_version(req.get("flink", str(SUPPORTED[-1])))
+            except UnknownVersion as exc:
+                raise CliError(f"case {i}: {exc}") from None
+            sendable, why = caps.fit(req)
+            if sendable != req:
+                print(f"case {i} ({req['area']} at Flink {req.get('flink')}): not checked: "
+                      f"{why or 'it uses protocol features the implementation does not speak'}")
+                continue
+            actual = answer_one(impl, req)
+            try:
+                broken = evaluate(req, actual, version, AREAS[req["area"]], conformance=args.conformance,
+                                  strict_messages=args.strict_messages,
+                                  unsupported=caps.rules_unsupported(req["area"], version), fit_answer=caps.fit_answer)
+            except NotChecked as exc:
+                print(f"case {i} ({req['area']} at Flink {req.get('flink')}): not checked: {exc}")
+                continue
+            except SuiteError as exc:
+                raise CliError(f"case {i} is not a valid request: {exc}") from None
+            print(f"case {i} ({req['area']} at Flink {req.get('flink')}): "
+                  + ("still fails" if broken else "passes"))
+            print(f"  answer: {json.dumps(actual)}")
+            for rule, message, _expected in broken:
+                print(f"  {rule}: {message}")
+            if broken and broken[0][2] is not None:
+                print(f"  Flink: {json.dumps(broken[0][2])}")
+            still += bool(broken)
+    finally:
+        impl.close()
+    return EXIT_FAIL if still else EXIT_OK

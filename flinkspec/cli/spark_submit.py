@@ -1,0 +1,15 @@
+"""Entry point for ``spark-submit``: the same options as ``flinkspec fanout``, the master from spark-submit.
+
+    spark-submit --master spark://host:7077 \\
+        "$(python -c 'import flinkspec.cli.spark_submit as s; print(s.__file__)')" \\
+        --impl flink:2.3.0 --cases 1000000 --report reports/flink
+"""
+
+from __future__ import annotations
+
+import sys
+
+from flinkspec.cli.main import main
+
+if __name__ == "__main__":
+    sys.exit(main(["fanout", *sys.argv[1:]]))

@@ -1,0 +1,277 @@
+"""The conformance check: generate requests, ask the implementation, judge, group, shrink.
+
+For one (area, version) Hypothesis generates requests from the area's strategy; each is answered
+by the implementation under test; every invariant of the area judges the answer and (at the
+``flink`` conformance level) the answer is compared with the oracle's. Every requested example is
+checked, and the failing ones are grouped into *divergences* (:mod:`flinkspec.judge.divergence`: how the
+answer differs from Flink's and every rule it breaks); each divergence is then shrunk to its own
+minimal, plainly spelled request, so that one bug gives one counterexample and two bugs never
+share one. An implementation that breaks (crash, hang, garbage) ends that (area, version) with an
+infrastructure error; what was found before is kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import attrs
+from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
+
+from flinkspec.impls import Implementation, ImplementationBroken
+from flinkspec.impls.capabilities import EVERYTHING, Capabilities
+from flinkspec.judge.divergence import features
+from flinkspec.judge.verdict import REDUCE_CALLS, Conformance, Group, Judge, replay_command, said
+from oracle.versions import FlinkVersion
+from properties import corpus
+from properties.areas import AREAS
+from properties.rules import RULES
+
+# Shrinking budgets, in requests sent (not seconds, so that a seed gives the same report on any machine):
+SHRINK_CASES = 500  # Hypothesis's shrinking of one divergence (then delta debugging takes over)
+SHRINK_DIVERGENCES = 10  # the most frequent divergences Hypothesis shrinks; the others are delta-debugged only
+REDUCE_FEW_CALLS = 200  # ... of each divergence after the first REDUCE_DIVERGENCES
+REDUCE_DIVERGENCES = 20
+SEARCH_EXAMPLES = 1000  # per (area, version): judged one by one under Hypothesis; the rest in batches
+BATCH = 256
+
+
+@attrs.frozen
+class Counterexample:
+    """One divergence of the implementation from Flink: its shrunk representative request, what
+    differs, every rule it breaks and how many of the checked cases failed the same way."""
+
+    area: str
+    flink: str
+    rule: str  # the first of ``rules``: the rule a one-line summary names
+    rule_text: str
+    request: dict[str, Any]
+    expected: dict[str, Any] | None
+    actual: dict[str, Any]
+    difference: str
+    replay: str
+    rules: tuple[str, ...] = ()
+    signature: str = ""  # what differs from Flink, in words (flinkspec.judge.divergence)
+    cases: int = 1  # failing cases of this divergence among those checked
+    features: tuple[str, ...] = ()  # what the representative request is made of
+    messages: tuple[str, ...] = ()  # what each of ``rules`` saw, in the same order
+
+    def to_json(self) -> dict[str, Any]:
+        return {**attrs.asdict(self), "rules": list(self.rules), "features": list(self.features),
+                "messages": list(self.messages)}
+
+
+@attrs.define
+class AreaRun:
+    """The outcome of checking one area at one Flink version."""
+
+    area: str
+    flink: str
+    cases: int = 0
+    seconds: float = 0.0
+    counterexamples: list[Counterexample] = attrs.field(factory=list)
+    infra_error: str | None = None
+    infra_replay: str | None = None  # replays the request the implementation broke on, when one did it
+    failing: int = 0  # checked cases that failed (each belongs to one counterexample's divergence)
+    checked: int = 0  # generated cases sent and judged (``cases`` also counts those sent while shrinking)
+    not_checked: dict[str, int] = attrs.field(factory=dict)  # why -> generated cases not sent
+
+    @property
+    def verdict(self) -> str:
+        if self.counterexamples:
+            return "invalid"
+        return "unknown" if self.infra_error or not self.checked else "valid"  # nothing checked is no pass
+
+
+class _Violated(AssertionError):
+    """Raised on the divergence Hypothesis is told to shrink."""
+
+
+class _Abort(BaseException):
+    """Leaves Hypothesis at once (it only catches Exception) when the implementation broke; its
+    argument is the :class:`ImplementationBroken`."""
+
+
+class _Enough(BaseException):
+    """Leaves Hypothesis at once when ``--max-failures`` failing cases were seen."""
+
+
+def _answer(jg: Judge, request: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """:meth:`Judge.ask`, leaving Hypothesis at once if the implementation broke."""
+    try:
+        return jg.ask(request)
+    except ImplementationBroken as exc:
+        raise _Abort(exc) from exc
+
+
+def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVersion, *,
+               examples: int, seed_value: int, conformance: Conformance = "flink",
+               strict_messages: bool = False, progress: Callable[[AreaRun], None] | None = None,
+               max_failures: int | None = None, capabilities: Capabilities = EVERYTHING) -> AreaRun:
+    """Check one area at one version with ``examples`` generated requests, and report every
+    divergence (:mod:`flinkspec.judge.divergence`) with one minimal representative.
+
+    All ``examples`` are checked (unless ``max_failures`` failing cases are seen first): up to
+    :data:`SEARCH_EXAMPLES` drawn one at a time by Hypothesis, the rest from a pre-drawn corpus
+    (:mod:`properties.corpus`, shared by the versions that draw the same inputs) pipelined through
+    the implementation in batches. Then each divergence is shrunk: for the most frequent ones the
+    search pass is drawn again and Hypothesis shrinks that divergence alone, and delta debugging
+    (:mod:`flinkspec.judge.reduce`) takes what is left, down to the plainest spelling that still fails the
+    same way (budgets in requests sent, so a seed gives the same report anywhere). ``capabilities``
+    says what the implementation speaks and supports
+    (:mod:`flinkspec.impls.capabilities`): each generated request is fitted to it, one it cannot be sent
+    is not checked (counted in ``AreaRun.not_checked`` with why), and the rules it declares
+    unsupported are not held against it."""
+    spec = AREAS[area]
+    run = AreaRun(area, str(version))
+    jg = Judge(impl, spec, version, conformance, strict_messages, capabilities)
+    started = time.monotonic()
+
+    def enough() -> bool:
+        return max_failures is not None and jg.failing >= max_failures
+
+    def tick() -> None:
+        if progress is not None:
+            progress(attrs.evolve(run, cases=jg.cases, failing=jg.failing))
+
+    drawn = [0]  # examples of the search pass so far
+
+    def one_pass(focus: tuple[str, tuple[str, ...]] | None, n: int, limit: int = 0) -> None:
+        """``focus`` None: judge ``n`` drawn requests, raising nothing (every failure is counted);
+        else draw the same requests again and raise on the focused divergence, so that Hypothesis
+        shrinks it (until ``limit`` requests were sent in all: what it has reached is kept)."""
+        @settings(max_examples=n, deadline=None, database=None, verbosity=Verbosity.quiet,
+                  report_multiple_bugs=False, print_blob=False,
+                  phases=(Phase.explicit, Phase.generate, Phase.shrink),
+                  suppress_health_check=[HealthCheck.too_slow])
+        @seed(seed_value)
+        @given(spec.requests(version))
+        def one(request: dict[str, Any]) -> None:
+            if focus is not None and jg.cases >= limit:
+                raise _Enough
+            sent = jg.prepare(request)
+            if focus is None:
+                drawn[0] += 1
+            if sent is None:
+                return
+            req, actual = _answer(jg, sent)
+            sig = jg.judge(req, actual)
+            if focus is None:
+                if sig is not None and jg.groups[sig.key].first_drawn is None:
+                    jg.groups[sig.key].first_drawn = drawn[0]
+                if jg.cases % 500 == 0:
+                    tick()
+                if enough():
+                    raise _Enough
+                return
+            if sig is not None and sig.key == focus:
+                raise _Violated(sig.text())
+
+        with contextlib.suppress(_Violated, _Enough):  # the smallest request of each divergence was kept
+            one()
+
+    search = min(examples, SEARCH_EXAMPLES)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Generating overly large repr")
+        try:
+            try:
+                _batched(jg, corpus.inputs(area, version, examples - search, seed_value), enough, tick)
+                one_pass(None, search)
+            except _Enough:
+                pass
+            # Shrinking: the search pass is drawn again for each divergence it showed, and Hypothesis
+            # shrinks that divergence alone (the most frequent first, each within a budget of requests).
+            jg.counting = False
+            shrunk = 0
+            for key, group in sorted(jg.groups.items(), key=lambda kv: -kv[1].cases):
+                if group.first_drawn is None or shrunk >= SHRINK_DIVERGENCES:
+                    continue
+                shrunk += 1
+                one_pass(key, group.first_drawn, jg.cases + group.first_drawn + SHRINK_CASES)
+        except _Abort as exc:
+            broke = exc.args[0]
+            run.infra_error = str(broke)
+            if broke.request is not None and "area" in broke.request:
+                run.infra_replay = replay_command(impl_spec, broke.request, strict_messages)
+    found = sorted(jg.groups.values(), key=lambda g: -g.cases)
+    if run.infra_error is None:
+        found = [_reduce_group(g, jg, REDUCE_CALLS if i < REDUCE_DIVERGENCES else REDUCE_FEW_CALLS)
+                 for i, g in enumerate(found)]
+    run.counterexamples = sorted((_counterexample(g, impl_spec, strict_messages) for g in found),
+                                 key=lambda c: (-c.cases, c.rules))
+    run.cases, run.checked, run.failing, run.not_checked = jg.cases, jg.checked, jg.failing, dict(jg.not_checked)
+    run.seconds = time.monotonic() - started
+    return run
+
+
+def counterexample(request: dict[str, Any], expected: dict[str, Any] | None, actual: dict[str, Any],
+                   what: str, rules: tuple[str, ...], messages: tuple[str, ...], cases: int, impl_spec: str,
+                   strict: bool) -> Counterexample:
+    """A divergence as reported: its representative, what differs, its rules and what each saw."""
+    first = rules[0]
+    return Counterexample(request["area"], request["flink"], first, RULES[first].text if first in RULES else first,
+                          request, expected, actual, messages[0] if messages and messages[0] else what,
+                          replay_command(impl_spec, request, strict), rules, what, cases, features(request),
+                          messages)
+
+
+def _counterexample(g: Group, impl_spec: str, strict: bool) -> Counterexample:
+    rules = g.signature.rules
+    return counterexample(g.request, g.expected, g.actual, g.signature.what, rules, said(g.broken, rules),
+                          max(g.cases, 1), impl_spec, strict)
+
+
+def _batched(jg: Judge, inputs: list[dict[str, Any]], enough: Callable[[], bool], tick: Callable[[], object]) -> None:
+    """Answer ``inputs`` in pipelined batches and judge every answer."""
+    pending: list[dict[str, Any]] = []
+    for inp in inputs:
+        sent = jg.prepare({"area": jg.area, "flink": str(jg.version), "input": inp})
+        if sent is not None:
+            pending.append(sent)
+    for start in range(0, len(pending), BATCH):
+        reqs = [{"id": jg.next_id(), **r} for r in pending[start:start + BATCH]]
+        try:
+            answers = jg.impl.answer_many(reqs)
+        except ImplementationBroken as exc:
+            raise _Abort(exc) from exc
+        for req, actual in zip(reqs, answers, strict=True):
+            jg.judge(req, actual)
+        tick()
+        if enough():
+            raise _Enough
+
+
+def _reduce_group(g: Group, jg: Judge, calls: int) -> Group:
+    """Delta-debug a divergence's smallest request further, keeping its signature, with at most ``calls`` requests."""
+    try:
+        found = jg.smallest(g.request, g.signature.key, calls)
+    except ImplementationBroken:
+        return g
+    if found is None:
+        return g
+    request, actual, (sig, broken, expected) = found
+    return attrs.evolve(g, signature=sig, request=request, actual=actual, expected=expected, broken=broken)
+
+
+
+
+def shrink_one(found: Counterexample, impl: Implementation, impl_spec: str, version: FlinkVersion, *,
+               conformance: Conformance, strict_messages: bool, capabilities: Capabilities = EVERYTHING,
+               ) -> tuple[Counterexample, int]:
+    """Shrink one divergence's representative found elsewhere (the Spark harness's tasks) by delta
+    debugging; returns it and the number of requests sent."""
+    jg = Judge(impl, AREAS[found.area], version, conformance, strict_messages, capabilities)
+    sig = jg.judge({"id": 0, **found.request}, found.actual)  # the divergence as the task saw it
+    if sig is None:
+        return found, 0
+    jg.counting = False
+    group = _reduce_group(jg.groups[sig.key], jg, REDUCE_CALLS)
+    group.cases = found.cases
+    return _counterexample(group, impl_spec, strict_messages), jg.cases
+
+
+def versions_for(area: str, wanted: Sequence[FlinkVersion]) -> list[FlinkVersion]:
+    return [ver for ver in wanted if ver in AREAS[area].versions]

@@ -1,0 +1,423 @@
+"""Implementations under test, all speaking docs/protocol/v1.md.
+
+``--impl`` takes:
+
+- ``oracle``: flinkspec's own reference, in process;
+- ``flink`` / ``flink:X.Y[.Z]``: real Flink through the JVM bridge (one bridge per version; plain
+  ``flink`` routes each request to the bridge of the version it names);
+- ``flink:PATH/TO/flink-dist.jar``: a fork's (a vendor's, a patched) jar, its Flink base release read
+  from the manifest (else the version each request names, i.e. ``--flink``); the bridge is built
+  against that jar and nothing is downloaded;
+- ``cmd:COMMAND``: any program speaking JSON lines on stdin/stdout;
+- ``python:MODULE:CALLABLE``: an in-process ``answer(request) -> response`` callable;
+- ``mutant:NAME``: a built-in, deliberately faulty implementation (``flinkspec mutants`` lists them).
+
+The suite talks to every implementation through :class:`Implementation`: ``answer_many`` pipelines
+a batch of requests; a crash, a hang past the per-request timeout, or an answer that is not a
+protocol response raises :class:`ImplementationBroken` naming the cause.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import select
+import shlex
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+Request = dict[str, Any]
+Response = dict[str, Any]
+
+KNOWN_ERROR_TYPES = ("InvalidConfiguration", "BadRequest")
+DEFAULT_TIMEOUT_S = 30.0
+
+
+class ImplementationBroken(RuntimeError):
+    """The implementation crashed, hung, or answered something that is not a protocol response.
+
+    ``request`` is the request it broke on, when one request did it (kept in the report, with a
+    replay line, so that a crash is never lost)."""
+
+    def __init__(self, message: str, request: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.request = dict(request) if request is not None else None
+
+
+class UsageError(ValueError):
+    """An ``--impl`` value that names no implementation; the message says what is accepted."""
+
+
+class Implementation(Protocol):
+    name: str
+
+    def answer_many(self, requests: Sequence[Request]) -> list[Response]: ...
+
+    def close(self) -> None: ...
+
+
+def answer_one(impl: Implementation, request: Request) -> Response:
+    return impl.answer_many([request])[0]
+
+
+def validate_response(name: str, request: Mapping[str, Any], resp: object) -> Response:
+    """Check the envelope of one answer; garbage is ImplementationBroken, never a silent pass."""
+    rid = request.get("id")
+    if not isinstance(resp, dict):
+        raise ImplementationBroken(f"{name} answered request {rid} with a {type(resp).__name__}, not an object",
+                                   request)
+    if resp.get("id") != rid:
+        raise ImplementationBroken(
+            f"{name} answered request {rid} with id {resp.get('id')!r} (answers must come in request order)",
+            request)
+    has_out, has_err = "output" in resp, "error" in resp
+    if has_out == has_err:
+        raise ImplementationBroken(
+            f"{name} answered request {rid} with {'both' if has_out else 'neither'} of output/error", request)
+    if has_err:
+        err = resp["error"]
+        if not isinstance(err, dict) or err.get("type") not in KNOWN_ERROR_TYPES:
+            raise ImplementationBroken(f"{name} failed on request {rid}: {json.dumps(err)[:500]}", request)
+    return resp
+
+
+class InProcess:
+    """A Python callable ``answer(request) -> response``; its exceptions are breakage, not verdicts."""
+
+    def __init__(self, name: str, fn: Callable[[Request], Response]) -> None:
+        self.name = name
+        self._fn = fn
+
+    def answer_many(self, requests: Sequence[Request]) -> list[Response]:
+        out = []
+        for req in requests:
+            try:
+                resp = self._fn(dict(req))
+            except Exception as exc:  # the implementation under test crashed: report, never hide
+                raise ImplementationBroken(
+                    f"{self.name} raised {type(exc).__name__} on request {req.get('id')}: {exc}", req) from exc
+            out.append(validate_response(self.name, req, resp))
+        return out
+
+    def close(self) -> None:
+        pass
+
+
+class Subprocess:
+    """A JSON-lines process; requests are pipelined by a writer thread while answers are read."""
+
+    def __init__(self, name: str, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT_S,
+                 env: Mapping[str, str] | None = None) -> None:
+        self.name = name
+        self.argv = list(argv)
+        self.timeout = timeout
+        self._env = dict(env) if env is not None else None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the implementation)
+        self._buf = b""
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        if self._proc is None or self._proc.poll() is not None:
+            env = dict(os.environ if self._env is None else self._env)
+            try:
+                self._proc = subprocess.Popen(
+                    self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, env=env
+                )
+            except OSError as exc:
+                raise ImplementationBroken(f"{self.name}: cannot start {shlex.join(self.argv)}: {exc}") from exc
+            self._buf = b""
+        return self._proc
+
+    def stderr_tail(self, lines: int = 8) -> str:
+        self._stderr.seek(0, os.SEEK_END)
+        size = self._stderr.tell()
+        self._stderr.seek(max(0, size - 4000))
+        tail = self._stderr.read().decode("utf-8", "replace").strip().splitlines()[-lines:]
+        return "\n".join(tail)
+
+    def answer_many(self, requests: Sequence[Request]) -> list[Response]:
+        proc = self._start()
+        assert proc.stdin is not None and proc.stdout is not None
+        payload = b"".join(json.dumps(r, separators=(",", ":")).encode() + b"\n" for r in requests)
+        write_error: list[BaseException] = []
+
+        def writer() -> None:
+            try:
+                assert proc.stdin is not None
+                proc.stdin.write(payload)
+                proc.stdin.flush()
+            except (BrokenPipeError, OSError) as exc:
+                write_error.append(exc)
+
+        thread = threading.Thread(target=writer, daemon=True)
+        thread.start()
+        out: list[Response] = []
+        try:
+            for req in requests:
+                line = self._readline(proc, req)
+                try:
+                    resp = json.loads(line)
+                except ValueError:
+                    raise ImplementationBroken(
+                        f"{self.name} answered request {req.get('id')} with a line that is not JSON: "
+                        f"{line[:200]!r}", req) from None
+                out.append(validate_response(self.name, req, resp))
+        except ImplementationBroken:
+            self.kill()
+            raise
+        thread.join()
+        return out
+
+    def _readline(self, proc: subprocess.Popen[bytes], req: Request) -> str:
+        assert proc.stdout is not None
+        fd = proc.stdout.fileno()
+        deadline = time.monotonic() + self.timeout
+        while b"\n" not in self._buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ImplementationBroken(
+                    f"{self.name} gave no answer to request {req.get('id')} within {self.timeout:g} s (hung?)", req)
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                rc = proc.wait(timeout=5)
+                tail = self.stderr_tail()
+                raise ImplementationBroken(
+                    f"{self.name} exited with code {rc} before answering request {req.get('id')}"
+                    + (f"; its stderr ends with:\n{tail}" if tail else ""), req)
+            self._buf += chunk
+        line, _, self._buf = self._buf.partition(b"\n")
+        return line.decode("utf-8", "replace")
+
+    def kill(self) -> None:
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.kill()
+            self._proc.wait()
+        self._proc = None
+
+    def close(self) -> None:
+        if self._proc is not None and self._proc.poll() is None:
+            assert self._proc.stdin is not None
+            try:
+                self._proc.stdin.close()
+                self._proc.wait(timeout=10)
+            except (subprocess.TimeoutExpired, OSError):
+                self._proc.kill()
+                self._proc.wait()
+        self._proc = None
+
+
+class PerVersion:
+    """Routes each request to an implementation for the Flink version it names (``--impl flink``)."""
+
+    def __init__(self, name: str, make: Callable[[str], Implementation], base: str | None = None) -> None:
+        self.name = name
+        self.flink_base = base  # the release X.Y a fork's jar derives from (None: from the name)
+        self._make = make
+        self._impls: dict[str, Implementation] = {}
+
+    def for_version(self, version: str) -> Implementation:
+        if version not in self._impls:
+            self._impls[version] = self._make(version)
+        return self._impls[version]
+
+    def answer_many(self, requests: Sequence[Request]) -> list[Response]:
+        from oracle.versions import LATEST
+
+        out: list[Response | None] = [None] * len(requests)
+        groups: dict[str, list[int]] = {}
+        for i, req in enumerate(requests):
+            groups.setdefault(str(req.get("flink", str(LATEST))), []).append(i)
+        for version, idx in groups.items():
+            for i, resp in zip(idx, self.for_version(version).answer_many([requests[i] for i in idx]), strict=True):
+                out[i] = resp
+        return [r for r in out if r is not None]
+
+    def close(self) -> None:
+        for impl in self._impls.values():
+            impl.close()
+        self._impls.clear()
+
+
+def _flink(version: str, timeout: float) -> Implementation:
+    from flinkspec.impls.flinkjars import FlinkUnavailable, bridge_command, resolve_patch
+
+    try:
+        argv = bridge_command(version)
+    except FlinkUnavailable as exc:
+        raise ImplementationBroken(str(exc)) from exc
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FLINK_")}  # FLINK_TM_HEAP & co.
+    return Subprocess(f"flink:{resolve_patch(version)}", argv, timeout=timeout, env=env)
+
+
+def _fork(spec: str, jar: str, timeout: float) -> PerVersion:
+    """``--impl flink:PATH``: the bridge compiled against the jar at PATH, never a download."""
+    from pathlib import Path
+
+    from flinkspec.errors import CliError
+    from flinkspec.impls.fingerprint import base_of, jar_info
+    from flinkspec.impls.flinkjars import FlinkUnavailable, fork_bridge_command
+
+    path = Path(jar)
+    if not path.is_file():
+        raise UsageError(f"--impl {spec}: {jar}: no such jar")
+    try:
+        base = jar_info(path).base
+    except CliError as exc:  # not a readable jar
+        raise UsageError(f"--impl {spec}: {exc}") from None
+
+    def make(version: str) -> Implementation:
+        try:
+            argv = fork_bridge_command(path, base or str(base_of(version) or version))
+        except FlinkUnavailable as exc:
+            raise ImplementationBroken(str(exc)) from exc
+        env = {k: v for k, v in os.environ.items() if not k.startswith("FLINK_")}
+        return Subprocess(spec, argv, timeout=timeout, env=env)
+
+    if base is None:  # the manifest names no release: one bridge per version the requests name
+        return PerVersion(spec, make)
+    return PerVersion(spec, lambda _ver: make(base), base=base)
+
+
+def _is_jar(rest: str) -> bool:
+    from flinkspec.impls.fingerprint import is_jar_spec
+
+    return is_jar_spec(rest)
+
+
+def _python(spec: str, name: str) -> Implementation:
+    module, _, attr = spec.partition(":")
+    if not module or not attr:
+        raise UsageError(f"--impl {name}: expected python:MODULE:CALLABLE")
+    try:
+        fn = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise UsageError(f"--impl {name}: cannot load {module}:{attr}: {exc}") from exc
+    if not callable(fn):
+        raise UsageError(f"--impl {name}: {module}:{attr} is not callable")
+    return InProcess(name, fn)
+
+
+def check_spec(spec: str) -> None:
+    """Reject an ``--impl`` value that cannot name an implementation, without starting anything."""
+    kind, _, rest = spec.partition(":")
+    if spec == "oracle" or (kind == "flink" and not rest) or (kind == "cmd" and rest.strip()):
+        return
+    if kind == "flink" and _is_jar(rest):
+        from pathlib import Path
+
+        if not Path(rest).is_file():
+            raise UsageError(f"--impl {spec}: {rest}: no such jar")
+        return
+    if kind == "flink":
+        from oracle.versions import UnknownVersion, parse_version
+
+        try:
+            parse_version(rest)
+        except UnknownVersion as exc:
+            raise UsageError(f"--impl {spec}: {exc}") from None
+        return
+    if kind == "mutant":
+        from flinkspec.mutants import MUTANTS
+
+        if rest not in MUTANTS:
+            raise UsageError(f"--impl {spec}: unknown mutant; known: {', '.join(sorted(MUTANTS))}")
+        return
+    if kind == "python" and rest.count(":") == 1:
+        return
+    raise UsageError(
+        f"--impl {spec!r} names no implementation; use oracle, flink, flink:X.Y[.Z], flink:PATH.jar, cmd:COMMAND, "
+        "python:MODULE:CALLABLE or mutant:NAME"
+    )
+
+
+def open_impl(spec: str, timeout: float = DEFAULT_TIMEOUT_S) -> Implementation:
+    """Open the implementation an ``--impl`` value names (see the module docstring)."""
+    kind, _, rest = spec.partition(":")
+    if spec == "oracle":
+        import oracle
+
+        return InProcess("oracle", oracle.answer)
+    if kind == "flink":
+        from oracle.versions import UnknownVersion, parse_version
+
+        if not rest:
+            return PerVersion("flink", lambda ver: _flink(ver, timeout))
+        if _is_jar(rest):
+            return _fork(spec, rest, timeout)
+        try:
+            parse_version(rest)
+        except UnknownVersion as exc:
+            raise UsageError(f"--impl {spec}: {exc}") from None
+        return PerVersion(spec, lambda _ver: _flink(rest, timeout))
+    if kind == "cmd" and rest.strip():
+        return Subprocess(spec, shlex.split(rest), timeout=timeout)
+    if kind == "python":
+        return _python(rest, spec)
+    if kind == "mutant":
+        from flinkspec.mutants import MUTANTS
+
+        if rest not in MUTANTS:
+            raise UsageError(f"--impl {spec}: unknown mutant; known: {', '.join(sorted(MUTANTS))}")
+        return InProcess(spec, MUTANTS[rest].answer)
+    raise UsageError(
+        f"--impl {spec!r} names no implementation; use oracle, flink, flink:X.Y[.Z], flink:PATH.jar, cmd:COMMAND, "
+        "python:MODULE:CALLABLE or mutant:NAME"
+    )
+
+
+def spec_pinned_version(spec: str) -> str | None:
+    """The Flink release an ``--impl`` value pins, without starting it (None: not pinned).
+
+    ``flink:2.3.0`` -> ``2.3`` (its minor's newest patch), ``flink:1.15.1`` -> ``1.15.1``;
+    ``flink:PATH.jar`` -> the base its manifest names (or None).
+    """
+    kind, _, rest = spec.partition(":")
+    if kind != "flink" or not rest:
+        return None
+    if _is_jar(rest):
+        from pathlib import Path
+
+        from flinkspec.errors import CliError
+        from flinkspec.impls.fingerprint import jar_info
+
+        try:
+            return jar_info(Path(rest)).base
+        except CliError:  # a missing or unreadable jar: opening it reports why
+            return None
+    return _release_name(rest)
+
+
+def _release_name(text: str) -> str | None:
+    """``"2.3.0"`` -> ``"2.3"`` (a minor's newest patch goes by the minor), ``"1.15.1"`` stays;
+    None for a value that names no release (opening it reports why)."""
+    from oracle.versions import UnknownVersion, parse_version
+
+    try:
+        return str(parse_version(text))
+    except UnknownVersion:
+        return None
+
+
+def pinned_version(impl: Implementation) -> str | None:
+    """The Flink release an implementation is pinned to (``flink:2.3.0`` -> ``2.3``, ``flink:1.15.1``
+    -> ``1.15.1``), if any.
+
+    A fork's jar (``flink:PATH``) is pinned to the base release its manifest names, if it names one.
+    """
+    name = impl.name
+    base = getattr(impl, "flink_base", None)
+    if base is not None:
+        return str(base)
+    if name.startswith("flink:") and _is_jar(name.split(":", 1)[1]):
+        return None
+    if name.startswith("flink:"):
+        return _release_name(name.split(":", 1)[1])
+    return None

@@ -1,0 +1,345 @@
+"""Real Flink, from PyPI: fetch ``apache-flink-libraries``, extract ``flink-dist``, build the bridge.
+
+Everything is cached under ``$FLINKSPEC_CACHE`` (default ``~/.cache/flinkspec``)::
+
+    dl/                         wheels and sdists while pip downloads them (deleted once
+                                flink-dist is extracted: only what runs is kept)
+    flink/<X.Y.Z>/flink-dist.jar
+    flink/<X.Y.Z>/bridge-<hash>/classes, unsupported/<Area>.txt (javac output of areas that
+                                do not compile against this version)
+    fork/<sha256[:16]>/bridge-<hash>/...   the bridge built against a user's own flink-dist jar
+                                (``--impl flink:PATH``), named by the jar's content, never a download
+
+The bridge sources live in ``flinkspec/impls/bridge/src``; their hash names the build, so an edited
+bridge is rebuilt on first use. A file lock makes concurrent builders (pytest-xdist workers, Spark
+tasks) wait for one another instead of racing.
+
+    python -m flinkspec.impls.flinkjars bridge 2.3      # print the argv that starts the bridge
+    python -m flinkspec.impls.flinkjars fetch all       # download and build every supported version
+
+Progress (fetching, extracting, compiling) goes to stderr, so a first run does not look hung.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import attrs
+
+from oracle.versions import parse_version, select_versions
+
+BRIDGE_SRC = Path(__file__).parent / "bridge" / "src"
+CORE = ("Area.java", "Json.java", "Main.java", "Reflect.java")
+_DIST = re.compile(r"(^|/)flink-dist[^/]*\.jar$")
+
+
+class FlinkUnavailable(RuntimeError):
+    """Real Flink of some version cannot be made available here; the message says why."""
+
+
+def progress(message: str) -> None:
+    """One line on stderr about slow work (a download, an extraction, a javac run)."""
+    print(f"flinkspec: {message}", file=sys.stderr, flush=True)
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("FLINKSPEC_CACHE", Path.home() / ".cache" / "flinkspec"))
+
+
+def resolve_patch(text: str) -> str:
+    """``"2.3"`` -> ``"2.3.0"`` (a minor means its newest patch); ``"1.19.1"`` stays as asked."""
+    return parse_version(text).release
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _download(patch: str) -> Path:
+    dl = cache_dir() / "dl"
+    dl.mkdir(parents=True, exist_ok=True)
+    for cand in dl.iterdir():
+        if _is_archive_of(cand.name, patch):
+            return cand
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
+           f"apache-flink-libraries=={patch}", "-d", str(dl)]
+    progress(f"Flink {patch}: downloading apache-flink-libraries=={patch} from PyPI (200-330 MB) ...")
+    started = time.monotonic()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+        raise FlinkUnavailable(f"pip could not download apache-flink-libraries=={patch}: {last}")
+    for cand in dl.iterdir():
+        if _is_archive_of(cand.name, patch):
+            progress(f"Flink {patch}: downloaded {_mb(cand.stat().st_size)} in {time.monotonic() - started:.0f} s")
+            return cand
+    raise FlinkUnavailable(f"pip downloaded nothing recognisable for apache-flink-libraries=={patch}")
+
+
+def _is_archive_of(name: str, patch: str) -> bool:
+    # sdists are named with dashes up to 1.19 and underscores from 1.20 on
+    return name in (f"apache-flink-libraries-{patch}.tar.gz", f"apache_flink_libraries-{patch}.tar.gz") or (
+        name.startswith(f"apache_flink_libraries-{patch}-") and name.endswith(".whl")
+    )
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:.0f} MB"
+
+
+def _extract_dist(archive: Path, target: Path) -> None:
+    progress(f"extracting flink-dist from {archive.name} ...")
+    tmp = target.with_suffix(".part")
+    if archive.name.endswith(".whl"):
+        with zipfile.ZipFile(archive) as zf:
+            names = [n for n in zf.namelist() if _DIST.search(n)]
+            if not names:
+                raise FlinkUnavailable(f"{archive.name} holds no flink-dist jar")
+            with zf.open(names[0]) as src, open(tmp, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+    else:
+        with tarfile.open(archive) as tf:
+            members = [m for m in tf.getmembers() if _DIST.search(m.name)]
+            if not members:
+                raise FlinkUnavailable(f"{archive.name} holds no flink-dist jar")
+            member = tf.extractfile(members[0])
+            assert member is not None
+            with member, open(tmp, "wb") as dst:
+                shutil.copyfileobj(member, dst)
+    try:
+        with zipfile.ZipFile(tmp) as zf:
+            if zf.testzip() is not None:
+                raise FlinkUnavailable(f"flink-dist extracted from {archive.name} is corrupt")
+    except zipfile.BadZipFile as exc:
+        raise FlinkUnavailable(f"flink-dist extracted from {archive.name} is not a jar: {exc}") from None
+    tmp.replace(target)
+    progress(f"extracted {target} ({_mb(target.stat().st_size)})")
+
+
+def dist_jar(version: str) -> Path:
+    """The flink-dist jar of ``version`` (``X.Y`` or ``X.Y.Z``), downloading it on first use."""
+    patch = resolve_patch(version)
+    home = cache_dir() / "flink" / patch
+    jar = home / "flink-dist.jar"
+    if jar.exists():
+        return jar
+    with _locked(home / ".lock"):
+        if not jar.exists():
+            archive = _download(patch)
+            _extract_dist(archive, jar)
+            archive.unlink(missing_ok=True)  # 200-330 MB that nothing reads again
+    return jar
+
+
+def _sources_hash() -> str:
+    h = hashlib.sha256()
+    for src in sorted(BRIDGE_SRC.rglob("*.java")):
+        h.update(src.name.encode())
+        h.update(src.read_bytes())
+    return h.hexdigest()[:12]
+
+
+def _javac(args: list[str]) -> subprocess.CompletedProcess[str]:
+    javac = shutil.which("javac")
+    if javac is None:
+        raise FlinkUnavailable("javac not found: real Flink needs a JDK (17) on PATH")
+    return subprocess.run([javac, "-nowarn", "-encoding", "UTF-8", *args], capture_output=True, text=True)
+
+
+def _build(jar: Path, out: Path) -> None:
+    progress(f"compiling the bridge against {jar} ...")
+    started = time.monotonic()
+    tmp = out.with_name(out.name + ".part")
+    shutil.rmtree(tmp, ignore_errors=True)
+    classes, unsupported = tmp / "classes", tmp / "unsupported"
+    classes.mkdir(parents=True)
+    unsupported.mkdir()
+    pkg = BRIDGE_SRC / "flinkspec" / "bridge"
+    core = _javac(["-cp", str(jar), "-d", str(classes), *[str(pkg / c) for c in CORE]])
+    if core.returncode != 0:
+        raise FlinkUnavailable(f"the bridge core does not compile against {jar}:\n{core.stderr}")
+    for src in sorted(pkg.glob("*.java")):
+        if src.name in CORE:
+            continue
+        res = _javac(["-cp", f"{classes}{os.pathsep}{jar}", "-d", str(classes), str(src)])
+        if res.returncode != 0:
+            (unsupported / (src.stem + ".txt")).write_text(res.stderr)
+    shutil.rmtree(out, ignore_errors=True)
+    tmp.rename(out)
+    skipped = sorted(p.stem for p in (out / "unsupported").glob("*.txt"))
+    progress(f"bridge compiled in {time.monotonic() - started:.0f} s"
+             + (f" (areas that do not compile against this jar: {', '.join(skipped)})" if skipped else ""))
+
+
+def bridge_command(version: str) -> list[str]:
+    """The argv of a JSON-lines process answering as real Flink ``version``; builds on first use."""
+    patch = resolve_patch(version)
+    jar = dist_jar(patch)
+    return _bridge_argv(jar, jar.parent, patch)
+
+
+def jar_sha256(jar: Path) -> str:
+    """The sha256 of a file's bytes (hex): what names a fork's bridge build."""
+    h = hashlib.sha256()
+    with open(jar, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def fork_bridge_command(jar: Path, base: str) -> list[str]:
+    """The bridge argv for a user's own flink-dist ``jar`` of Flink ``base`` (``X.Y``).
+
+    The build is cached under ``fork/<sha256[:16]>`` (the jar's content, so an edited jar is rebuilt
+    and Apache's folders are never touched); nothing is ever downloaded for it.
+    """
+    if not jar.is_file():
+        raise FlinkUnavailable(f"{jar}: no such jar")
+    home = cache_dir() / "fork" / jar_sha256(jar)[:16]
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "source.txt").write_text(f"{jar.resolve()}\n")
+    return _bridge_argv(jar.resolve(), home, base)
+
+
+def _bridge_argv(jar: Path, home: Path, version: str) -> list[str]:
+    out = home / f"bridge-{_sources_hash()}"
+    if not (out / "classes").exists():
+        with _locked(home / ".lock"):
+            if not (out / "classes").exists():
+                _build(jar, out)
+    java = shutil.which("java")
+    if java is None:
+        raise FlinkUnavailable("java not found: real Flink needs a JDK (17) on PATH")
+    return [java, "-Xss4m", "-XX:+UseSerialGC", "-XX:+TieredCompilation",
+            f"-Dflinkspec.unsupported={out / 'unsupported'}",
+            "-cp", f"{out / 'classes'}{os.pathsep}{jar}", "flinkspec.bridge.Main", version]
+
+
+def dir_size(path: Path) -> int:
+    """Bytes of the files under ``path`` (or of ``path`` itself)."""
+    if path.is_file():
+        return path.stat().st_size
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink())
+
+
+@attrs.frozen
+class CachedBuild:
+    """One folder of the cache that runs: an Apache release or a fork's jar, and its bridge builds."""
+
+    name: str  # X.Y.Z, or fork:<sha256[:16]>
+    home: Path
+    size: int  # bytes on disk, everything under home
+    jar: Path | None  # the flink-dist jar (a fork's lives where the user keeps it)
+    bridge_built: bool  # built from the current bridge sources
+    stale: tuple[Path, ...]  # builds of older bridge sources, and unfinished .part leftovers
+
+
+def _builds(home: Path) -> tuple[bool, tuple[Path, ...]]:
+    current = f"bridge-{_sources_hash()}"
+    built = (home / current / "classes").exists()
+    stale = tuple(sorted(d for d in home.iterdir() if d.is_dir() and (
+        (d.name.startswith("bridge-") and d.name != current) or d.name.endswith(".part"))))
+    return built, stale
+
+
+def cached_builds() -> list[CachedBuild]:
+    """Every cached Apache release (by version) and fork build (by the jar's sha256), with sizes."""
+    out = []
+    for home in sorted((cache_dir() / "flink").glob("*"), key=lambda p: _version_key(p.name)):
+        if home.is_dir():
+            jar = home / "flink-dist.jar"
+            built, stale = _builds(home)
+            out.append(CachedBuild(home.name, home, dir_size(home), jar if jar.exists() else None, built, stale))
+    for home in sorted((cache_dir() / "fork").glob("*")):
+        if home.is_dir():
+            src = home / "source.txt"
+            fork_jar = Path(src.read_text().strip()) if src.exists() else None
+            built, stale = _builds(home)
+            out.append(CachedBuild(f"fork:{home.name}", home, dir_size(home), fork_jar, built, stale))
+    return out
+
+
+def _version_key(name: str) -> tuple[int, ...]:
+    return tuple(int(p) if p.isdigit() else -1 for p in name.split("."))
+
+
+def downloads() -> list[Path]:
+    """Archives left in ``dl/`` (a download interrupted before extraction, or an older cache's)."""
+    dl = cache_dir() / "dl"
+    return sorted(p for p in dl.iterdir() if p.is_file()) if dl.is_dir() else []
+
+
+def prune() -> list[tuple[Path, int]]:
+    """Delete downloaded archives, stale bridge builds and builds of fork jars that are gone.
+
+    Returns what was removed, with its size in bytes.
+    """
+    removed = []
+    for archive in downloads():
+        size = archive.stat().st_size
+        archive.unlink(missing_ok=True)
+        removed.append((archive, size))
+    for build in cached_builds():
+        if build.name.startswith("fork:") and (build.jar is None or not build.jar.is_file()):
+            removed.append((build.home, build.size))
+            shutil.rmtree(build.home, ignore_errors=True)
+            continue
+        if not build.stale:
+            continue
+        with _locked(build.home / ".lock"):
+            for path in build.stale:
+                size = dir_size(path)
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append((path, size))
+    return removed
+
+
+def fetch(versions: list[str]) -> None:
+    """Download, extract and build each version, saying ``n of m`` on stderr."""
+    for i, ver in enumerate(versions, 1):
+        patch = resolve_patch(ver)
+        progress(f"[{i} of {len(versions)}] Flink {patch}")
+        bridge_command(patch)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 2 or args[0] not in ("bridge", "fetch"):
+        print("usage: python -m flinkspec.impls.flinkjars bridge|fetch VERSIONS (X.Y, X.Y.Z, X.Y.*, all, all-patches)",
+              file=sys.stderr)
+        return 2
+    try:
+        versions = [r.release for r in select_versions(args[1])]
+        if args[0] == "fetch":
+            fetch(versions)
+        for ver in versions:
+            cmd = bridge_command(ver)
+            print(shlex.join(cmd) if args[0] == "bridge" else f"{resolve_patch(ver)}: ready")
+    except (FlinkUnavailable, ValueError) as exc:  # UnknownVersion is a ValueError
+        print(f"flinkspec: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,184 @@
+"""The layers import one way, across packages only public names, and flinkspec's rooms form no cycle.
+
+Every module of oracle/, properties/, flinkspec/, spark_harness/ and bench/ is parsed with ``ast``
+(nothing is imported), so that an import inside a function counts as much as one at the top:
+
+    oracle  <-  flinkspec.errors, flinkspec.mutants  <-  flinkspec.impls (talking to an implementation)
+            <-  flinkspec.judge (judging one answer)  <-  properties (strategies, invariants, pytest)
+            <-  flinkspec.engine (check, corpus, exhaustive, diff-versions)  <-  flinkspec.reports
+            <-  flinkspec.tools, spark_harness  <-  flinkspec.cli  <-  bench
+
+A module may import its own layer and the layers below it, never one above. A name that starts
+with an underscore is private to its package: no module of another package imports it. The rooms
+of flinkspec (``flinkspec.<room>``) import each other without a cycle.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import attrs
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("oracle", "properties", "flinkspec", "spark_harness", "bench")
+
+# (module or package, layer): a module belongs to the longest entry that is it or contains it
+LAYERS: dict[str, int] = {
+    "oracle": 0,
+    "flinkspec": 1,  # the package itself (its version), nothing else
+    "flinkspec.errors": 1,
+    "flinkspec.mutants": 1,
+    "flinkspec.impls": 2,
+    "flinkspec.judge": 3,
+    "properties": 4,
+    "flinkspec.engine": 5,
+    "flinkspec.reports": 6,
+    "flinkspec.tools": 7,
+    "spark_harness": 7,
+    "flinkspec.cli": 8,
+    "bench": 9,
+}
+
+
+@attrs.frozen
+class Import:
+    importer: str
+    imported: str  # the module named by the statement (a name imported from a package may be a module)
+    names: tuple[str, ...]  # what ``from imported import ...`` takes; () for ``import imported``
+    line: int
+
+    def __str__(self) -> str:
+        what = f"from {self.imported} import {', '.join(self.names)}" if self.names else f"import {self.imported}"
+        return f"{self.importer}:{self.line}: {what}"
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(p): p for pkg in PACKAGES for p in sorted((ROOT / pkg).rglob("*.py"))}
+
+
+def imports(name: str, path: Path) -> Iterator[Import]:
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in PACKAGES:
+                    yield Import(name, alias.name, (), node.lineno)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                parts = parts[:len(parts) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            if base.split(".")[0] in PACKAGES:
+                yield Import(name, base, tuple(a.name for a in node.names), node.lineno)
+
+
+def graph() -> list[Import]:
+    return [imp for name, path in modules().items() for imp in imports(name, path)]
+
+
+def owner(module: str) -> str | None:
+    """The entry of :data:`LAYERS` a module belongs to (None: to none)."""
+    parts = module.split(".")
+    for n in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:n])
+        if prefix in LAYERS and (prefix != "flinkspec" or module == "flinkspec"):
+            return prefix
+    return None
+
+
+def target(imp: Import) -> str:
+    """The module an import reaches: ``from flinkspec import corpus`` reaches flinkspec.corpus."""
+    known = modules()
+    if len(imp.names) == 1 and f"{imp.imported}.{imp.names[0]}" in known:
+        return f"{imp.imported}.{imp.names[0]}"
+    return imp.imported
+
+
+def room(module: str) -> str:
+    """flinkspec.<room> for flinkspec's modules, else the module's top package."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "flinkspec" and len(parts) > 1 else parts[0]
+
+
+def package(module: str) -> str:
+    """What a private name is private to: a room of flinkspec, else the module's package."""
+    if module.startswith("flinkspec."):
+        return room(module)
+    return module if (ROOT / module.replace(".", "/") / "__init__.py").exists() else module.rpartition(".")[0]
+
+
+def upward_imports(edges: list[Import]) -> list[str]:
+    found = []
+    for imp in edges:
+        src, dst = owner(imp.importer), owner(target(imp))
+        if src is not None and dst is not None and LAYERS[dst] > LAYERS[src]:
+            found.append(f"{imp}  ({src}, layer {LAYERS[src]}, imports {dst}, layer {LAYERS[dst]})")
+    return found
+
+
+def private_imports(edges: list[Import]) -> list[str]:
+    found = []
+    for imp in edges:
+        private = [n for n in imp.names if n.startswith("_") and not n.startswith("__")]
+        if private and package(imp.importer) != package(imp.imported):
+            found.append(f"{imp}  (private to {package(imp.imported)})")
+        elif any(p.startswith("_") and not p.startswith("__") for p in target(imp).split(".")) \
+                and package(imp.importer) != package(target(imp)):
+            found.append(f"{imp}  (a private module of {package(target(imp))})")
+    return found
+
+
+def room_cycles(edges: list[Import]) -> list[list[str]]:
+    deps: dict[str, set[str]] = {}
+    for imp in edges:
+        a, b = room(imp.importer), room(target(imp))
+        if imp.importer.startswith("flinkspec") and target(imp).startswith("flinkspec") and a != b:
+            deps.setdefault(a, set()).add(b)
+    cycles: list[list[str]] = []
+
+    def visit(node: str, path: list[str]) -> None:
+        for nxt in sorted(deps.get(node, ())):
+            if nxt in path:
+                cycle = path[path.index(nxt):]
+                if min(cycle) == cycle[0]:  # each cycle once, from its smallest room
+                    cycles.append([*cycle, nxt])
+            else:
+                visit(nxt, [*path, nxt])
+
+    for start in sorted(deps):
+        visit(start, [start])
+    return cycles
+
+
+def test_every_module_has_a_layer() -> None:
+    assert [m for m in modules() if owner(m) is None] == []
+
+
+def test_no_module_imports_a_higher_layer() -> None:
+    assert upward_imports(graph()) == []
+
+
+def test_no_private_name_is_imported_from_another_package() -> None:
+    assert private_imports(graph()) == []
+
+
+def test_flinkspecs_rooms_import_each_other_without_a_cycle() -> None:
+    assert room_cycles(graph()) == []
+
+
+def test_the_checks_see_what_they_must_refuse() -> None:
+    """The checks themselves: an upward import, a private name and a cycle, made up, are each found."""
+    up = Import("properties.stateful", "flinkspec.engine.check", ("check_area",), 1)
+    assert upward_imports([up]) and not upward_imports([Import("flinkspec.engine.check", "properties.areas", (), 1)])
+    assert private_imports([Import("spark_harness.shrink", "flinkspec.engine.check", ("_reduced",), 1)])
+    assert not private_imports([Import("flinkspec.engine.check", "flinkspec.engine.reduce", ("_cut",), 1)])
+    assert room_cycles([Import("flinkspec.cli.x", "flinkspec.tools.y", ("f",), 1),
+                        Import("flinkspec.tools.y", "flinkspec.cli.options", ("g",), 1)])
