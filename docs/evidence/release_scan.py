@@ -29,6 +29,7 @@ from oracle.versions import RELEASES, select_versions
 
 FLINKSPEC = shutil.which("flinkspec") or str(Path(sys.executable).with_name("flinkspec"))
 OUT = Path(__file__).with_name("releases.md")
+SUMMARY = Path(__file__).with_name("releases.json")  # the reports' runs, without their rule lists
 SHORT = {"memory.taskmanager": "TM", "memory.jobmanager": "JM", "watermark.valve": "valve",
          "watermark.timers": "timers", "watermark.combined": "combined", "classloading.resolve": "classloading",
          "checkpoint.alignment": "align", "checkpoint.coordinator": "coord", "checkpoint.recovery": "recovery"}
@@ -87,6 +88,17 @@ def table(out: Path, releases: list[str], command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def summary(out: Path, releases: list[str]) -> list[dict[str, Any]]:
+    """Per release, what each report says of each run (area, cases checked, verdict, seconds, errors)."""
+    rows = []
+    for release in releases:
+        report = json.loads((out / release / "report.json").read_text())
+        rows.append({"release": release, "verdict": report["verdict"], "impl": report["impl"], "seed": report["seed"],
+                     "runs": [{k: r.get(k) for k in ("area", "flink", "checked", "verdict", "divergences", "seconds",
+                                                     "infra_error")} for r in report["runs"]]})
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="release_scan", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -106,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     shown = [r for r in everything if (out / r / "report.json").is_file()] if args.table_only else releases
     command = "python docs/evidence/release_scan.py --out DIR [--examples N] [RELEASE ...]"
     OUT.write_text(table(out, shown, command))
-    print(f"wrote {OUT}")
+    SUMMARY.write_text(json.dumps(summary(out, shown), indent=1) + "\n")
+    print(f"wrote {OUT} and {SUMMARY}")
     return 0
 
 
