@@ -164,7 +164,7 @@ def completion_subsumes(req: Request, resp: Response, version: FlinkVersion) -> 
                 "CHECKPOINT_SUBSUMED", "CHECKPOINT_EXPIRED"))]
             if older:
                 return [Violation("CCR-5", f"steps[{i}]: checkpoint {cid} completed but older {older[0]} was not "
-                                           f"aborted as CHECKPOINT_SUBSUMED")]
+                                           "aborted as CHECKPOINT_SUBSUMED")]
         before = dict(pending)
     return []
 
