@@ -65,11 +65,12 @@ for _m in (
            "results, but not Flink's trace: records are held back).", before=_mode("at_least_once", "exactly_once")),
     Mutant("align-no-subsume", ALIGNMENT, "A newer barrier silently replaces the pending checkpoint: no abort "
            "CHECKPOINT_DECLINED_SUBSUMED is sent for it.", after=_trace(_no_subsume),
-           undocumented="Neither seed 002 nor Flink's documentation (Checkpointing; Stateful Stream Processing) "
-           "says what a task does with its pending checkpoint when the barrier of a newer one arrives first: "
-           "the abort CHECKPOINT_DECLINED_SUBSUMED is SingleCheckpointBarrierHandler's code. The subsumption "
-           "the documents state is the coordinator's (seed 001: a checkpoint is subsumed once a newer one "
-           "completes), checked by CCR-5."),
+           undocumented="Neither the seed article on fault tolerance nor Flink's documentation (Checkpointing; "
+           "Stateful Stream Processing) says what a task does with its pending checkpoint when the barrier of a newer "
+           "one arrives first: the abort CHECKPOINT_DECLINED_SUBSUMED is SingleCheckpointBarrierHandler's code. The "
+           "subsumption the documents state is the coordinator's (the seed article on checkpoint coordination, "
+           "translated: a checkpoint is subsumed 'if a checkpoint ckp2 newer than ckp1 completes successfully'), "
+           "checked by CCR-5."),
     Mutant("align-lifo-after-unblock", ALIGNMENT, "Records buffered during alignment are replayed newest first once "
            "the checkpoint is taken.", after=_trace(_lifo_after_snapshot)),
     Mutant("align-ends-ignored", ALIGNMENT, "End of partition is ignored: it neither aborts nor completes a pending "

@@ -82,9 +82,10 @@ def _empty_entries_dropped(config: Mapping[str, str], version: FlinkVersion) -> 
 
 UNDOCUMENTED = {
     "cl-empty-dropped": "Flink documents classloader.parent-first-patterns.default/.additional as semicolon-separated "
-    "lists of class name prefixes (CoreOptions; seed 003) but no document says what an empty entry ('a;;b') is, "
-    "and Flink itself changed its answer in 1.15 (dropped by Guava's omitEmptyStrings up to 1.14, kept by "
-    "StructuredOptionsSplitter from 1.15 as the pattern '' that matches every class): only its list parser decides.",
+    "lists of class name prefixes (CoreOptions, quoted by the seed article on class loading) but no document says "
+    "what an empty entry ('a;;b') is, and Flink itself changed its answer in 1.15 (dropped by Guava's "
+    "omitEmptyStrings up to 1.14, kept by StructuredOptionsSplitter from 1.15 as the pattern '' that matches every "
+    "class): only its list parser decides.",
 }
 
 

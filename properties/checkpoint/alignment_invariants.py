@@ -1,6 +1,7 @@
 """The documented barrier-alignment rules, as checks on any implementation's own trace.
 
-Sources: seed 002 (barriers, alignment, exactly-once against at-least-once), Flink's documentation
+Sources: a seed article on fault tolerance (a Japanese translation of Flink's former "Data Streaming
+Fault Tolerance" page: barriers, alignment, exactly-once against at-least-once), Flink's documentation
 "Stateful Stream Processing / Checkpointing" (barrier alignment: "records from streams that already
 delivered barrier n are buffered ... once the last stream delivered barrier n the operator emits all
 pending outgoing records, snapshots, emits barrier n"; at-least-once: "alignment ... is skipped"),
@@ -18,7 +19,8 @@ from oracle.versions import FlinkVersion, v
 from properties.rules import Request, Response, Violation, differential_rule, flink_violates, invariant
 
 AREA = "checkpoint.alignment"
-SEED = "seed 002; Flink docs, Checkpointing (barrier alignment)"
+ART = "seed article on fault tolerance"
+DOCS = "Flink docs, Checkpointing (barrier alignment)"
 REASONS = {"CHECKPOINT_DECLINED_SUBSUMED", "CHECKPOINT_DECLINED_ON_CANCELLATION_BARRIER",
            "CHECKPOINT_DECLINED_INPUT_END_OF_STREAM"}
 differential_rule(AREA, "ALIGN")
@@ -82,7 +84,10 @@ def _unique_records(req: Request) -> bool:
 
 
 @invariant("ALIGN-2", AREA, "Every record is processed at most once, and the records of one channel in their "
-           "arrival order; at-least-once processes every record, in arrival order (it never blocks).", SEED)
+           "arrival order; at-least-once processes every record, in arrival order (it never blocks).",
+           f"{ART} (translated): 'it processes the records from the input buffer before the records from the streams'; "
+           "without alignment 'the operator keeps processing all inputs, even if some checkpoint barriers for "
+           f"checkpoint n have arrived'; {DOCS}")
 def records_in_order(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     trace = _trace(resp)
     if trace is None or not _unique_records(req):
@@ -137,7 +142,9 @@ def _before_barrier(req: Request, cid: int) -> tuple[dict[int, set[tuple[int, st
 
 @invariant("ALIGN-3", AREA, "Exactly-once: the snapshot for checkpoint n reflects exactly the records that arrived "
            "before barrier n on every channel (no record after barrier n on its channel is processed before the "
-           "snapshot, none before it is left out); every channel delivered barrier n or ended.", SEED)
+           "snapshot, none before it is left out); every channel delivered barrier n or ended.",
+           f"{ART}: 'all updates to the state from records before the barriers will have been made, and no updates "
+           f"that depend on records from after the barriers have been applied'; {DOCS}")
 def exactly_once_snapshot(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     trace = _trace(resp)
     if trace is None or req["input"]["mode"] != "exactly_once" or not _unique_records(req):
@@ -160,7 +167,9 @@ def exactly_once_snapshot(req: Request, resp: Response, version: FlinkVersion) -
 
 @invariant("ALIGN-4", AREA, "At-least-once, each channel delivering barriers in increasing id order: the snapshot "
            "for checkpoint n includes every record that arrived before barrier n on every channel (it may include "
-           "later ones); it comes only once every open channel delivered barrier n.", SEED)
+           "later ones); it comes only once every open channel delivered barrier n.",
+           f"{ART}: 'Checkpoint snapshots are still drawn as soon as an operator has seen the checkpoint barrier "
+           f"from each input'; {DOCS}")
 def at_least_once_snapshot(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     trace = _trace(resp)
     if (trace is None or req["input"]["mode"] != "at_least_once" or not _unique_records(req)
@@ -180,7 +189,8 @@ def at_least_once_snapshot(req: Request, resp: Response, version: FlinkVersion) 
 
 @invariant("ALIGN-5", AREA, "Exactly-once: checkpoints are snapshotted in increasing id order, each at most once, "
            "and a checkpoint is either snapshotted or aborted, never both.",
-           "seed 002; SingleCheckpointBarrierHandler Javadoc")
+           f"{ART} (translated): 'barriers never overtake records; the flow is strictly in line'; "
+           "SingleCheckpointBarrierHandler Javadoc")
 def exactly_once_ids(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     trace = _trace(resp)
     if trace is None or req["input"]["mode"] != "exactly_once":
@@ -225,7 +235,8 @@ def monotonic_barriers(req: Request) -> bool:
 
 
 @invariant("ALIGN-7", AREA, "Barrier handling never fails the task when each channel delivers barriers in "
-           "increasing id order (as every upstream task emits them).", "seed 002; CheckpointBarrierHandler Javadoc")
+           "increasing id order (as every upstream task emits them).", f"{ART} (translated): 'several barriers from "
+           "different snapshots can be in the stream at the same time'; CheckpointBarrierHandler Javadoc")
 def never_fails(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     trace = _trace(resp)
     if trace is None or not monotonic_barriers(req):
@@ -287,13 +298,13 @@ def settled(inp: Request, version: FlinkVersion, upto: int | None = None) -> lis
            "channel that ended (before or among them) counts as having delivered it, with it off no end may come "
            "first. Each channel delivering barriers in increasing id order. What a newer barrier, a cancel marker "
            "or an end does to a pending checkpoint otherwise only Flink's code decides.",
-           "Flink docs, Stateful Stream Processing (seed 002): 'Once the last stream has received barrier n, the "
-           "operator emits all pending outgoing records, and then emits snapshot n barriers itself'; at-least-once: "
-           "'Checkpoint snapshots are still drawn as soon as an operator has seen the checkpoint barrier from each "
-           "input'. Flink docs, Checkpointing with parts of the graph finished: 'Starting from Flink 1.14 it is "
-           "possible to continue performing checkpoints even if parts of the job graph have finished processing all "
-           "data ... enabled by default since 1.15 ... Once the tasks/subtasks are finished, they do not contribute "
-           "to the checkpoints any longer'")
+           "Flink docs, Stateful Stream Processing (also in the seed article on fault tolerance): 'Once the last "
+           "stream has received barrier n, the operator emits all pending outgoing records, and then emits snapshot n "
+           "barriers itself'; at-least-once: 'Checkpoint snapshots are still drawn as soon as an operator has seen the "
+           "checkpoint barrier from each input'. Flink docs, Checkpointing with parts of the graph finished: 'Starting "
+           "from Flink 1.14 it is possible to continue performing checkpoints even if parts of the job graph have "
+           "finished processing all data ... enabled by default since 1.15 ... Once the tasks/subtasks are finished, "
+           "they do not contribute to the checkpoints any longer'")
 def settled_snapshotted(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     trace = _trace(resp)
     if trace is None or any("fail" in s for s in trace) or not monotonic_barriers(req):

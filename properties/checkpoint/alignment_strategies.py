@@ -77,10 +77,11 @@ def _many_in_flight(draw: st.DrawFn) -> dict[str, Any]:
 
 @st.composite
 def _exactly_once_classic(draw: st.DrawFn) -> dict[str, Any]:
-    """The classic exactly-once scenario (seed 002): on 2 or 3 channels, a record arrives on a channel
-    after its barrier while another channel's barrier is still pending (aligned: it waits), the
-    checkpoint completes, and records follow, so a failure after them restores that checkpoint (RCV-2:
-    an at-least-once snapshot would count the early record twice)."""
+    """The classic exactly-once scenario (alignment as Flink's fault-tolerance documentation describes
+    it): on 2 or 3 channels, a record arrives on a channel after its barrier while another channel's
+    barrier is still pending (aligned: it waits), the checkpoint completes, and records follow, so a
+    failure after them restores that checkpoint (RCV-2: an at-least-once snapshot would count the
+    early record twice)."""
     channels = choice(draw, [2, 2, 3])
     first = draw(st.integers(0, channels - 1))
     others = shuffled(draw, [c for c in range(channels) if c != first])

@@ -1,6 +1,7 @@
 """The documented checkpoint-coordinator rules, as checks on any implementation's own steps.
 
-Sources: seed 001 (how the CheckpointCoordinator triggers, acknowledges, completes and subsumes),
+Sources: a seed article on the design of Flink's distributed snapshots (how the CheckpointCoordinator
+triggers, acknowledges, completes and subsumes),
 the Javadoc of ``CheckpointCoordinator``, ``PendingCheckpoint`` and ``CompletedCheckpointStore``, and
 Flink's checkpointing configuration docs (max concurrent checkpoints, checkpoint timeout, retained
 checkpoints). Each check replays the steps: which ids are pending, which tasks acknowledged them.
@@ -15,7 +16,7 @@ from oracle.versions import FlinkVersion, v
 from properties.rules import Request, Response, Violation, differential_rule, flink_violates, invariant
 
 AREA = "checkpoint.coordinator"
-SEED = "seed 001; CheckpointCoordinator Javadoc"
+ART = "seed article on checkpoint coordination"
 KEYS = ("triggered", "queued", "rejected", "ack", "completed", "aborted", "retained", "job_failed", "was_pending")
 ACKS = ("SUCCESS", "DUPLICATE", "UNKNOWN", "DISCARDED")
 differential_rule(AREA, "CCR")
@@ -87,7 +88,8 @@ def _walk(req: Request, steps: list[dict[str, Any]]) -> Iterator[tuple[dict[str,
         yield event, step, pending
 
 
-@invariant("CCR-2", AREA, "Checkpoint ids only increase: every checkpoint gets a new id, larger than all before.", SEED)
+@invariant("CCR-2", AREA, "Checkpoint ids only increase: every checkpoint gets a new id, larger than all before.",
+           f"{ART} (translated): 'the globally increasing checkpointID'; CheckpointCoordinator Javadoc")
 def ids_increase(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     steps = _steps(req, resp)
     last = 0
@@ -100,7 +102,9 @@ def ids_increase(req: Request, resp: Response, version: FlinkVersion) -> list[Vi
 
 
 @invariant("CCR-3", AREA, "A checkpoint completes only after every task acknowledged it, and at most once; a "
-           "checkpoint is completed or aborted, never both.", SEED)
+           "checkpoint is completed or aborted, never both.",
+           f"{ART} (translated): 'once a PendingCheckpoint has been fully acknowledged it can be turned into a "
+           "CompletedCheckpoint'; CheckpointCoordinator Javadoc")
 def complete_after_all_acks(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     steps = _steps(req, resp)
     if steps is None:
@@ -128,7 +132,9 @@ def _savepoints(req: Request) -> bool:
 
 
 @invariant("CCR-4", AREA, "Without savepoints, at most max_concurrent checkpoints are pending at any time (more "
-           "requests wait in the queue).", "CheckpointCoordinatorConfiguration max concurrent checkpoints; seed 001")
+           "requests wait in the queue).", "CheckpointCoordinatorConfiguration max concurrent checkpoints; "
+           f"{ART} (translated): a trigger is cancelled 'if it is not a forced checkpoint and the queued checkpoints "
+           "already exceed the maximum number'")
 def max_concurrent(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     steps = _steps(req, resp)
     if steps is None or _savepoints(req):
@@ -143,7 +149,9 @@ def max_concurrent(req: Request, resp: Response, version: FlinkVersion) -> list[
 
 @invariant("CCR-5", AREA, "Without savepoints, a completed checkpoint subsumes every older pending one: they end in "
            "the same step, aborted (CHECKPOINT_SUBSUMED, unless a timeout due earlier in that step ended them first).",
-           "seed 001; CheckpointCoordinator.dropSubsumedCheckpoints")
+           f"{ART} (translated): 'if cckp1 is not a savepoint, store it in the CompletedCheckpointStore, and cancel "
+           "the PendingCheckpoints whose checkpoint time is earlier than cckp1'; "
+           "CheckpointCoordinator.dropSubsumedCheckpoints")
 def completion_subsumes(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     steps = _steps(req, resp)
     if steps is None or _savepoints(req):
@@ -156,7 +164,7 @@ def completion_subsumes(req: Request, resp: Response, version: FlinkVersion) -> 
                 "CHECKPOINT_SUBSUMED", "CHECKPOINT_EXPIRED"))]
             if older:
                 return [Violation("CCR-5", f"steps[{i}]: checkpoint {cid} completed but older {older[0]} was not "
-                                           f"aborted as CHECKPOINT_SUBSUMED")]
+                                           "aborted as CHECKPOINT_SUBSUMED")]
         before = dict(pending)
     return []
 

@@ -1,10 +1,11 @@
 """``checkpoint.recovery``: requests (alignment arrivals plus a failure point) and the guarantees
-seed 002 states for recovery, as checks on any implementation's answer.
+Flink's fault-tolerance documentation states for recovery, as checks on any implementation's answer.
 
-Sources: seed 002 ("exactly-once: after recovery every record is reflected in the state exactly
-once; at-least-once: possibly more than once, never lost"), Flink's docs "Fault Tolerance
-Guarantees" and "Checkpointing" (restore from the latest completed checkpoint, sources rewind to
-the checkpointed offsets).
+Sources: a seed article on fault tolerance (a Japanese translation of Flink's former "Data Streaming
+Fault Tolerance" page: exactly-once, the state eventually reflects every record exactly once;
+at-least-once, records after a barrier are replayed as duplicates on recovery), Flink's docs "Fault
+Tolerance Guarantees" and "Checkpointing" (restore from the latest completed checkpoint, sources
+rewind to the checkpointed offsets).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from properties.draws import choice, shuffled
 from properties.rules import Request, Response, Violation, differential_rule, invariant
 
 AREA = "checkpoint.recovery"
-SEED = "seed 002; Flink docs, Fault Tolerance Guarantees"
+ART = "seed article on fault tolerance"
+DOCS = "Flink docs, Fault Tolerance Guarantees"
 differential_rule(AREA, "RCV")
 
 
@@ -138,23 +140,28 @@ def _miscounted(rule: str, mode: str, req: Request, resp: Response,
 
 
 @invariant("RCV-2", AREA, "Exactly-once: after recovery every record is counted exactly once (each channel "
-           "delivering barriers in increasing id order, as upstream tasks emit them).", SEED)
+           "delivering barriers in increasing id order, as upstream tasks emit them).",
+           f"{ART} (translated): 'even in the face of failures, the program state eventually reflects every record "
+           f"from the data stream exactly once'; {DOCS}")
 def exactly_once(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     return _miscounted("RCV-2", "exactly_once", req, resp, lambda counted, occurs: counted != occurs)
 
 
 @invariant("RCV-3", AREA, "At-least-once: after recovery no record is lost: every key is counted at least as often "
-           "as it occurs (possibly more; each channel delivering barriers in increasing id order).", SEED)
+           "as it occurs (possibly more; each channel delivering barriers in increasing id order).",
+           f"{ART} (translated): 'a switch to downgrade the guarantee to at least once'; without alignment, 'on "
+           f"recovery those records will occur as duplicates'; {DOCS}")
 def at_least_once(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     return _miscounted("RCV-3", "at_least_once", req, resp, lambda counted, occurs: counted < occurs)
 
 
 @invariant("RCV-6", AREA, "At-least-once on a single input channel (nothing to align) is exactly-once: after "
            "recovery every record is counted exactly once.",
-           "Flink docs, Stateful Stream Processing (seed 002): 'Alignment happens only for operators with multiple "
-           "predecessors (joins) as well as operators with multiple senders (after a stream repartitioning/shuffle). "
-           "Because of that, dataflows with only embarrassingly parallel streaming operations (map(), flatMap(), "
-           "filter(), ...) actually give exactly once guarantees even in at least once mode.'")
+           "Flink docs, Stateful Stream Processing (also in the seed article on fault tolerance): 'Alignment happens "
+           "only for operators with multiple predecessors (joins) as well as operators with multiple senders (after a "
+           "stream repartitioning/shuffle). Because of that, dataflows with only embarrassingly parallel streaming "
+           "operations (map(), flatMap(), filter(), ...) actually give exactly once guarantees even in at least once "
+           "mode.'")
 def single_input_exactly_once(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     if req["input"]["channels"] != 1:
         return []
@@ -184,9 +191,9 @@ def restores_a_snapshot(req: Request, resp: Response, version: FlinkVersion) -> 
            "channel ended with checkpoints after finish on, nothing but records between the first and the last of "
            "them, no barrier or cancel marker of n or newer before them; each channel delivering barriers in "
            "increasing id order).",
-           "Flink docs, Stateful Stream Processing, Recovery (seed 002): 'Upon a failure, Flink selects the latest "
-           "completed checkpoint k. The system then re-deploys the entire distributed dataflow, and gives each "
-           "operator the state that was snapshotted as part of checkpoint k'")
+           "Flink docs, Stateful Stream Processing, Recovery (also in the seed article on fault tolerance): 'Upon a "
+           "failure, Flink selects the latest completed checkpoint k. The system then re-deploys the entire "
+           "distributed dataflow, and gives each operator the state that was snapshotted as part of checkpoint k'")
 def restores_the_latest(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     out = _out(resp)
     if out is None or not monotonic_barriers(req):

@@ -1,6 +1,7 @@
 """The documented class-loading rules, as checks on any implementation's own answers.
 
-Sources: seed 003 (child-first and parent-first resolution, parent-first patterns), the Javadoc of
+Sources: a seed article on Flink's class-loading configuration (child-first and parent-first
+resolution, parent-first patterns), the Javadoc of
 ``CoreOptions.CLASSLOADER_RESOLVE_ORDER`` / ``ALWAYS_PARENT_FIRST_LOADER_PATTERNS(_ADDITIONAL)``,
 ``ChildFirstClassLoader`` and ``java.lang.ClassLoader`` (``getResources``: "the resources of the
 parent ... followed by", ``defineClass``: "SecurityException ... if name begins with java."). Each
@@ -19,7 +20,8 @@ from oracle.versions import FlinkVersion, pick
 from properties.rules import Request, Response, Violation, differential_rule, invariant
 
 AREA = "classloading.resolve"
-SEED = "seed 003; CoreOptions and ChildFirstClassLoader Javadoc"
+ART = "seed article on class loading"
+JAVADOC = "CoreOptions and ChildFirstClassLoader Javadoc"
 RESULTS = ("user", "parent", "not_found")
 differential_rule(AREA, "CLR")
 
@@ -112,7 +114,8 @@ def _object_shadowed(req: Request, patterns: tuple[str, ...]) -> bool:
 
 
 @invariant("CLR-2", AREA, "Child-first: a class in the user jar that matches no parent-first pattern is loaded "
-           "from the user jar, even when the parent also has it.", SEED)
+           "from the user jar, even when the parent also has it.", f"{ART}, quoting CoreOptions: 'The default settings "
+           f"indicate to load classes first from the user code jar'; {JAVADOC}")
 def child_first_prefers_user(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     def check(name: str, result: str, child_first: bool, patterns: tuple[str, ...], r: Request) -> str | None:
         matched = any(name.startswith(p) for p in patterns)
@@ -124,7 +127,10 @@ def child_first_prefers_user(req: Request, resp: Response, version: FlinkVersion
 
 
 @invariant("CLR-3", AREA, "A class matching a parent-first pattern (a plain prefix of its name) that the parent "
-           "side has (the JDK or the parent class path) is loaded from the parent, whatever the resolve order.", SEED)
+           "side has (the JDK or the parent class path) is loaded from the parent, whatever the resolve order.",
+           f"{ART}, quoting CoreOptions: patterns of 'classes [that] should always be resolved through the parent "
+           "ClassLoader first. A pattern is a simple prefix that is checked against the fully qualified class name'; "
+           f"{JAVADOC}")
 def patterns_go_to_parent(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     def check(name: str, result: str, child_first: bool, patterns: tuple[str, ...], r: Request) -> str | None:
         matched = next((p for p in patterns if name.startswith(p)), None)
@@ -135,7 +141,9 @@ def patterns_go_to_parent(req: Request, resp: Response, version: FlinkVersion) -
 
 
 @invariant("CLR-4", AREA, "A parent-first pattern is not a filter: a matching class the parent side lacks is still "
-           "loaded from the user jar.", "seed 003; ClassLoader.loadClass Javadoc (findClass after the parent)")
+           "loaded from the user jar.", f"{ART} (translated): a matching class is loaded 'the parent-first way', "
+           "where 'only when the parent loader cannot load the class does the child loader try to load it itself'; "
+           "ClassLoader.loadClass Javadoc (findClass after the parent)")
 def pattern_falls_back_to_user(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     def check(name: str, result: str, child_first: bool, patterns: tuple[str, ...], r: Request) -> str | None:
         matched = any(name.startswith(p) for p in patterns)
@@ -147,7 +155,9 @@ def pattern_falls_back_to_user(req: Request, resp: Response, version: FlinkVersi
 
 
 @invariant("CLR-5", AREA, "Parent-first: every class the parent side has is loaded from the parent; a class only "
-           "the user jar has is loaded from the user jar.", SEED)
+           "the user jar has is loaded from the user jar.", f"{ART} (translated): parent-first copies the parent "
+           "delegation model: 'only when the parent loader cannot load the class does the child loader try to load "
+           f"it itself'; {JAVADOC}")
 def parent_first_order(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     def check(name: str, result: str, child_first: bool, patterns: tuple[str, ...], r: Request) -> str | None:
         if child_first or name.startswith("java."):

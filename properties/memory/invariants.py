@@ -1,8 +1,9 @@
 """The documented memory rules, as checks on any implementation's own answers.
 
-Sources: Flink's documentation "Set up TaskManager/JobManager Memory" and seed 000 (the memory
-model: components, what adds up to what, which options are explicit, how fractions derive sizes
-and clamp), and the Javadoc of ``TaskExecutorProcessUtils`` / ``JobManagerProcessUtils``.
+Sources: Flink's documentation "Set up TaskManager/JobManager Memory", a seed article that walks
+through the TaskManager memory model and the code deriving it (components, what adds up to what,
+which options are explicit, how fractions derive sizes and clamp), and the Javadoc of
+``TaskExecutorProcessUtils`` / ``JobManagerProcessUtils``.
 These checks parse sizes with their own small parser, never with the oracle's.
 """
 
@@ -22,6 +23,7 @@ TM_PARTS = ("framework_heap", "task_heap", "framework_off_heap", "task_off_heap"
 TM_KEYS = (*TM_PARTS, "jvm_metaspace", "jvm_overhead", "total_flink", "total_process", "jvm_args")
 JM_KEYS = ("heap", "off_heap", "jvm_metaspace", "jvm_overhead", "total_flink", "total_process", "jvm_args")
 
+ART = "seed article on TaskManager memory"
 TM_EQ = differential_rule("memory.taskmanager", "TM")
 JM_EQ = differential_rule("memory.jobmanager", "JM")
 
@@ -111,7 +113,9 @@ def _ints(out: dict[str, Any], keys: tuple[str, ...]) -> bool:
 
 @invariant("TM-2", "memory.taskmanager", "Total Flink memory is the sum of framework heap, task heap, "
            "framework off-heap, task off-heap, network and managed memory; total process memory is total "
-           "Flink memory plus JVM metaspace plus JVM overhead.", "seed 000 §1; Flink docs 'memory model'")
+           "Flink memory plus JVM metaspace plus JVM overhead.", f"{ART}: 'network buffer memory = total flink memory "
+           "- framework heap/off-heap memory - task heap/off-heap memory - managed memory', 'totalFlinkMemorySize = "
+           "totalProcessMemorySize - jvmMetaspaceAndOverhead'; Flink docs 'memory model'")
 def tm_components_add_up(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     out = _out(resp)
     if out is None or not _ints(out, TM_KEYS[:-1]):
@@ -130,7 +134,9 @@ def tm_components_add_up(req: Request, resp: Response, version: FlinkVersion) ->
 @invariant("TM-3", "memory.taskmanager", "-Xmx and -Xms equal framework heap plus task heap; "
            "-XX:MaxDirectMemorySize equals framework off-heap plus task off-heap plus network; "
            "-XX:MaxMetaspaceSize equals JVM metaspace. Managed memory and JVM overhead are in no flag.",
-           "seed 000 §2 (JVM parameters); ProcessMemoryUtils.generateJvmParametersStr")
+           f"{ART} (translated): 'task off-heap, framework off-heap and network memory all belong to direct memory'; "
+           "'jvm overhead and managed memory are not controlled by the JVM at all'; "
+           "ProcessMemoryUtils.generateJvmParametersStr")
 def tm_jvm_args(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     out = _out(resp)
     if out is None or not _ints(out, TM_KEYS[:-1]) or not isinstance(out.get("jvm_args"), dict):
@@ -156,7 +162,8 @@ TM_EXPLICIT = {
 
 @invariant("TM-4", "memory.taskmanager", "A size that is configured explicitly (framework heap and "
            "off-heap, task heap and off-heap, managed, metaspace, total Flink, total process) is used "
-           "exactly as configured when the configuration is accepted.", "seed 000 §3; Flink docs")
+           "exactly as configured when the configuration is accepted.", f"{ART} (translated): 'when both [size and "
+           "fraction] are specified, the size takes priority'; 'you get as much as is configured'; Flink docs")
 def tm_explicit_sizes_honoured(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     out, cfg = _out(resp), _config(req)
     if out is None:
@@ -200,7 +207,9 @@ def _legacy_network(cfg: dict[str, str], version: FlinkVersion) -> bool:
 
 @invariant("TM-5", "memory.taskmanager", "Network memory lies within [network.min, network.max] "
            "(defaults 64m and 1g up to Flink 1.16, 64m and unlimited from 1.17), unless the legacy "
-           "number of network buffers sets it.", "seed 000 §3.3; Flink docs; FLINK-30472 (1.17 default, FLIP-266)")
+           "number of network buffers sets it.", f"{ART} (translated): 'check whether network buffer memory "
+           "lies between taskmanager.memory.network.min and taskmanager.memory.network.max'; Flink docs; "
+           "FLINK-30472 (1.17 default, FLIP-266)")
 def tm_network_in_range(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     out, cfg = _out(resp), _config(req)
     if out is None or not _long(out.get("network")) or _legacy_network(cfg, version):
@@ -227,7 +236,8 @@ def _network_fraction(cfg: dict[str, str]) -> float | None:
            "taskmanager.memory.network.max: 'Network Memory size is derived to make up the configured fraction of "
            "the Total Flink Memory. If the derived size is less/greater than the configured min/max size, the "
            "min/max size will be used. By default, the max limit of Network Memory is Long.MAX_VALUE' (1.17+; "
-           "'1 gb' before); seed 000 §3.3")
+           "'1 gb' before); " f"{ART} (translated): 'compute network buffer memory with the same logic "
+           "as managed memory, the only difference being that the network fraction defaults to 0.1'")
 def tm_network_fraction(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     out, cfg = _out(resp), _config(req)
     if (out is None or TM + "task.heap.size" in cfg or _legacy_network(cfg, version)
@@ -278,13 +288,16 @@ def _tm_mode_process_only(cfg: dict[str, str]) -> bool:
 
 @invariant("TM-6", "memory.taskmanager", "JVM overhead lies within [jvm-overhead.min, jvm-overhead.max]; "
            "when only the total process size is configured it is the process size times the overhead "
-           "fraction (a Java float), truncated, then clamped to that range.", "seed 000 §3.5; Flink docs")
+           "fraction (a Java float), truncated, then clamped to that range.", f"{ART} (translated): 'JVM overhead ... "
+           "is a capped fractionated part of the total process memory'; Flink docs")
 def tm_overhead_rule(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     return _overhead_check("TM-6", TM, req, resp, _tm_mode_process_only(_config(req)))
 
 
 @invariant("TM-7", "memory.taskmanager", "Managed memory that is not configured explicitly is total "
-           "Flink memory times the managed fraction (a Java float), truncated.", "seed 000 §3.2; Flink docs")
+           "Flink memory times the managed fraction (a Java float), truncated.", f"{ART} (translated): "
+           "'if [managed.size] is not set, use taskmanager.memory.managed.fraction (default 0.4): total flink memory * "
+           "taskmanager.memory.managed.fraction'; Flink docs")
 def tm_managed_fraction(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     out, cfg = _out(resp), _config(req)
     if out is None or any(k in cfg for k in (TM + "managed.size", "taskmanager.memory.size")):
@@ -300,7 +313,8 @@ def tm_managed_fraction(req: Request, resp: Response, version: FlinkVersion) -> 
 
 @invariant("TM-8", "memory.taskmanager", "A configuration that sets neither task heap and managed memory "
            "together, nor total Flink memory, nor total process memory (nor, up to 1.20, a legacy heap "
-           "size) is rejected: the memory is under-determined.", "seed 000 §3; TaskExecutorProcessUtils")
+           "size) is rejected: the memory is under-determined.", f"{ART}: after the three derivation modes, 'return "
+           "failBecauseRequiredOptionsNotConfigured();'; TaskExecutorProcessUtils")
 def tm_underdetermined_rejected(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     cfg = _config(req)
     legacy = version < v("2.0") and any(k in cfg for k in ("taskmanager.heap.size", "taskmanager.heap.mb"))
@@ -312,7 +326,8 @@ def tm_underdetermined_rejected(req: Request, resp: Response, version: FlinkVers
 
 @invariant("TM-9", "memory.taskmanager", "A configuration whose network or JVM-overhead min exceeds its "
            "max, or whose network or overhead fraction is outside [0, 1), is rejected.",
-           "seed 000 §3; RangeFraction")
+           f"{ART} (translated): network and JVM overhead memory are each 'a capped fractionated part' of total Flink "
+           "and total process memory; RangeFraction")
 def tm_inconsistent_range_rejected(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     cfg = _config(req)
     if not _accepted(resp) or _legacy_network(cfg, version):

@@ -1,6 +1,7 @@
 """The documented watermark rules, as checks on any implementation's own answers.
 
-Sources: seed 004 (how StatusWatermarkValve aligns, idles and flushes), the Javadoc of
+Sources: a seed article on how watermarks propagate through Flink 1.11 (how StatusWatermarkValve
+aligns, idles and flushes, how operators combine inputs and fire timers), the Javadoc of
 ``StatusWatermarkValve``, ``WatermarkStatus``, ``IndexedCombinedWatermarkStatus`` and
 ``InternalTimerService``, and Flink's documentation on idleness ("Dealing With Idle Sources").
 Each check replays the request's events into a small sketch of what the documentation promises
@@ -233,9 +234,33 @@ def _ignored_watermarks(i: int, ev: Event, emitted: list[Event], before: Sketch,
     return None
 
 
+ART = "seed article on watermarks"
+_VALVE_CODE = f"{ART}, quoting StatusWatermarkValve (1.11)"
+COMBINED_SOURCE = "IndexedCombinedWatermarkStatus / AbstractStreamOperatorV2 Javadoc"
+VALVE_SOURCES = {  # the claim of the seed article each valve rule rests on
+    "WM-1": "StatusWatermarkValve Javadoc",
+    "WM-2": f"{ART} (translated): 'if there are aligned channels and this earliest timestamp is later than "
+            "lastOutputWatermark, emit it downstream as the watermark'; StatusWatermarkValve Javadoc",
+    "WM-3": f"{ART} (translated): 'using the smallest upstream watermark is, as far as results go, never wrong "
+            "(the fallback strategy)'; StatusWatermarkValve Javadoc",
+    "WM-4": f"{ART}, quoting the StreamStatus Javadoc (1.11): 'the watermarks of input streams that are temporarily "
+            "idle, or has resumed to be active but its watermark is behind the overall min watermark of the "
+            "operator, should not be accounted for'; StatusWatermarkValve Javadoc",
+    "WM-5": f"{_VALVE_CODE}: 'if all input channels of the valve are now idle, we need to output an idle stream "
+            "status'; 'if the valve was previously marked to be idle, mark it as active and output an active stream "
+            "status'",
+    "WM-6": f"{_VALVE_CODE}: 'ignore the input watermark if its input channel, or all input channels are idle "
+            "(i.e. overall the valve is idle)'; StatusWatermarkValve Javadoc",
+    "WM-7": f"{ART} (translated): 'if all channels have now become idle and this channel emitted "
+            "lastOutputWatermark, perform FlushAll: emit the largest watermark of all channel states'; "
+            "StatusWatermarkValve Javadoc",
+    "WM-8": f"{_VALVE_CODE}: 'ignore the input watermark if its input channel, or all input channels are idle'; "
+            "'if the input watermark's value is less than the last received watermark for its input channel, "
+            "ignore it also'",
+}
+
+
 def _rules(area: str, index: str, what: str) -> None:
-    src = ("seed 004; StatusWatermarkValve Javadoc" if area == VALVE
-           else "IndexedCombinedWatermarkStatus / AbstractStreamOperatorV2 Javadoc")
     table = [
         (("WM-1", "CWM-1"),
          "The answer holds one list per event; each element is a watermark (a long) or an IDLE/ACTIVE status.",
@@ -271,6 +296,7 @@ def _rules(area: str, index: str, what: str) -> None:
                          "emits nothing.", _ignored_watermarks))
     for ids, text, fn in table:
         rule_id = ids[0] if area == VALVE else ids[1]  # the IDs written out, so that grep finds each check
+        src = VALVE_SOURCES[rule_id] if area == VALVE else COMBINED_SOURCE
         if fn is None:
             invariant(rule_id, area, text, src)(_shape_check(rule_id))
         else:
@@ -341,7 +367,9 @@ def timers_shape(req: Request, resp: Response, version: FlinkVersion) -> list[Vi
 
 @invariant("TIMER-2", TIMERS, "Advancing the watermark to t fires exactly the registered, not deleted timers "
            "with timestamp <= t, each (timestamp, key, namespace) once however often it was registered; a timer "
-           "never fires before the watermark reaches it.", "seed 004 §timers; InternalTimerService Javadoc")
+           "never fires before the watermark reaches it.", f"{ART}, quoting InternalTimerServiceImpl.advanceWatermark "
+           "(1.11): 'while ((timer = eventTimeTimersQueue.peek()) != null && timer.getTimestamp() <= time)'; "
+           "InternalTimerService Javadoc")
 def timers_fire_exactly_the_due_ones(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     fired = _fired(req, resp)
     if fired is None:
@@ -364,7 +392,9 @@ def timers_fire_exactly_the_due_ones(req: Request, resp: Response, version: Flin
 
 
 @invariant("TIMER-3", TIMERS, "Timers fired by one watermark come in non-decreasing timestamp order.",
-           "seed 004 §timers; InternalTimerServiceImpl.advanceWatermark")
+           f"{ART}, quoting InternalTimerServiceImpl.advanceWatermark (1.11): "
+           "'while ((timer = eventTimeTimersQueue.peek()) != null ...) { eventTimeTimersQueue.poll(); ...'; "
+           "InternalTimerServiceImpl.advanceWatermark; TimerHeapInternalTimer.comparePriorityTo (priority = timestamp)")
 def timers_fire_in_timestamp_order(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     fired = _fired(req, resp)
     for i, f in enumerate(fired or []):
