@@ -119,6 +119,26 @@ def test_the_threshold_rule_says_too_early_too() -> None:
     assert "did not fail" not in failure_threshold(req, resp, LATEST)[0].message
 
 
+# Two checkpoints expire in one step and the job fails on the first of them: the second already counts
+# towards the next run, so the next expiry fails the job again (every release's jar answers so; found by
+# properties/test_conformance.py at 1.13 before CCR-9 knew it).
+TWO_IN_ONE_STEP = {"config": {"timeout_ms": 10, "tolerable_failures": 1}, "tasks": ["t1"],
+                   "events": [{"at": 0, "trigger": "periodic"}, {"at": 20, "trigger": "periodic"},
+                              {"at": 20, "trigger": "periodic"}, {"at": 100, "trigger": "periodic"},
+                              {"at": 200, "trigger": "periodic"}]}
+
+
+@pytest.mark.parametrize("version", SUPPORTED, ids=str)
+def test_the_threshold_rule_counts_the_failures_after_a_job_failure_in_the_same_step(version: Any) -> None:
+    req = _req("checkpoint.coordinator", TWO_IN_ONE_STEP, version)
+    resp = answer(req)
+    assert ["job_failed" in s for s in resp["output"]["steps"]] == [False, False, False, True, True]
+    assert failure_threshold(req, resp, version) == []
+    wrong = {**resp, "output": {"steps": [{k: v for k, v in s.items() if k != "job_failed"} if i == 4 else s
+                                          for i, s in enumerate(resp["output"]["steps"])]}}
+    assert [v.rule for v in failure_threshold(req, wrong, version)] == ["CCR-9"]
+
+
 def test_catch_rate_plans_implementations_at_the_documented_level() -> None:
     tasks = catch_rate.plan(["none"], seeds=2, examples=10, conformance="documented",
                             impls=[("memory.taskmanager", "python:tests.documented_faults:capital_units_rejected")])

@@ -279,7 +279,8 @@ def _threshold_judgeable(req: Request, steps: list[dict[str, Any]]) -> tuple[int
 @invariant("CCR-9", AREA, "The job fails exactly on the (n+1)-th consecutive counted checkpoint failure "
            "(n = tolerable_failures): each checkpoint aborted for a counted reason counts once when its id is "
            "above the latest completed one; a completion of a newer checkpoint, and the job failure itself, "
-           "reset the count. Which reasons count (declined, async exception, expired, IO exception 1.14+, "
+           "reset the count (failures in the same step after the one that failed the job count anew). "
+           "Which reasons count (declined, async exception, expired, IO exception 1.14+, "
            "finalize failure 1.15+) only Flink's code decides (CheckpointFailureManager); the steps from the "
            "first savepoint trigger or refused trigger on, and requests with a step where a completion and a "
            "counted abort meet, are not judged.",
@@ -304,7 +305,13 @@ def failure_threshold(req: Request, resp: Response, version: FlinkVersion) -> li
         if expected != ("job_failed" in step):
             return [Violation("CCR-9", f"steps[{i}]: {count} consecutive counted failures with tolerable_failures "
                                        f"{n}, yet the job {'did not fail' if expected else 'failed'}")]
-        if expected or newer:
+        if expected:
+            # the job fails on the (n+1)-th failure and the count starts again: the step's failures after
+            # that one already count towards the next run
+            count -= n + 1
+            if count > n:
+                return []  # the job failed twice within one step, which a step shows once
+        elif newer:
             count = 0
         last_success = max([last_success, *newer])
     return []
