@@ -44,6 +44,18 @@ def test_broken_implementation_exits_2_and_names_the_cause(tmp_path: Path, mode:
     assert says in report["runs"][0]["infra_error"]
 
 
+@pytest.mark.parametrize("mode", ["bridgeerror", "garbage", "crash"])
+def test_the_request_an_implementation_broke_on_is_kept_with_a_replay_line(tmp_path: Path, mode: str) -> None:
+    """The request the implementation broke on (an unknown error, garbage, or exiting on it) is kept:
+    report.json's run has its replay line, the console prints it, and replaying it breaks the same way."""
+    res = flinkspec("check", "--impl", faulty(mode, 5), "--area", "memory.jobmanager", "--flink", "2.3",
+                    "--examples", "50", "--timeout", "2", "--report", str(tmp_path))
+    assert res.returncode == 2, res.stdout + res.stderr
+    replay = json.loads((tmp_path / "report.json").read_text())["runs"][0]["infra_replay"]
+    assert replay.startswith("flinkspec replay --impl ") and '"area": "memory.jobmanager"' in replay
+    assert f"replay the request it broke on: {replay}" in res.stderr
+
+
 def test_counterexamples_found_before_a_crash_are_kept(tmp_path: Path) -> None:
     """A mutant that crashes after a while still leaves its counterexample in the report."""
     impl = faulty("crash-after-bugs", 3, "jm-xmx-total-flink")
