@@ -131,7 +131,6 @@ class StatusWatermarkValve:
     def __init__(self, channels: int, *, unchecked_heap_removal: bool = False) -> None:
         """``unchecked_heap_removal``: Flink 1.17.0's ``removeFrom`` (SWV-11)."""
         self._unchecked_heap_removal = unchecked_heap_removal
-        self._channels = channels
         # SWV-9: every channel ACTIVE, aligned, at Long.MIN_VALUE; the valve ACTIVE at MIN_VALUE.
         self._watermark = [LONG_MIN] * channels
         self._idle = [False] * channels
@@ -171,7 +170,7 @@ class StatusWatermarkValve:
             return ()  # SWV-8
         if self._unchecked_heap_removal and not self._aligned[channel]:
             # SWV-11: HeapPriorityQueue.remove at index Integer.MIN_VALUE of its array of channels + 1
-            raise ArrayIndexOutOfBoundsException(f"Index {-(2**31)} out of bounds for length {self._channels + 1}")
+            raise ArrayIndexOutOfBoundsException(f"Index {-(2**31)} out of bounds for length {len(self._watermark) + 1}")
         self._idle[channel] = True
         self._aligned[channel] = False
         self._active_channels -= 1

@@ -439,8 +439,12 @@ def _known(area: str, sig: _Signature) -> tuple[str, ...]:
     return tuple(k.text for k in KNOWN if k.matches(area, sig.step, sig.what))
 
 
+def _release_before(version: FlinkVersion) -> FlinkVersion:
+    return max(r for r in RELEASES if r < version)
+
+
 def _previous(version: str) -> str:
-    return str(max(v for v in RELEASES if v < parse_version(version)))
+    return str(_release_before(parse_version(version)))
 
 
 def _first_release(since: FlinkVersion) -> FlinkVersion | None:
@@ -490,7 +494,7 @@ def undone_changes(a: FlinkVersion, b: FlinkVersion, areas: Sequence[str],
     for k in KNOWN:
         if k.area not in areas or not lo < k.step <= hi or k.text in matched:
             continue
-        before = parse_version(_previous(str(k.step)))
+        before = _release_before(k.step)
         for inp in SEEDS.get(k.area, ()):
             described = describe(ask(k.area, before, inp), ask(k.area, k.step, inp), str(before), str(k.step))
             if described is None or not k.matches(k.area, str(k.step), described[1]):

@@ -113,11 +113,12 @@ def describe_impl(spec: str) -> dict[str, Any] | None:
     if kind != "flink" or not rest or not is_jar_spec(rest):
         return None
     try:
-        described = attrs.asdict(jar_info(Path(rest)))
+        info = jar_info(Path(rest))
     except CliError as exc:
         return {"path": rest, "error": str(exc)}
+    described = attrs.asdict(info)
     try:  # what a 'valid' covers: which driven classes are Apache's own
-        found = fingerprint(Path(rest), None)
+        found = fingerprint(Path(rest), None, info)
         described["fingerprint"] = {
             "apache_release": found["apache_release"], "covers": found["covers"],
             "by_area": [{"areas": a["areas"], "classes": len(a["classes"]), "changed": a["changed"]}
@@ -186,12 +187,13 @@ def compare_class(fork: zipfile.ZipFile, apache: zipfile.ZipFile, stem: str) -> 
             "only_in_apache": sorted(n[:-6].replace("/", ".") for n in theirs - mine)}
 
 
-def fingerprint(jar: Path, base: str | None) -> dict[str, Any]:
-    """The comparison of ``jar``'s driven classes with Apache's flink-dist of ``base`` (or the manifest's)."""
+def fingerprint(jar: Path, base: str | None, info: JarInfo | None = None) -> dict[str, Any]:
+    """The comparison of ``jar``'s driven classes with Apache's flink-dist of ``base`` (or the manifest's);
+    ``info`` is the jar's :func:`jar_info` when the caller has read it already (it hashes the whole jar)."""
     from flinkspec.impls.flinkjars import FlinkUnavailable, dist_jar, resolve_patch
     from oracle.versions import UnknownVersion
 
-    info = jar_info(jar)
+    info = info or jar_info(jar)
     base = base or info.base
     if base is None:
         raise CliError(f"{jar}: its manifest names no Flink version ({info.version!r}); give --base X.Y")
