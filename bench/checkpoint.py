@@ -7,22 +7,15 @@ checkpoint.coordinator Flink's own CheckpointCoordinator; the unit is one input 
 
 from __future__ import annotations
 
-import argparse
-
-from bench.common import corpus, oracle_vs_flink
-from oracle.versions import LATEST, parse_version
+from bench.common import corpus, options, oracle_vs_flink
 from properties.areas import AREAS
 from properties.watermark.strategies import event_count
 
 
 def main() -> None:
-    p = argparse.ArgumentParser()
-    p.add_argument("--flink", default=LATEST.line, help="Flink release (default: the newest)")
-    p.add_argument("--n", type=int, default=1000)
-    a = p.parse_args()
-    ver = parse_version(a.flink)
+    ver, n = options(1000)
     for area in ("checkpoint.alignment", "checkpoint.coordinator", "checkpoint.recovery"):
-        oracle_vs_flink(area, corpus(AREAS[area].requests(ver), a.n), a.flink, unit="events", count=event_count)
+        oracle_vs_flink(area, corpus(AREAS[area].requests(ver), n), str(ver), unit="events", count=event_count)
 
 
 if __name__ == "__main__":

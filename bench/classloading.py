@@ -7,11 +7,9 @@ resolves its lookups; the unit is one class or resource lookup. Goal (issue 4): 
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
-from bench.common import corpus, oracle_vs_flink
-from oracle.versions import LATEST, parse_version
+from bench.common import corpus, options, oracle_vs_flink
 from properties.classloading.strategies import requests
 
 
@@ -21,12 +19,9 @@ def lookups(request: dict[str, Any]) -> int:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser()
-    p.add_argument("--flink", default=LATEST.line, help="Flink release (default: the newest)")
-    p.add_argument("--n", type=int, default=2000)
-    a = p.parse_args()
-    reqs = corpus(requests(parse_version(a.flink)), a.n)
-    oracle_vs_flink("classloading.resolve", reqs, a.flink, unit="lookups", count=lookups)
+    ver, n = options(2000)
+    reqs = corpus(requests(ver), n)
+    oracle_vs_flink("classloading.resolve", reqs, str(ver), unit="lookups", count=lookups)
 
 
 if __name__ == "__main__":

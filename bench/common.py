@@ -4,6 +4,7 @@ machines are noisy and absolute numbers mean little)."""
 
 from __future__ import annotations
 
+import argparse
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -12,7 +13,18 @@ from hypothesis import strategies as st
 
 import oracle
 from flinkspec.impls import open_impl
+from oracle.versions import LATEST, FlinkVersion, parse_version
 from properties.corpus import draw
+
+
+def options(n: int) -> tuple[FlinkVersion, int]:
+    """The options every oracle-against-Flink bench takes: ``--flink`` (default: the newest release)
+    and ``--n``, the corpus size (default ``n``)."""
+    p = argparse.ArgumentParser()
+    p.add_argument("--flink", default=LATEST.line, help="Flink release (default: the newest)")
+    p.add_argument("--n", type=int, default=n, help=f"requests in the corpus (default {n})")
+    a = p.parse_args()
+    return parse_version(a.flink), a.n
 
 
 def corpus(strategy: st.SearchStrategy[dict[str, Any]], n: int, seed: int = 1) -> list[dict[str, Any]]:

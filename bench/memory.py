@@ -7,21 +7,14 @@ warm and pipelined, i.e. at its best)."""
 
 from __future__ import annotations
 
-import argparse
-
-from bench.common import corpus, oracle_vs_flink
-from oracle.versions import LATEST, parse_version
+from bench.common import corpus, options, oracle_vs_flink
 from properties.memory.strategies import requests
 
 
 def main() -> None:
-    p = argparse.ArgumentParser()
-    p.add_argument("--flink", default=LATEST.line, help="Flink release (default: the newest)")
-    p.add_argument("--n", type=int, default=5000)
-    a = p.parse_args()
-    ver = parse_version(a.flink)
+    ver, n = options(5000)
     for area in ("memory.taskmanager", "memory.jobmanager"):
-        oracle_vs_flink(area, corpus(requests(area, ver), a.n), a.flink, unit="configs")
+        oracle_vs_flink(area, corpus(requests(area, ver), n), str(ver), unit="configs")
 
 
 if __name__ == "__main__":

@@ -170,7 +170,8 @@ class StatusWatermarkValve:
             return ()  # SWV-8
         if self._unchecked_heap_removal and not self._aligned[channel]:
             # SWV-11: HeapPriorityQueue.remove at index Integer.MIN_VALUE of its array of channels + 1
-            raise ArrayIndexOutOfBoundsException(f"Index {-(2**31)} out of bounds for length {len(self._watermark) + 1}")
+            length = len(self._watermark) + 1
+            raise ArrayIndexOutOfBoundsException(f"Index {-(2**31)} out of bounds for length {length}")
         self._idle[channel] = True
         self._aligned[channel] = False
         self._active_channels -= 1
