@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from oracle.explain import INPUT, Explanation, at, tracing
 from oracle.protocol import BadRequest, Rejected
 from oracle.versions import LATEST, SUPPORTED, FlinkVersion, UnknownVersion, parse_version
 
@@ -52,6 +53,14 @@ def answer(request: object) -> dict[str, Any]:  # any JSON value: what is no obj
     return {"id": rid, "output": result}
 
 
+def explain_answer(request: object) -> tuple[dict[str, Any], Explanation]:
+    """:func:`answer`, and which of the oracle's rules decided each part of it (:mod:`oracle.explain`)."""
+    with tracing() as explained:
+        at(*INPUT)  # reading the request comes first
+        response = answer(request)
+    return response, explained[0]
+
+
 # Area modules register themselves on import.
 from oracle import alignment as _alignment  # noqa: E402,F401
 from oracle import classloading as _classloading  # noqa: E402,F401
@@ -60,4 +69,5 @@ from oracle import memory as _memory  # noqa: E402,F401
 from oracle import recovery as _recovery  # noqa: E402,F401
 from oracle import watermark as _watermark  # noqa: E402,F401
 
-__all__ = ["AREAS", "LATEST", "SUPPORTED", "BadRequest", "FlinkVersion", "Rejected", "answer", "area"]
+__all__ = ["AREAS", "LATEST", "SUPPORTED", "BadRequest", "Explanation", "FlinkVersion", "Rejected", "answer", "area",
+           "explain_answer"]

@@ -11,6 +11,7 @@ from typing import Any
 import attrs
 
 from oracle import memory_options as o
+from oracle.explain import at
 from oracle.memory_options import Configuration, IllegalConfigurationException, get_memory_size
 from oracle.memory_process import ProcessMemoryOptions, ProcessMemorySpec, jvm_parameters, memory_process_spec
 from oracle.memory_tm import assemble_dynamic_configs, legacy_heap_mapped
@@ -59,7 +60,9 @@ class JobManagerFlinkMemoryRules:
     def from_fine_grained(self, config: Configuration, version: FlinkVersion) -> JobManagerFlinkMemory:
         """``deriveFromRequiredFineGrainedOptions``: the configured heap; off-heap is configured, or
         the rest of a configured total Flink memory, or its default."""
+        at("heap")  # the order Flink derives the parts in (oracle.explain)
         heap = get_memory_size(config, o.JM_HEAP)
+        at("off_heap")
         off_heap = get_memory_size(config, o.JM_OFF_HEAP)
         if config.contains(o.JM_TOTAL_FLINK):
             total_flink = get_memory_size(config, o.JM_TOTAL_FLINK)
@@ -72,11 +75,13 @@ class JobManagerFlinkMemoryRules:
     def from_total_flink(self, config: Configuration, total_flink: MemorySize,
                          version: FlinkVersion) -> JobManagerFlinkMemory:
         """``deriveFromTotalFlinkMemory``: heap = total Flink - off-heap, which must be positive."""
+        at("off_heap")
         off_heap = get_memory_size(config, o.JM_OFF_HEAP)
         if total_flink.bytes <= off_heap.bytes:  # compareTo(...) < 1: equality fails too
             raise IllegalConfigurationException(
                 f"The configured Total Flink Memory ({total_flink.to_human_readable_string()}) is less than "
                 f"the configured Off-heap Memory ({off_heap.to_human_readable_string()}).")
+        at("heap")
         return JobManagerFlinkMemory(total_flink.subtract(off_heap), off_heap)
 
 

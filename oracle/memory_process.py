@@ -13,6 +13,7 @@ from typing import Generic, Protocol, TypeVar
 
 import attrs
 
+from oracle.explain import at
 from oracle.memory_options import (
     ConfigOption,
     Configuration,
@@ -96,16 +97,20 @@ def memory_process_spec(config: Configuration, options: ProcessMemoryOptions, ru
     """``memoryProcessSpecFromConfig``: fine-grained > total Flink > total process, else fail."""
     if all(config.contains(o) for o in options.required_fine_grained):
         flink = rules.from_fine_grained(config, version)
+        at("total_flink")
         jvm = metaspace_and_overhead_from_total_flink(config, options, flink.total_flink, version)
         return ProcessMemorySpec(FINE_GRAINED, flink, jvm)
     if config.contains(options.total_flink):
+        at("total_flink")  # the order Flink derives the parts in (oracle.explain)
         total_flink = get_memory_size(config, options.total_flink)
         flink = rules.from_total_flink(config, total_flink, version)
         jvm = metaspace_and_overhead_from_total_flink(config, options, total_flink, version)
         return ProcessMemorySpec(TOTAL_FLINK, flink, jvm)
     if config.contains(options.total_process):
+        at("total_process")
         total_process = get_memory_size(config, options.total_process)
         jvm = metaspace_and_overhead_from_total_process(config, options, total_process, version)
+        at("total_flink")
         flink = rules.from_total_flink(config, total_process.subtract(jvm.total), version)
         return ProcessMemorySpec(TOTAL_PROCESS, flink, jvm)
     raise IllegalConfigurationException(
@@ -121,7 +126,9 @@ def metaspace_and_overhead_from_total_process(config: Configuration, options: Pr
                                               version: FlinkVersion) -> JvmMetaspaceAndOverhead:
     """``deriveJvmMetaspaceAndOverheadWithTotalProcessMemory``: Overhead is a fraction of the
     total process memory; Metaspace + Overhead must fit in it."""
+    at("jvm_metaspace")
     metaspace = get_memory_size(config, options.metaspace)
+    at("jvm_overhead")
     overhead = derive_with_fraction(total_process, overhead_range(config, options), version)
     jvm = JvmMetaspaceAndOverhead(metaspace, overhead)
     if jvm.total.bytes > total_process.bytes:
@@ -138,7 +145,9 @@ def metaspace_and_overhead_from_total_flink(config: Configuration, options: Proc
                                             version: FlinkVersion) -> JvmMetaspaceAndOverhead:
     """``deriveJvmMetaspaceAndOverheadFromTotalFlinkMemory``: with a configured total process
     memory the Overhead is what is left of it, otherwise an inverse fraction of Flink + Metaspace."""
+    at("jvm_metaspace")
     metaspace = get_memory_size(config, options.metaspace)
+    at("jvm_overhead")
     flink_and_metaspace = total_flink.add(metaspace)
     if config.contains(options.total_process):
         overhead = overhead_as_remainder(config, options, total_flink, version)

@@ -13,6 +13,7 @@ from typing import Any
 import attrs
 
 from oracle import memory_options as o
+from oracle.explain import at
 from oracle.javanum import IllegalArgumentException, big_decimal_of, double_to_string
 from oracle.memory_options import Configuration, IllegalConfigurationException, get_memory_size
 from oracle.memory_process import (
@@ -83,10 +84,12 @@ class TaskExecutorFlinkMemoryRules:
     def from_fine_grained(self, config: Configuration, version: FlinkVersion) -> TaskExecutorFlinkMemory:
         """``deriveFromRequiredFineGrainedOptions``: task heap and managed are given; network is
         the rest of a configured total Flink memory, else an inverse fraction of the others."""
+        at("task_heap")  # the order Flink derives the parts in (oracle.explain)
         task_heap = get_memory_size(config, o.TASK_HEAP)
+        at("managed")
         managed = get_memory_size(config, o.MANAGED_SIZE)
-        fh, foh = get_memory_size(config, o.FRAMEWORK_HEAP), get_memory_size(config, o.FRAMEWORK_OFF_HEAP)
-        toh = get_memory_size(config, o.TASK_OFF_HEAP)
+        fh, foh, toh = _framework_and_task_off_heap(config)
+        at("network")
         without_network = _sum(fh, foh, task_heap, toh, managed)
         if config.contains(o.TM_TOTAL_FLINK):
             total_flink = get_memory_size(config, o.TM_TOTAL_FLINK)
@@ -106,18 +109,22 @@ class TaskExecutorFlinkMemoryRules:
                          version: FlinkVersion) -> TaskExecutorFlinkMemory:
         """``deriveFromTotalFlinkMemory``: with a configured task heap, network is the rest;
         otherwise network is a fraction and task heap the rest."""
-        fh, foh = get_memory_size(config, o.FRAMEWORK_HEAP), get_memory_size(config, o.FRAMEWORK_OFF_HEAP)
-        toh = get_memory_size(config, o.TASK_OFF_HEAP)
+        fh, foh, toh = _framework_and_task_off_heap(config)
         if config.contains(o.TASK_HEAP):
+            at("task_heap")
             task_heap = get_memory_size(config, o.TASK_HEAP)
+            at("managed")
             managed = managed_size(config, total_flink, version)
+            at("network")
             without_network = _sum(fh, foh, task_heap, toh, managed)
             if without_network.bytes > total_flink.bytes:
                 raise _exceeds_total(_heap_parts(fh, foh, task_heap, toh, managed), total_flink)
             network = total_flink.subtract(without_network)
             check_network_remainder(config, network, version)
         else:
+            at("managed")
             managed = managed_size(config, total_flink, version)
+            at("network")
             if uses_legacy_network(config, version):
                 network = legacy_network_size(config)
             else:
@@ -128,10 +135,21 @@ class TaskExecutorFlinkMemoryRules:
                          ("Task Off-Heap Memory", toh), ("Managed Memory", managed),
                          ("Network Memory", network)]
                 raise _exceeds_total(parts, total_flink)
+            at("task_heap")
             task_heap = total_flink.subtract(without_task_heap)
         flink = TaskExecutorFlinkMemory(fh, foh, task_heap, toh, network, managed)
         check_total_flink(config, flink)
         return flink
+
+
+def _framework_and_task_off_heap(config: Configuration) -> tuple[MemorySize, MemorySize, MemorySize]:
+    """Framework heap, framework off-heap and task off-heap memory: configured, else their defaults."""
+    at("framework_heap")
+    fh = get_memory_size(config, o.FRAMEWORK_HEAP)
+    at("framework_off_heap")
+    foh = get_memory_size(config, o.FRAMEWORK_OFF_HEAP)
+    at("task_off_heap")
+    return fh, foh, get_memory_size(config, o.TASK_OFF_HEAP)
 
 
 def _heap_parts(fh: MemorySize, foh: MemorySize, th: MemorySize, toh: MemorySize,

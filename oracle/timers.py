@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import attrs
 
+from oracle.explain import because
 from oracle.rules import Declared
 
 # The rules this module encodes, each declared once (properties/oracle_rules.py says what checks each).
@@ -148,18 +149,23 @@ class EventTimeTimerService:
 
     def register(self, timer: Timer) -> None:
         """``registerEventTimeTimer`` (ITS-1, ITS-7)."""
+        because("ITS-1")
         self._queue.add(timer)
 
     def delete(self, timer: Timer) -> None:
         """``deleteEventTimeTimer`` (ITS-2)."""
+        because("ITS-2")
         self._queue.remove(timer)
 
     def advance_watermark(self, time: int) -> tuple[Timer, ...]:
         """``advanceWatermark`` / ``tryAdvanceWatermark`` (ITS-3): fire while the head is ``<= time``."""
+        because("ITS-3")
         self.current_watermark = time
         fired: list[Timer] = []
         head = self._queue.peek()
         while head is not None and head.timestamp <= time:
             fired.append(self._queue.poll())
             head = self._queue.peek()
+        if len(fired) > 1:
+            because("ITS-6")  # equal timestamps fire in heap order
         return tuple(fired)

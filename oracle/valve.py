@@ -7,7 +7,8 @@ for channels that each consume one subpartition; only the bookkeeping changed (1
 aligned channels in a ``HeapPriorityQueue``, 1.19 keeps one status per subpartition). This
 module keeps the aligned minimum in a lazily pruned binary heap, so a step costs O(log n).
 
-Each rule is enforced where its ID appears below.
+Each rule is enforced where its ID appears below; ``because(ID)`` says so to an explanation
+(:mod:`oracle.explain`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import heapq
 
 import attrs
 
+from oracle.explain import ERROR, at, because
 from oracle.javanum import JavaException
 from oracle.rules import Declared
 
@@ -153,39 +155,50 @@ class StatusWatermarkValve:
     def input_watermark(self, channel: int, timestamp: int) -> tuple[Element, ...]:
         """``StatusWatermarkValve.inputWatermark``."""
         if self._last_status is not Status.ACTIVE or self._idle[channel]:
-            return ()  # SWV-1
+            because("SWV-1")
+            return ()
         if timestamp <= self._watermark[channel]:
-            return ()  # SWV-2
+            because("SWV-2")
+            return ()
+        because("SWV-4")  # what the watermark can change: the minimum over the aligned channels
         self._watermark[channel] = timestamp
         self._max_watermark = max(self._max_watermark, timestamp)
         if self._aligned[channel]:
             self._aligned_min.push(channel)
         elif timestamp >= self._last_watermark:
-            self._mark_aligned(channel)  # SWV-3
+            because("SWV-3")
+            self._mark_aligned(channel)
         return self._emit_new_min()
 
     def channel_goes_idle(self, channel: int) -> tuple[Element, ...]:
         """``inputWatermarkStatus(IDLE, channel)``."""
         if self._idle[channel]:
-            return ()  # SWV-8
+            because("SWV-8")
+            return ()
         if self._unchecked_heap_removal and not self._aligned[channel]:
             # SWV-11: HeapPriorityQueue.remove at index Integer.MIN_VALUE of its array of channels + 1
+            at(*ERROR)
+            because("SWV-11")
             length = len(self._watermark) + 1
             raise ArrayIndexOutOfBoundsException(f"Index {-(2**31)} out of bounds for length {length}")
         self._idle[channel] = True
         self._aligned[channel] = False
         self._active_channels -= 1
         holds_min = self._watermark[channel] == self._last_watermark
-        if self._active_channels == 0:  # SWV-5: flush, then IDLE
+        if self._active_channels == 0:  # flush, then IDLE
+            because("SWV-5")
             flushed = self._emit_max_over_all() if holds_min else ()
             self._last_status = Status.IDLE
             return (*flushed, Status.IDLE)
-        return self._emit_new_min() if holds_min else ()  # SWV-6
+        because("SWV-6")
+        return self._emit_new_min() if holds_min else ()
 
     def channel_becomes_active(self, channel: int) -> tuple[Element, ...]:
         """``inputWatermarkStatus(ACTIVE, channel)``: SWV-7, never a watermark."""
         if not self._idle[channel]:
-            return ()  # SWV-8
+            because("SWV-8")
+            return ()
+        because("SWV-7")
         self._idle[channel] = False
         self._active_channels += 1
         if self._watermark[channel] >= self._last_watermark:
@@ -201,6 +214,7 @@ class StatusWatermarkValve:
 
     def _emit_new_min(self) -> tuple[Element, ...]:
         """``findAndOutputNewMinWatermarkAcrossAlignedChannels`` (SWV-4)."""
+        because("SWV-4")
         low = self._aligned_min.minimum()
         if low is None or low <= self._last_watermark:
             return ()

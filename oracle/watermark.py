@@ -16,6 +16,7 @@ import attrs
 
 from oracle import area
 from oracle.combined import CombiningOperator, LegacyCombiningTask
+from oracle.explain import at, because, tracing_active
 from oracle.protocol import BadRequest, Rejected, field, java_long
 from oracle.timers import EventTimeTimerService, Timer
 from oracle.valve import (
@@ -75,6 +76,7 @@ def valve_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, A
     slots = [layout.slot(i, a, sub) for i, (a, sub) in enumerate(zip(arrivals, subpartitions, strict=True))]
     if layout.shared and any(isinstance(a.element, Status) for a in arrivals):
         # SWV-10: StatusWatermarkValve.inputWatermarkStatus does checkState(!isInputChannelShared)
+        because("SWV-10")
         return Rejected("IllegalStateException", "")
     return _run_valve(valve, slots)
 
@@ -100,7 +102,10 @@ def timers_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, 
     """Event-time timers of one ``InternalTimerServiceImpl``; the same rules in every version."""
     service = EventTimeTimerService()
     fired: list[list[dict[str, Any]]] = []
-    for event in _timer_events(payload):
+    explaining = tracing_active()
+    for i, event in enumerate(_timer_events(payload)):
+        if explaining:
+            at("fired", i)  # what the service decides now is the answer to event i
         if event.kind == "watermark":
             fired.append([_timer_json(t) for t in service.advance_watermark(event.timestamp)])
             continue
@@ -203,7 +208,13 @@ def _subpartition(event: Mapping[str, Any], i: int, version: FlinkVersion) -> in
 
 
 def _run(machine: Machine, arrivals: Sequence[Arrival]) -> dict[str, Any]:
-    return {"emitted": [[_element_json(e) for e in machine.feed(a)] for a in arrivals]}
+    if not tracing_active():
+        return {"emitted": [[_element_json(e) for e in machine.feed(a)] for a in arrivals]}
+    emitted: list[list[dict[str, Any]]] = []
+    for i, arrival in enumerate(arrivals):
+        at("emitted", i)  # what the machine decides now is the answer to event i
+        emitted.append([_element_json(e) for e in machine.feed(arrival)])
+    return {"emitted": emitted}
 
 
 def _element_json(element: Element) -> dict[str, Any]:

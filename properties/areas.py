@@ -17,7 +17,7 @@ from properties.classloading import invariants as _classloading_invariants  # no
 from properties.classloading import strategies as classloading_strategies
 from properties.memory import invariants as _memory_invariants  # noqa: F401  (registers the rules)
 from properties.memory import strategies as memory_strategies
-from properties.rules import Request, Response, Violation, judge, refused_rule
+from properties.rules import Ask, Request, Response, Violation, judge, refused_rule
 from properties.watermark import invariants as watermark_invariants
 from properties.watermark import strategies as watermark_strategies
 
@@ -41,10 +41,12 @@ class AreaSpec:
     corpus_of: str | None = None
 
     def violations(self, request: Request, response: Response, version: FlinkVersion, *,
-                   documented_only: bool = False) -> list[Violation]:
+                   documented_only: bool = False, expected: Response | None = None,
+                   ask: Ask | None = None) -> list[Violation]:
         """Every invariant of the area applied to one answer (:func:`properties.rules.judge`): what
         :mod:`flinkspec.judge.verdict` judges an answer by, with the area's prefix and tie rule."""
-        return judge(self.name, request, response, version, documented_only=documented_only)
+        return judge(self.name, request, response, version, documented_only=documented_only, expected=expected,
+                     ask=ask)
 
 
 AREAS: dict[str, AreaSpec] = {

@@ -98,9 +98,16 @@ class Violation:
 
 
 Check = Callable[[Request, Response, FlinkVersion], "list[Violation]"]
+# A metamorphic rule relates two answers of the same implementation: ``twin(request, response,
+# version)`` is the input of a request that must be answered alike (None: the rule has nothing to
+# say), and ``relation(request, response, twin_request, twin_response, version)`` judges the pair.
+Twin = Callable[[Request, Response, FlinkVersion], "dict[str, Any] | None"]
+Relation = Callable[[Request, Response, Request, Response, FlinkVersion], "list[Violation]"]
+Ask = Callable[[Request], "Response | None"]  # the implementation's answer to one more request (None: cannot be sent)
 
 RULES: dict[str, Rule] = {}
 CHECKS: dict[str, list[tuple[Rule, Check]]] = {}
+RELATIONS: dict[str, list[tuple[Rule, Twin, Relation]]] = {}
 
 
 def declare(rule: Rule) -> Rule:
@@ -116,6 +123,20 @@ def invariant(rule_id: str, area: str, text: str, source: str, *, documented: bo
 
     def register(fn: Check) -> Check:
         CHECKS.setdefault(area, []).append((rule, fn))
+        return fn
+
+    return register
+
+
+def metamorphic(rule_id: str, area: str, text: str, source: str, *, twin: Twin,
+                documented: bool = True) -> Callable[[Relation], Relation]:
+    """Register ``fn`` as the relation of rule ``rule_id``: the implementation is asked the request
+    ``twin`` makes of each answer (a respelling the rule says means the same), and ``fn`` judges the
+    two answers. Judged only where the implementation can be asked again (not on recorded answers)."""
+    rule = declare(Rule(rule_id, area, text, source, documented, checked_by=area_properties(area)))
+
+    def register(fn: Relation) -> Relation:
+        RELATIONS.setdefault(area, []).append((rule, twin, fn))
         return fn
 
     return register
@@ -176,13 +197,33 @@ def all_rules() -> dict[str, Rule]:
 
 
 def judge(area: str, request: Request, response: Response, version: FlinkVersion,
-          *, documented_only: bool = False) -> list[Violation]:
-    """Every invariant of ``area`` applied to one answer."""
+          *, documented_only: bool = False, expected: Response | None = None, ask: Ask | None = None,
+          ) -> list[Violation]:
+    """Every invariant of ``area`` applied to one answer.
+
+    At the ``flink`` level (``documented_only`` false) a documented rule that real Flink of
+    ``version`` breaks is judged only where Flink's own answer (``expected``, the oracle's) keeps it
+    on this request: there it names what the answer breaks, and it can never fail an answer equal
+    to Flink's. ``ask`` answers the twins of the area's metamorphic rules (:func:`metamorphic`);
+    without it they are not judged."""
     out: list[Violation] = []
     for rule, check in CHECKS.get(area, []):
         if documented_only and not rule.documented:
             continue
-        if not documented_only and RULES[rule.id].broken_at(version):
-            continue  # conformance "flink": only the rules Flink of this version keeps
+        if (not documented_only and RULES[rule.id].broken_at(version)
+                and (expected is None or check(request, expected, version))):
+            continue  # conformance "flink": Flink of this version breaks it here too
         out.extend(check(request, response, version))
+    if ask is None:
+        return out
+    for rule, twin, relation in RELATIONS.get(area, []):
+        if (not rule.documented and documented_only) or (not documented_only and RULES[rule.id].broken_at(version)):
+            continue
+        related = twin(request, response, version)
+        if related is None or related == request.get("input"):
+            continue
+        twin_request = {k: request[k] for k in ("area", "flink") if k in request} | {"input": related}
+        twin_response = ask(twin_request)
+        if twin_response is not None:
+            out.extend(relation(request, response, twin_request, twin_response, version))
     return out

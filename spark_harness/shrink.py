@@ -35,8 +35,7 @@ class Failure:
 
     area: str
     flink: str
-    signature: str  # the divergence: what differs from Flink (Signature.what)
-    rules: tuple[str, ...]
+    signature: Signature  # the divergence (flinkspec.judge.divergence)
     messages: tuple[str, ...]  # what each rule saw
     request: dict[str, Any]
     actual: dict[str, Any]
@@ -46,9 +45,13 @@ class Failure:
     cases: int = 1
 
     @property
-    def key(self) -> tuple[str, str, str, tuple[str, ...]]:
+    def rules(self) -> tuple[str, ...]:
+        return self.signature.rules
+
+    @property
+    def key(self) -> tuple[str, str, tuple[str, str, tuple[str, ...]]]:
         """The divergence (:attr:`flinkspec.judge.divergence.Signature.key`) at this area and version."""
-        return (self.area, self.flink, *Signature(self.signature, self.rules).key)
+        return (self.area, self.flink, self.signature.key)
 
     @property
     def order(self) -> tuple[tuple[int, int], str]:
@@ -113,17 +116,17 @@ def keep(bucket: list[Failure], failure: Failure, limit: int = KEEP_PER_RULE) ->
 
 
 def candidates(failures: Iterable[Failure], limit: int = KEEP_PER_RULE
-               ) -> dict[tuple[str, str, str, tuple[str, ...]], list[Failure]]:
+               ) -> dict[tuple[str, str, tuple[str, str, tuple[str, ...]]], list[Failure]]:
     """Per divergence (area, version, signature, rules), the ``limit`` smallest failures of distinct
     shapes; their ``cases`` add up to the divergence's failing cases."""
-    out: dict[tuple[str, str, str, tuple[str, ...]], list[Failure]] = {}
+    out: dict[tuple[str, str, tuple[str, str, tuple[str, ...]]], list[Failure]] = {}
     for f in failures:
         keep(out.setdefault(f.key, []), f, limit)
     return out
 
 
 def to_counterexample(f: Failure, impl_spec: str, strict_messages: bool, cases: int | None = None) -> Counterexample:
-    return counterexample(f.request, f.expected, f.actual, f.signature, f.rules, f.messages,
+    return counterexample(f.request, f.expected, f.actual, f.signature, f.messages,
                           f.cases if cases is None else cases, impl_spec, strict_messages)
 
 

@@ -25,7 +25,7 @@ import attrs
 
 from flinkspec.impls import DEFAULT_TIMEOUT_S, Implementation, ImplementationBroken, answer_one, open_impl
 from flinkspec.impls.capabilities import EVERYTHING, Capabilities
-from flinkspec.judge.verdict import Conformance, NotChecked, diverges, said
+from flinkspec.judge.verdict import Conformance, Judge, NotChecked, said
 from oracle.versions import FlinkVersion, parse_version
 from properties import corpus
 from properties.areas import AREAS
@@ -129,6 +129,7 @@ class _Partition:
         self.next_id = 0
         self.chunks_done = 0
         self.not_checked: dict[tuple[str, str, str], int] = {}
+        self.judges: dict[tuple[str, str], Judge] = {}
 
     def skip(self, area: str, ver: str, why: str) -> None:
         """A generated case the implementation cannot be sent or judged in its protocol version."""
@@ -141,11 +142,13 @@ class _Partition:
         t[2] += seconds
 
     def judge(self, req: dict[str, Any], actual: dict[str, Any], version: FlinkVersion) -> None:
-        caps = self.job.capabilities
+        """Judge one answer as every route does (:class:`flinkspec.judge.verdict.Judge`)."""
+        key = (req["area"], req["flink"])
+        if key not in self.judges:
+            self.judges[key] = Judge(_impl(self.job), AREAS[req["area"]], version, self.job.conformance,
+                                     self.job.strict_messages, self.job.capabilities)
         try:
-            found = diverges(req, actual, version, AREAS[req["area"]], conformance=self.job.conformance,
-                             strict_messages=self.job.strict_messages,
-                             unsupported=caps.rules_unsupported(req["area"], req["flink"]), fit_answer=caps.fit_answer)
+            found = self.judges[key].diverges(req, actual)
         except NotChecked as exc:
             self.skip(req["area"], req["flink"], str(exc))
             return
@@ -154,7 +157,7 @@ class _Partition:
             return
         sig, broken, expected = found
         clean = {k: req[k] for k in ("area", "flink", "input")}
-        failure = Failure(req["area"], req["flink"], sig.what, sig.rules, said(broken, sig.rules),
+        failure = Failure(req["area"], req["flink"], sig, said(broken, sig.rules),
                           clean, actual, expected, size(clean), shape(clean))
         keep(self.failures.setdefault(failure.key, []), failure)
 

@@ -49,7 +49,8 @@ def test_five_planted_bugs_are_five_divergences_with_plain_values(tmp_path: Path
     for c in found:
         config = c["request"]["input"].get("config", {})
         assert all(_plain(v) for v in config.values()), c["request"]
-        assert c["rules"][0] == c["rule"] and c["rule_text"] and len(c["messages"]) == len(c["rules"])
+        assert c["rule"] == (c["explained_by"] or c["rules"])[0] and c["rule_text"]
+        assert len(c["messages"]) == len(c["rules"])
     out = done.stdout + done.stderr
     assert "5 distinct divergences" in out and f"report: {tmp_path / 'r' / 'report.html'}" in out
     assert out.count("replay:  flinkspec replay --impl") == 5

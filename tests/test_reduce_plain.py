@@ -223,4 +223,4 @@ def test_oracle_class_names_become_plain() -> None:
                      "user_classes": ["com.acme.Job", "org.foo.Util$Inner"], "parent_classes": ["com.acme.Job"],
                      "lookups": ["com.acme.Job", "java.lang.String", "org.foo.Util$Inner"]}}
     small = reduce(req, lambda r: oracle.answer(r).get("output", {}).get("resolved", [])[:1] == ["user"])
-    assert small["input"] == {"config": {}, "user_classes": ["a.A"], "parent_classes": [], "lookups": ["a.A"]}
+    assert small["input"] == {"config": {}, "user_classes": ["A"], "parent_classes": [], "lookups": ["A"]}

@@ -45,7 +45,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     junit = Path(args.junit) if args.junit else None
     check_writable(report_dir, junit)
     started = time.monotonic()
-    number = 1
+    printer = console.Printer()
     try:
         for area in areas:
             for ver in versions_for(area, versions):
@@ -63,7 +63,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                     if args.verbose else None,
                 )
                 runs.append(run)
-                number = console.print_run(run, number)
+                printer.run(run)
                 rep.write(rep.to_json(runs, args.impl, args.conformance, args.seed, caps, skipped), report_dir, junit)
                 if run.infra_error and impl_is_dead(run.infra_error):
                     raise _Dead

@@ -71,7 +71,7 @@ def _conf(pairs: list[str]) -> list[tuple[str, str]]:
 
 def cmd_fanout(args: argparse.Namespace) -> int:
     from flinkspec.cli.options import DEFAULT_REPORT, areas_option, check_writable, open_impl_option, versions_option
-    from flinkspec.engine.check import versions_for
+    from flinkspec.engine.check import divergences, versions_for
     from flinkspec.impls import pinned_version
     from flinkspec.impls.capabilities import CapabilitiesError, resolve
     from flinkspec.reports import console
@@ -134,9 +134,8 @@ def cmd_fanout(args: argparse.Namespace) -> int:
     for run in outcome.runs:
         if run.infra_error:
             print(f"  {run.area} at Flink {run.flink}: {run.infra_error}", file=sys.stderr)
-    for i, (c, flinks) in enumerate(console.grouped(outcome.runs), 1):
-        print("\n".join(console.divergence_lines(c, i, at=f"{c.area} at Flink {console.versions_text(flinks)}")),
-              file=sys.stderr)
+    for i, c in enumerate(divergences(outcome.runs), 1):
+        print("\n".join(console.divergence_lines(c, i)), file=sys.stderr)
     print(f"{outcome.checked_cases:,} cases checked (+{outcome.shrink_cases:,} shrinking) in {wall:.1f} s "
           f"({outcome.checked_cases / max(outcome.wall_seconds, 1e-9):,.0f} cases/s on {outcome.master})")
     print(console.summary(report, wall, report_dir, junit))

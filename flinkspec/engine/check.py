@@ -13,6 +13,7 @@ infrastructure error; what was found before is kept.
 from __future__ import annotations
 
 import contextlib
+import json
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -23,7 +24,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
 from flinkspec.impls import Implementation, ImplementationBroken
 from flinkspec.impls.capabilities import EVERYTHING, Capabilities
-from flinkspec.judge.divergence import features
+from flinkspec.judge.divergence import GENERIC_RULES, Signature, features
 from flinkspec.judge.verdict import REDUCE_CALLS, Conformance, Group, Judge, replay_command, said
 from oracle.versions import FlinkVersion
 from properties import corpus
@@ -39,29 +40,35 @@ SEARCH_EXAMPLES = 1000  # per (area, version): judged one by one under Hypothesi
 BATCH = 256
 
 
-@attrs.frozen
+@attrs.frozen(kw_only=True)
 class Counterexample:
-    """One divergence of the implementation from Flink: its shrunk representative request, what
-    differs, every rule it breaks and how many of the checked cases failed the same way."""
+    """One divergence of the implementation from Flink: its shrunk representative request, where it
+    departs from Flink's answer and the rules that explain it, every rule it breaks and how many of
+    the checked cases failed the same way (at every release it was seen at)."""
 
     area: str
-    flink: str
-    rule: str  # the first of ``rules``: the rule a one-line summary names
+    flink: str  # the release of the representative
+    rule: str  # the rule a one-line summary names: the first that explains it, else the first broken
     rule_text: str
     request: dict[str, Any]
     expected: dict[str, Any] | None
     actual: dict[str, Any]
-    difference: str
+    difference: str  # expected vs actual where the answer departs, in words
     replay: str
-    rules: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ()  # every rule the representative's answer breaks
     signature: str = ""  # what differs from Flink, in words (flinkspec.judge.divergence)
     cases: int = 1  # failing cases of this divergence among those checked
     features: tuple[str, ...] = ()  # what the representative request is made of
     messages: tuple[str, ...] = ()  # what each of ``rules`` saw, in the same order
+    explained_by: tuple[str, ...] = ()  # the oracle's and the documented rules that explain the departure
+    cause: tuple[str, str, tuple[str, ...]] = ("", "", ())  # what tells divergences apart (Signature.key)
+    releases: tuple[str, ...] = ()  # every release it was seen at (the representative's first)
 
     def to_json(self) -> dict[str, Any]:
         return {**attrs.asdict(self), "rules": list(self.rules), "features": list(self.features),
-                "messages": list(self.messages)}
+                "messages": list(self.messages), "explained_by": list(self.explained_by),
+                "cause": [self.cause[0], self.cause[1], list(self.cause[2])],
+                "releases": list(self.releases or (self.flink,))}
 
 
 @attrs.define
@@ -208,19 +215,36 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
 
 
 def counterexample(request: dict[str, Any], expected: dict[str, Any] | None, actual: dict[str, Any],
-                   what: str, rules: tuple[str, ...], messages: tuple[str, ...], cases: int, impl_spec: str,
+                   sig: Signature, messages: tuple[str, ...], cases: int, impl_spec: str,
                    strict: bool) -> Counterexample:
-    """A divergence as reported: its representative, what differs, its rules and what each saw."""
-    first = rules[0]
-    return Counterexample(request["area"], request["flink"], first, RULES[first].text if first in RULES else first,
-                          request, expected, actual, messages[0] if messages and messages[0] else what,
-                          replay_command(impl_spec, request, strict), rules, what, cases, features(request),
-                          messages)
+    """A divergence as reported: its representative, where it departs and why, its rules and what each saw."""
+    explained = explaining_rules(sig)
+    first = (explained or sig.rules or ("",))[0]
+    return Counterexample(area=request["area"], flink=request["flink"], rule=first,
+                          rule_text=rule_text(first), request=request, expected=expected, actual=actual,
+                          difference=sig.difference() or (messages[0] if messages and messages[0] else sig.what),
+                          replay=replay_command(impl_spec, request, strict), rules=sig.rules, signature=sig.what,
+                          cases=cases, features=features(request), messages=messages, explained_by=explained,
+                          cause=sig.key, releases=(request["flink"],))
+
+
+def explaining_rules(sig: Signature) -> tuple[str, ...]:
+    """The rules that explain a divergence: the oracle's rules that decided the part of Flink's answer
+    it departs from, then the rules it breaks other than the differential and refusal rules."""
+    return tuple(dict.fromkeys((*sig.because, *(r for r in sig.rules if not r.endswith(GENERIC_RULES)))))
+
+
+def rule_text(rule_id: str) -> str:
+    """A rule's text, from the whole registry (oracle rules included)."""
+    from properties.rules import all_rules
+
+    found = RULES.get(rule_id) or all_rules().get(rule_id)
+    return found.text if found is not None else rule_id
 
 
 def _counterexample(g: Group, impl_spec: str, strict: bool) -> Counterexample:
     rules = g.signature.rules
-    return counterexample(g.request, g.expected, g.actual, g.signature.what, rules, said(g.broken, rules),
+    return counterexample(g.request, g.expected, g.actual, g.signature, said(g.broken, rules),
                           max(g.cases, 1), impl_spec, strict)
 
 
@@ -271,6 +295,37 @@ def shrink_one(found: Counterexample, impl: Implementation, impl_spec: str, vers
     group = _reduce_group(jg.groups[sig.key], jg, REDUCE_CALLS)
     group.cases = found.cases
     return _counterexample(group, impl_spec, strict_messages), jg.cases
+
+
+def divergences(runs: Sequence[AreaRun]) -> list[Counterexample]:
+    """Every distinct divergence of a check: the counterexamples of all its runs, one per cause
+    (area and :attr:`Counterexample.cause`) whatever release it was seen at, with the cases of every
+    release added up, the releases listed, and the smallest representative (the newest release's
+    among equals); most failing cases first."""
+    by_cause: dict[tuple[str, tuple[str, str, tuple[str, ...]]], list[Counterexample]] = {}
+    for run in runs:
+        for c in run.counterexamples:
+            by_cause.setdefault((c.area, c.cause), []).append(c)
+    merged = []
+    for seen in by_cause.values():
+        best = min(seen, key=lambda c: (_size(c.request), -_release_rank(c.flink)))
+        releases = sorted({r for c in seen for r in (c.releases or (c.flink,))}, key=_release_rank)
+        merged.append(attrs.evolve(best, cases=sum(c.cases for c in seen),
+                                   releases=(best.flink, *(r for r in releases if r != best.flink))))
+    return sorted(merged, key=lambda c: (-c.cases, c.area, c.rules))
+
+
+def _size(request: dict[str, Any]) -> tuple[int, int]:
+    return AREAS[request["area"]].size(request), len(json.dumps(request))
+
+
+def _release_rank(flink: str) -> int:
+    from oracle.versions import RELEASES, UnknownVersion, parse_version
+
+    try:
+        return RELEASES.index(parse_version(flink))
+    except (UnknownVersion, ValueError):
+        return -1
 
 
 def versions_for(area: str, wanted: Sequence[FlinkVersion]) -> list[FlinkVersion]:

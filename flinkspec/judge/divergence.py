@@ -19,11 +19,15 @@ its failing-case count and one shrunk representative (see :mod:`flinkspec.engine
 
 from __future__ import annotations
 
+import json
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
+
+from oracle.explain import ERROR, INPUT, Explanation, Path
 
 MAX_PATHS = 8
 # output maps whose keys are data, not structure (docs/protocol/v1.md: a coordinator step's ``aborted`` maps
@@ -37,25 +41,48 @@ _KEY = re.compile(r"[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)+")  # a Flink configuration 
 
 @attrs.frozen
 class Signature:
-    """How one answer differs from Flink's: ``what`` in words, and every rule it breaks."""
+    """How one answer differs from Flink's: ``what`` in words, every rule it breaks, and its cause.
+
+    The cause is what tells divergences apart (:attr:`key`): the kind of departure (``kind``), the
+    part of the answer it first departs at (``where``, list positions folded), and the rules that
+    explain it (``because``): the first of the oracle's rules that decided that part of Flink's answer
+    (:mod:`oracle.explain`), else the rules other than the differential and refusal rules that the
+    answer breaks. Never the values, nor an error message's text (an implementation's wording is
+    its own), nor the rules a departing sequence happens to break after its first departure."""
 
     what: str
     rules: tuple[str, ...]
+    kind: str = ""
+    where: str = ""
+    because: tuple[str, ...] = ()
+    departure: Departure | None = attrs.field(default=None, eq=False, repr=False)
 
     @property
-    def key(self) -> tuple[str, tuple[str, ...]]:
-        """What tells divergences apart: where the answer departs from Flink's, or, where it does
-        not (the documented level, an answer equal to Flink's that breaks a documented rule Flink
-        breaks too), the rules it breaks. The rules a departing answer breaks are not part of it:
-        after the first departure a sequence breaks whichever invariants the events that follow
-        happen to test, so they would split one cause into many."""
-        return (self.what, self.rules) if self.what in AS_FLINK else (self.what, ())
+    def key(self) -> tuple[str, str, tuple[str, ...]]:
+        # the first rule that decided the part departed from is the one that governs it (the valve's
+        # rule for an IDLE status, the timer service's for a watermark); the rules after it are steps
+        # of that decision, applied or not by circumstance
+        explaining = self.because[:1] or tuple(r for r in self.rules if not r.endswith(GENERIC_RULES))
+        return (self.kind or self.what, self.where, explaining)
 
     def text(self) -> str:
         return f"{self.what}; breaks {', '.join(self.rules)}"
 
+    def difference(self) -> str:
+        """Flink's answer and the implementation's where they part (empty where they do not)."""
+        d = self.departure
+        if d is None:
+            return ""
+        return f"at {d.at}: Flink {_short(d.expected)}, the implementation {_short(d.actual)}"
+
+
+def _short(value: object, limit: int = 160) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
 
 AS_FLINK = ("breaks documented rules", "answers as Flink does", "rejects as Flink does")
+GENERIC_RULES = ("-EQ", "-REFUSED")  # rule-ID suffixes of the rules every divergence of an area breaks
 
 
 def template(message: object, keys: Sequence[str] = ()) -> str:
@@ -151,13 +178,168 @@ def what_differs(expected: Mapping[str, Any] | None, actual: Mapping[str, Any], 
     return f"differs in {', '.join(shown)}"
 
 
+_MISSING = object()  # a part of one answer the other answer has and this one lacks
+
+
+def value_at(answer: object, path: Path) -> object:
+    """The part of an output at ``path`` (:mod:`oracle.explain`'s paths), or :data:`_MISSING`."""
+    cur = answer
+    for step in path:
+        if isinstance(step, int):
+            if not isinstance(cur, list) or not 0 <= step < len(cur):
+                return _MISSING
+            cur = cur[step]
+        else:
+            if not isinstance(cur, dict) or step not in cur:
+                return _MISSING
+            cur = cur[step]
+    return cur
+
+
+def path_text(path: Path, *, folded: bool = False) -> str:
+    """``("emitted", 3)`` as ``output.emitted[3]`` (``output.emitted[]`` folded)."""
+    out = "output"
+    for step in path:
+        out += ("[]" if folded else f"[{step}]") if isinstance(step, int) else f".{step}"
+    return out
+
+
+def first_difference_path(exp: object, act: object, path: Path = ()) -> Path | None:
+    """Where two JSON values first differ, in the expected answer's order (None: equal)."""
+    if isinstance(exp, dict) and isinstance(act, dict):
+        for k in (*exp, *(k for k in act if k not in exp)):
+            if k not in exp or k not in act:
+                return (*path, k)
+            found = first_difference_path(exp[k], act[k], (*path, k))
+            if found is not None:
+                return found
+        return None
+    if isinstance(exp, list) and isinstance(act, list):
+        for i, (e, a) in enumerate(zip(exp, act, strict=False)):
+            found = first_difference_path(e, a, (*path, i))
+            if found is not None:
+                return found
+        return None if len(exp) == len(act) else (*path, min(len(exp), len(act)))
+    return None if type(exp) is type(act) and exp == act else path
+
+
+@attrs.frozen
+class Departure:
+    """The first part of Flink's answer an answer departs from, and the rules that decided it."""
+
+    kind: str
+    where: str  # folded: what tells causes apart
+    at: str  # exact: what a reader is shown
+    because: tuple[str, ...]
+    expected: object
+    actual: object
+
+
+ANSWERS_WHERE_FLINK_REJECTS = "answers where Flink rejects"
+REJECTS_WHAT_FLINK_ACCEPTS = "rejects what Flink accepts"
+REFUSES = "refuses a valid request as a BadRequest"
+REJECTS_DIFFERENTLY = "rejects differently"
+DIFFERS = "differs"
+
+
+def departure(expected: Mapping[str, Any], actual: Mapping[str, Any], explanation: Explanation, *,
+              strict_messages: bool = False) -> Departure | None:
+    """Where ``actual`` first departs from Flink's ``expected`` answer, or None where it does not.
+
+    For outputs, the parts of Flink's answer are visited in the order the oracle decided them
+    (:class:`oracle.explain.Explanation`: for a sequence, event by event; for a derivation, value by
+    value), so the first departure is the root of what follows; the parts no decision names are
+    compared after, in the answer's own order. A rejection is explained by the rules that decided
+    it (or that read the input, where none did)."""
+    exp_err, act_err = expected.get("error"), actual.get("error")
+    rejection = explanation.at(ERROR) or explanation.at(INPUT)
+    if isinstance(exp_err, dict) and act_err is None:
+        where = "error: " + _error_words(exp_err, ())
+        return Departure(ANSWERS_WHERE_FLINK_REJECTS, where, "error", rejection, exp_err, actual.get("output"))
+    if isinstance(act_err, dict) and act_err.get("type") == "BadRequest":
+        return Departure(REFUSES, "BadRequest", "error", explanation.at(INPUT), expected.get("output", exp_err),
+                         act_err)
+    if exp_err is None and isinstance(act_err, dict):
+        kind = " ".join(str(act_err[k]) for k in ("type", "exception") if act_err.get(k))
+        return Departure(REJECTS_WHAT_FLINK_ACCEPTS, f"error: {kind}", "error", (), expected.get("output"), act_err)
+    if isinstance(exp_err, dict) and isinstance(act_err, dict):
+        fields = ("type", "exception", "message") if strict_messages else ("type",)
+        if all(exp_err.get(f) == act_err.get(f) for f in fields):
+            return None
+        where = "error: " + _error_words(exp_err, (), with_message=strict_messages)
+        return Departure(REJECTS_DIFFERENTLY, where, "error", rejection, exp_err, act_err)
+    exp_out, act_out = expected.get("output"), actual.get("output")
+    if exp_out == act_out:
+        return None
+    for d in explanation.decisions:
+        if d.path[:1] in (ERROR, INPUT):
+            continue
+        e, a = value_at(exp_out, d.path), value_at(act_out, d.path)
+        if e != a:
+            return Departure(DIFFERS, f"{path_text(d.path, folded=True)} {how(e, a)}", path_text(d.path), d.rules,
+                             _shown(e), _shown(a))
+    path = first_difference_path(exp_out, act_out) or ()
+    e, a = value_at(exp_out, path), value_at(act_out, path)
+    return Departure(DIFFERS, f"{path_text(path, folded=True)} {how(e, a)}", path_text(path), (), _shown(e),
+                     _shown(a))
+
+
+def how(expected: object, actual: object) -> str:
+    """How a part of an answer differs from Flink's, in the words that tell causes apart: which kind
+    of element a list has extra or lacks (``lacks a {watermark}``, ``has an extra {status}``), which
+    keys of an object differ, or that a value does; never the values."""
+    if isinstance(expected, list) and isinstance(actual, list):
+        exp, act = Counter(map(_canon, expected)), Counter(map(_canon, actual))
+        extra, missing = _kinds(act - exp, actual), _kinds(exp - act, expected)
+        if not extra and not missing:
+            return "in another order"
+        if not missing:
+            return f"has an extra {extra}"
+        return f"lacks a {missing}" if not extra else f"has a {extra} where Flink has a {missing}"
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        keys = sorted(k for k in expected.keys() | actual.keys()
+                      if expected.get(k, _MISSING) != actual.get(k, _MISSING))
+        return f"differs in {', '.join(keys)}"
+    if expected is _MISSING or actual is _MISSING:
+        return "is missing" if actual is _MISSING else "is unexpected"
+    return "differs"
+
+
+def _canon(value: object) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def _kinds(which: Counter[str], values: list[Any]) -> str:
+    """The kinds of the list elements ``which`` counts: ``{key, ...}`` for an object, else the JSON type."""
+    kinds = sorted({_kind(v) for v in values if which[_canon(v)] > 0})
+    return " and a ".join(kinds)
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(sorted(value)) + "}"
+    return {bool: "boolean", int: "number", float: "number", str: "string", list: "list"}.get(type(value), "null")
+
+
+def _shown(value: object) -> object:
+    return "(nothing)" if value is _MISSING else value
+
+
 def signature(request: Mapping[str, Any], actual: Mapping[str, Any], expected: Mapping[str, Any] | None,
-              rules: Sequence[str], *, strict_messages: bool = False) -> Signature:
-    """The signature of one failing answer; ``rules`` are every rule it breaks."""
+              rules: Sequence[str], *, strict_messages: bool = False,
+              explanation: Explanation | None = None) -> Signature:
+    """The signature of one failing answer; ``rules`` are every rule it breaks; ``explanation`` the
+    oracle's for Flink's answer (None: no departure is located, the answer is told apart by
+    what differs in words)."""
     config = request.get("input", {}).get("config") if isinstance(request.get("input"), dict) else None
     keys = list(config) if isinstance(config, dict) else []
-    return Signature(what_differs(expected, actual, keys, strict_messages=strict_messages),
-                     tuple(sorted(set(rules), key=_rule_order)))
+    what = what_differs(expected, actual, keys, strict_messages=strict_messages)
+    ordered = tuple(sorted(set(rules), key=_rule_order))
+    gone = None if expected is None or explanation is None else departure(
+        expected, actual, explanation, strict_messages=strict_messages)
+    if gone is None:
+        return Signature(what, ordered, what, "", ())
+    return Signature(what, ordered, gone.kind, gone.where, gone.because, gone)
 
 
 def _rule_order(rule: str) -> tuple[bool, str]:

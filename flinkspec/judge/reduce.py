@@ -370,41 +370,106 @@ def _plain_event_ints(request: Request, still_fails: Callable[[Request], bool], 
     return request
 
 
-def _plain_names() -> Iterator[str]:
-    """``a.A``, ``a.B`` ... ``a.Z``, ``b.A`` ...: the plainest binary names."""
+# Where a request holds identifiers: names whose spelling only tells things apart (a class, a
+# resource, a key, a task, a record), renamed everywhere they occur at once.
+RESOURCE_LISTS = ("resource_lookups", "user_resources", "parent_resources")
+TASK_LISTS = ("tasks", "sources")
+IDENTIFIER_EVENT_FIELDS = ("key", "namespace", "record", *TASK_FIELDS)
+_PLAIN_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]?(\.[A-Za-z][A-Za-z0-9]?)?")
+
+
+def _plain_words() -> Iterator[str]:
+    """``A`` ... ``Z``, ``a.A`` ... ``z.Z``: the plainest names, shortest first."""
+    yield from "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
     for package in "abcdefghijklmnopqrstuvwxyz":
         for cls in "ABCDEFGHIJKLMNOPQRSTUVWXYZ":
             yield f"{package}.{cls}"
 
 
-def _plain_class_names(request: Request, still_fails: Callable[[Request], bool], budget: list[int]) -> Request:
-    """Each class name renamed everywhere it occurs to an unused ``a.B``-style name, where that is plainer
-    and the failure does not need the name (one attempt per name)."""
-    lists = [name for name in CLASS_LISTS if isinstance(request["input"].get(name), list)]
-    names = list(dict.fromkeys(n for name in lists for n in request["input"][name] if isinstance(n, str)))
-    unused = [n for n in _plain_names() if n not in names]
-    for old in names:
-        if not unused or budget[0] <= 0:
-            break
-        new = unused[0]
-        if plainness(new) >= plainness(old):
+def _identifier_places(request: Request) -> list[tuple[str, int, str | None]]:
+    """Every place an identifier is written: ``(list name, index, None)`` in the input's name lists,
+    ``("events", index, field)`` in its events."""
+    inp = request["input"]
+    places: list[tuple[str, int, str | None]] = []
+    for name in (*CLASS_LISTS, *RESOURCE_LISTS, *TASK_LISTS):
+        if isinstance(inp.get(name), list):
+            places += [(name, i, None) for i, n in enumerate(inp[name]) if isinstance(n, str)]
+    if isinstance(inp.get("events"), list):
+        places += [("events", i, f) for i, e in enumerate(inp["events"]) if isinstance(e, dict)
+                   for f in IDENTIFIER_EVENT_FIELDS if isinstance(e.get(f), str)]
+    return places
+
+
+def _read(request: Request, place: tuple[str, int, str | None]) -> str:
+    name, i, field = place
+    value = request["input"][name][i]
+    return str(value if field is None else value[field])
+
+
+def _renamed(request: Request, places: list[tuple[str, int, str | None]], old: str, new: str) -> Request:
+    """``request`` with identifier ``old`` written ``new`` at every place it is written."""
+    out = copy.deepcopy(request)
+    for name, i, field in places:
+        if _read(request, (name, i, field)) != old:
             continue
-        candidate = copy.deepcopy(request)
-        for name in lists:
-            candidate["input"][name] = [new if n == old else n for n in candidate["input"][name]]
-        if _try(candidate, still_fails, budget):
-            request = candidate
-            unused.pop(0)
+        if field is None:
+            out["input"][name][i] = new
+        else:
+            out["input"][name][i][field] = new
+    return out
+
+
+def _identifier_candidates(old: str, taken: set[str]) -> Iterator[str]:
+    """Plainer spellings of identifier ``old``, plainest first: an unused plain word, then ``old`` with
+    one dotted (or slashed) segment at a time written as a plain letter, then with its last segments
+    dropped, so that a name keeps only what the failure needs (a package a pattern matches)."""
+    for word in _plain_words():
+        if word not in taken:
+            yield word
+            break
+    for sep in (".", "/", "$"):
+        parts = old.split(sep)
+        if len(parts) < 2:
+            continue
+        for cut in range(1, len(parts)):
+            yield sep.join(parts[:cut])
+        for i, part in enumerate(parts):
+            for letter in ("a", "A"):
+                if part != letter:
+                    yield sep.join([*parts[:i], letter, *parts[i + 1:]])
+
+
+def _plain_identifiers(request: Request, still_fails: Callable[[Request], bool], budget: list[int]) -> Request:
+    """Each identifier renamed everywhere it occurs, to the plainest spelling that still fails (an
+    unused ``A``, ``B`` ... where the failure does not need the name, else the name with each segment
+    it does not need written plainly): ``𝔘nicode.1x.JR$DKY`` becomes ``A`` where ``A`` fails the same."""
+    places = _identifier_places(request)
+    for old in list(dict.fromkeys(_read(request, p) for p in places)):
+        if _PLAIN_IDENTIFIER.fullmatch(old):
+            continue  # "t0", "a.B", "k1": already as plain as a name reads
+        current = old
+        improved = True
+        while improved and budget[0] > 0:
+            improved = False
+            taken = {_read(request, p) for p in _identifier_places(request)}
+            for new in _identifier_candidates(current, taken):
+                if budget[0] <= 0 or new in taken or plainness(new) >= plainness(current):
+                    continue
+                candidate = _renamed(request, _identifier_places(request), current, new)
+                if _try(candidate, still_fails, budget):
+                    request, current, improved = candidate, new, True
+                    break
     return request
 
 
 def plainify(request: Request, still_fails: Callable[[Request], bool], budget: list[int]) -> Request:
-    """``request`` with every value in the plainest spelling that still fails: config values, class
-    names, then event numbers, each change kept only if ``still_fails`` holds (at most ``budget[0]``
-    attempts, decremented). Deterministic: candidates come in a fixed order."""
+    """``request`` with every value in the plainest spelling that still fails: config values,
+    identifiers (class and resource names, keys, tasks, records), then event numbers, each change
+    kept only if ``still_fails`` holds (at most ``budget[0]`` attempts, decremented). Deterministic:
+    candidates come in a fixed order."""
     if isinstance(request["input"].get("config"), dict):
         request = _plain_config(request, still_fails, budget)
-    request = _plain_class_names(request, still_fails, budget)
+    request = _plain_identifiers(request, still_fails, budget)
     if isinstance(request["input"].get("events"), list):
         request = _plain_event_ints(request, still_fails, budget)
     return request

@@ -58,7 +58,12 @@ class AreaRules(Protocol):
     def size(self) -> Callable[[dict[str, Any]], int]: ...
 
     def violations(self, request: Mapping[str, Any], response: Mapping[str, Any], version: FlinkVersion, *,
-                   documented_only: bool = False) -> Sequence[Violated]: ...
+                   documented_only: bool = False, expected: Mapping[str, Any] | None = None,
+                   ask: Ask | None = None) -> Sequence[Violated]: ...
+
+
+# the implementation's answer to one more request (a metamorphic rule's twin), None if it cannot be sent it
+Ask = Callable[[dict[str, Any]], "dict[str, Any] | None"]
 
 
 class SuiteError(RuntimeError):
@@ -90,7 +95,7 @@ FitAnswer = Callable[[dict[str, Any], dict[str, Any]], tuple["dict[str, Any] | N
 def evaluate(request: dict[str, Any], actual: dict[str, Any], version: FlinkVersion, rules: AreaRules, *,
              conformance: Conformance = "flink", strict_messages: bool = False,
              unsupported: frozenset[str] = frozenset(), fit_answer: FitAnswer | None = None,
-             ) -> Broken:
+             ask: Ask | None = None) -> Broken:
     """Every broken rule for one answer: ``(rule id, what was seen, oracle's answer or None)``, by
     ``rules``, the request's area's (``properties.areas.AREAS[request["area"]]``).
 
@@ -98,12 +103,12 @@ def evaluate(request: dict[str, Any], actual: dict[str, Any], version: FlinkVers
     are left out, and so is the differential rule on an answer that breaks one of them.
     ``fit_answer`` fits Flink's answer to the protocol version the implementation speaks; it
     raises :class:`NotChecked` when it cannot."""
-    return judged(request, actual, version, rules, conformance, strict_messages, unsupported, fit_answer)[0]
+    return judged(request, actual, version, rules, conformance, strict_messages, unsupported, fit_answer, ask)[0]
 
 
 def judged(request: dict[str, Any], actual: dict[str, Any], version: FlinkVersion, rules: AreaRules,
            conformance: Conformance, strict_messages: bool, unsupported: frozenset[str],
-           fit_answer: FitAnswer | None = None) -> tuple[Broken, dict[str, Any]]:
+           fit_answer: FitAnswer | None = None, ask: Ask | None = None) -> tuple[Broken, dict[str, Any]]:
     """:func:`evaluate`, and Flink's (the oracle's) answer to the request."""
     if request["area"] != rules.name:
         raise ValueError(f"a request of {request['area']} judged by the rules of {rules.name}")
@@ -118,7 +123,8 @@ def judged(request: dict[str, Any], actual: dict[str, Any], version: FlinkVersio
         actual = fit_answer(request, actual)[0] or actual
     found: Broken = [
         (v.rule, v.message, None)
-        for v in rules.violations(request, actual, version, documented_only=conformance == "documented")
+        for v in rules.violations(request, actual, version, documented_only=conformance == "documented",
+                                  expected=expected, ask=ask)
     ]
     err = actual.get("error")
     if isinstance(err, dict) and err.get("type") not in ("InvalidConfiguration", None):
@@ -140,15 +146,20 @@ def judged(request: dict[str, Any], actual: dict[str, Any], version: FlinkVersio
 def diverges(request: dict[str, Any], actual: dict[str, Any], version: FlinkVersion, rules: AreaRules, *,
              conformance: Conformance = "flink", strict_messages: bool = False,
              unsupported: frozenset[str] = frozenset(), fit_answer: FitAnswer | None = None,
-             ) -> Found | None:
+             ask: Ask | None = None) -> Found | None:
     """The divergence one answer belongs to (its signature, the broken rules, Flink's answer), or
-    None when it breaks no rule; :class:`NotChecked` as :func:`evaluate`."""
+    None when it breaks no rule; :class:`NotChecked` as :func:`evaluate`, and also where what
+    explains the departure is only rules the implementation declared unsupported."""
     broken, expected = judged(request, actual, version, rules, conformance, strict_messages, unsupported,
-                              fit_answer)
+                              fit_answer, ask)
     if not broken:
         return None
     norm = rules.normalize  # the area's tie rule: an order Flink leaves open is no difference
-    sig = signature(request, norm(actual), norm(expected), [r for r, _, _ in broken], strict_messages=strict_messages)
+    explanation = oracle.explain_answer(request)[1]
+    sig = signature(request, norm(actual), norm(expected), [r for r, _, _ in broken], strict_messages=strict_messages,
+                    explanation=explanation)
+    if sig.because and unsupported.issuperset(sig.because):
+        raise NotChecked(f"explained only by {', '.join(sig.because)}, declared unsupported")
     return sig, broken, expected
 
 
@@ -228,7 +239,14 @@ class Judge:
     def diverges(self, req: dict[str, Any], actual: dict[str, Any]) -> Found | None:
         """:func:`diverges` as this implementation is judged (its unsupported rules, its protocol's answers)."""
         return diverges(req, actual, self.version, self.rules, conformance=self.conformance,
-                        strict_messages=self.strict, unsupported=self.unsupported, fit_answer=self.caps.fit_answer)
+                        strict_messages=self.strict, unsupported=self.unsupported, fit_answer=self.caps.fit_answer,
+                        ask=self.twin)
+
+    def twin(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        """The implementation's answer to a metamorphic rule's twin of a request (sent, not counted as a
+        checked case), or None if the implementation cannot be sent it."""
+        fitted = self.caps.fit(request)[0]
+        return None if fitted is None else self.ask(fitted)[1]
 
     def smallest(self, request: dict[str, Any], key: tuple[str, tuple[str, ...]],
                  calls: int = REDUCE_CALLS) -> tuple[dict[str, Any], dict[str, Any], Found] | None:

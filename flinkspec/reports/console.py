@@ -33,25 +33,49 @@ def run_line(run: AreaRun) -> str:
 
 
 def divergence_lines(c: Counterexample, number: int, *, at: str | None = None) -> list[str]:
-    """A divergence as a reader needs it: what differs, how often, the rules, the plain request, the replay."""
-    where = at or f"{c.area} at Flink {c.flink}"
-    return [
-        f"  [{number}] {where}: {c.signature or c.difference}",
+    """A divergence as a reader needs it: where it departs from Flink (Flink's answer and the
+    implementation's), the rules that explain it, how often, the plain request, the replay."""
+    where = at or f"{c.area} at Flink {versions_text(list(c.releases or (c.flink,)))}"
+    explained = c.explained_by or tuple(r for r in c.rules if r.endswith("-EQ")) or c.rules or (c.rule,)
+    lines = [f"  [{number}] {where}: {c.signature or c.difference}"]
+    if c.difference and c.difference != c.signature:
+        lines.append(f"      {c.difference}")
+    lines += [
+        f"      explained by {', '.join(explained)} ({rule_words(explained[0])})",
         f"      {plural(c.cases, 'failing case')}; breaks {', '.join(c.rules or (c.rule,))}",
         f"      request: {json.dumps(c.request['input'], ensure_ascii=False)}",
         f"      replay:  {c.replay}",
     ]
+    return lines
 
 
-def print_run(run: AreaRun, start: int, out: TextIO | None = None) -> int:
-    """Print one (area, version)'s line and its divergences numbered from ``start`` (on stderr as it
-    is when called, unless ``out``); returns the next number."""
-    out = out or sys.stderr
-    print(f"  {run_line(run)}", file=out)
-    for i, c in enumerate(run.counterexamples, start):
-        print("\n".join(divergence_lines(c, i)), file=out)
-    out.flush()
-    return start + len(run.counterexamples)
+def rule_words(rule_id: str, limit: int = 110) -> str:
+    """A rule's text, cut to fit a console line."""
+    from flinkspec.engine.check import rule_text
+
+    text = rule_text(rule_id)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class Printer:
+    """Prints each (area, version) as it is checked and each divergence once: in full the first
+    time it is seen, and as one line at every further release it shows at."""
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        self.out = out
+        self.numbers: dict[tuple[str, tuple[str, str, tuple[str, ...]]], int] = {}
+
+    def run(self, run: AreaRun) -> None:
+        out = self.out or sys.stderr
+        print(f"  {run_line(run)}", file=out)
+        for c in run.counterexamples:
+            key = (c.area, c.cause)
+            if key in self.numbers:
+                print(f"  [{self.numbers[key]}] again at Flink {c.flink}: {plural(c.cases, 'failing case')}", file=out)
+                continue
+            self.numbers[key] = len(self.numbers) + 1
+            print("\n".join(divergence_lines(c, self.numbers[key])), file=out)
+        out.flush()
 
 
 def summary(report: dict[str, Any], seconds: float, report_dir: Path | None, junit: Path | None) -> str:
@@ -72,16 +96,6 @@ def summary(report: dict[str, Any], seconds: float, report_dir: Path | None, jun
     if junit is not None:
         lines.append(f"JUnit: {junit}")
     return "\n".join(lines)
-
-
-def grouped(runs: Sequence[AreaRun]) -> list[tuple[Counterexample, list[str]]]:
-    """Divergences that repeat across versions (the same signature and representative) once, with the versions."""
-    seen: dict[tuple[str, str, tuple[str, ...], str], tuple[Counterexample, list[str]]] = {}
-    for run in runs:
-        for c in run.counterexamples:
-            key = (c.area, c.signature, c.rules, json.dumps(c.request["input"], sort_keys=True))
-            seen.setdefault(key, (c, []))[1].append(c.flink)
-    return list(seen.values())
 
 
 def versions_text(flinks: Sequence[str]) -> str:

@@ -25,7 +25,7 @@ from xml.etree import ElementTree as ET
 
 import jinja2
 
-from flinkspec.engine.check import AreaRun
+from flinkspec.engine.check import AreaRun, divergences
 from flinkspec.impls.capabilities import EVERYTHING, Capabilities
 from flinkspec.reports.html_report import jar_text, plural, speaks_text
 
@@ -38,7 +38,9 @@ def overall_verdict(runs: Sequence[AreaRun]) -> str:
 
 def to_json(runs: Sequence[AreaRun], impl: str, conformance: str, seed: int,
             capabilities: Capabilities | None = None, skipped: Sequence[tuple[str, str, str]] = ()) -> dict[str, Any]:
-    """The report; ``skipped`` lists the (area, version, why) the implementation does not support."""
+    """The report; ``skipped`` lists the (area, version, why) the implementation does not support.
+    Each divergence is reported once whatever releases it was seen at (:func:`divergences`)."""
+    merged = divergences(runs)
     return {
         "schema": 1,
         "impl": impl,
@@ -47,7 +49,7 @@ def to_json(runs: Sequence[AreaRun], impl: str, conformance: str, seed: int,
         "verdict": overall_verdict(runs),
         "cases": sum(r.cases for r in runs),
         "checked_cases": sum(r.checked for r in runs),
-        "divergences": sum(len(r.counterexamples) for r in runs),
+        "divergences": len(merged),
         "failing_cases": sum(r.failing for r in runs),
         "not_checked_cases": sum(sum(r.not_checked.values()) for r in runs),
         "runs": [
@@ -57,7 +59,7 @@ def to_json(runs: Sequence[AreaRun], impl: str, conformance: str, seed: int,
              "divergences": len(r.counterexamples), "not_checked": dict(r.not_checked)}
             for r in runs
         ],
-        "counterexamples": [c.to_json() for r in runs for c in r.counterexamples],
+        "counterexamples": [c.to_json() for c in merged],
         "speaks": (capabilities or EVERYTHING).speaks.to_json(),
         "impl_jar": _jar(impl),
         **_support(runs, capabilities, skipped),
@@ -211,10 +213,12 @@ def _xml(text: object) -> str:
 
 
 def to_junit(report: dict[str, Any]) -> str:
-    """JUnit XML: a testcase per (area, version) with a failure per divergence (its message starts
-    with the signature) and, in its output, the rules not held against the implementation and why;
-    skipped testcases for the (area, version) not supported and the cases not checked; the
-    divergence count in the suite's properties."""
+    """JUnit XML: one failing testcase per divergence (its name the divergence, its message the
+    signature, where it departs and the rules that explain it), one passing testcase per (area,
+    version) that showed none, an error per (area, version) the implementation broke in, skipped
+    testcases for the (area, version) not supported and the cases not checked; the divergence count
+    in the suite's properties. The rules not held against the implementation are in each testcase's
+    output."""
     suite = ET.Element("testsuite", name=_xml(f"flinkspec {report['impl']}"))
     props = ET.SubElement(suite, "properties")
     for name, value in (("divergences", divergence_count(report)), ("summary", headline(report)),
@@ -222,18 +226,21 @@ def to_junit(report: dict[str, Any]) -> str:
                         ("not_checked_cases", report.get("not_checked_cases", 0)), ("verdict", report["verdict"]),
                         ("conformance", report["conformance"]), ("seed", report["seed"])):
         ET.SubElement(props, "property", name=name, value=_xml(value))
-    by_run: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for c in report["counterexamples"]:
-        by_run.setdefault((c["area"], c["flink"]), []).append(c)
+    showed = {(c["area"], r) for c in report["counterexamples"] for r in c.get("releases") or [c["flink"]]}
     failures = errors = tests = skipped = 0
+    for number, c in enumerate(report["counterexamples"], 1):
+        tests, failures = tests + 1, failures + 1
+        case = _testcase(suite, c["area"], f"divergence {number}: {signature_of(c)}", 0)
+        explained = ", ".join(c.get("explained_by") or rules_of(c))
+        f = ET.SubElement(case, "failure", type="divergence", message=_xml(
+            f"{signature_of(c)} — {plural(cases(c), 'failing case')} at Flink {releases_text(c)}; "
+            f"explained by {explained}"))
+        f.text = _xml(_junit_text(report, c))
     for r in report["runs"]:
+        if (r["area"], r["flink"]) in showed and not r["infra_error"]:
+            continue  # its divergences are testcases of their own
         tests += 1
         case = _testcase(suite, r["area"], f"flink-{r['flink']}", r["seconds"])
-        for c in by_run.get((r["area"], r["flink"]), []):
-            failures += 1
-            f = ET.SubElement(case, "failure", type="divergence", message=_xml(
-                f"{signature_of(c)} — {plural(cases(c), 'failing case')}; breaks {', '.join(rules_of(c))}"))
-            f.text = _xml(_junit_text(report, c))
         if r["infra_error"]:
             errors += 1
             err = ET.SubElement(case, "error", message=_xml(r["infra_error"]))
@@ -242,6 +249,7 @@ def to_junit(report: dict[str, Any]) -> str:
         held_back = _not_held(report, r)
         if held_back:
             ET.SubElement(case, "system-out").text = _xml("\n".join(held_back))
+    for r in report["runs"]:
         if r.get("not_checked"):
             tests, skipped = tests + 1, skipped + 1
             why = "; ".join(f"{plural(n, 'case')}: {w}" for w, n in sorted(r["not_checked"].items()))
@@ -255,6 +263,12 @@ def to_junit(report: dict[str, Any]) -> str:
     for key, value in (("tests", tests), ("skipped", skipped), ("failures", failures), ("errors", errors)):
         suite.set(key, str(value))
     return ET.tostring(suite, encoding="unicode")
+
+
+def releases_text(c: dict[str, Any]) -> str:
+    """The releases a divergence was seen at: ``2.3`` or ``2.3, 2.2, 2.1`` or ``2.3 and 11 more``."""
+    releases = list(c.get("releases") or [c["flink"]])
+    return ", ".join(releases) if len(releases) <= 3 else f"{releases[0]} and {len(releases) - 1} more"
 
 
 def _not_held(report: dict[str, Any], run: dict[str, Any]) -> list[str]:
@@ -277,8 +291,12 @@ def _testcase(suite: ET.Element, area: str, name: str, seconds: float) -> ET.Ele
 
 def _junit_text(report: dict[str, Any], c: dict[str, Any]) -> str:
     """A failure's text: the divergence as report.md spells it, in plain lines."""
-    lines = [signature_of(c), f"{plural(cases(c), 'failing case')} of {c['area']} at Flink {c['flink']}",
-             "rules it breaks:"]
+    lines = [signature_of(c), f"{plural(cases(c), 'failing case')} of {c['area']} at Flink {releases_text(c)}"]
+    if c.get("difference"):
+        lines.append(str(c["difference"]))
+    if c.get("explained_by"):
+        lines.append(f"explained by: {', '.join(c['explained_by'])}")
+    lines.append("rules it breaks:")
     for rule, text, seen in broken_rules(report, c):
         lines.append(f"  {rule}: {text}" + (f"\n    seen: {seen}" if seen else ""))
     if c.get("features"):
