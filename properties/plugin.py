@@ -37,6 +37,7 @@ from oracle.versions import SUPPORTED, FlinkVersion, UnknownVersion, select_vers
 
 if TYPE_CHECKING:
     from flinkspec.impls.capabilities import Capabilities
+    from properties.gate import Gate
 
 settings.register_profile("dev", max_examples=40, deadline=None)
 settings.register_profile("ci", max_examples=150, deadline=None, derandomize=True, print_blob=True,
@@ -52,7 +53,12 @@ MARKERS = (
     "slow: long-running",
     "spark: starts Spark (embedded local[N], or a standalone master and worker on 127.0.0.1)",
     "flinkspec_area(name): the protocol area a test checks (for --area and the implementation's capabilities)",
+    "flinkspec_self: a test of flinkspec itself that talks to the implementation (malformed requests: no Flink "
+    "answer to judge by), run only against the built-in implementations",
 )
+# --impl kinds that flinkspec runs itself: its own tests (the oracle's, the bridge's) are run against them;
+# against any other implementation only the tests that judge it are collected
+BUILT_IN = ("oracle", "flink", "mutant")
 
 # The area of the tests that talk to the implementation about one area without saying so in a
 # parameter; a test's ``flinkspec_area`` marker or ``area`` parameter takes precedence.
@@ -74,6 +80,7 @@ class SessionState:
     areas: tuple[str, ...] | None = None  # None: every area
     capabilities: Capabilities | None = None
     not_sent: Counter[tuple[str, str, str]] = attrs.field(factory=Counter)
+    own_tests: int = 0  # tests of flinkspec itself deselected against a third-party implementation
 
 
 STATE = pytest.StashKey[SessionState]()
@@ -180,18 +187,33 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """``--area``: the tests of other areas are deselected (tests of no area are kept)."""
-    wanted = config.stash[STATE].areas
-    if wanted is None:
-        return
+    """``--area``: the tests of other areas are deselected (tests of no area are kept). Against an
+    implementation flinkspec does not run itself, only the tests that judge it are kept: a test of
+    flinkspec itself (one that never asks the implementation, or a ``flinkspec_self`` one) is
+    deselected and counted in the summary, so that it never counts as the implementation's pass."""
+    state = config.stash[STATE]
+    wanted = state.areas
+    foreign = str(config.getoption("--impl")).partition(":")[0] not in BUILT_IN
     kept: list[pytest.Item] = []
     dropped: list[pytest.Item] = []
     for item in items:
         area = area_of(item)
-        (dropped if area is not None and area not in wanted else kept).append(item)
+        if foreign and not judges_the_implementation(item):
+            state.own_tests += 1
+            dropped.append(item)
+        elif wanted is not None and area is not None and area not in wanted:
+            dropped.append(item)
+        else:
+            kept.append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
+
+
+def judges_the_implementation(item: pytest.Item) -> bool:
+    """Whether a test judges the implementation under test (not flinkspec itself)."""
+    names = getattr(item, "fixturenames", ())
+    return ("impl" in names or "gate" in names) and item.get_closest_marker("flinkspec_self") is None
 
 
 @pytest.fixture(scope="session")
@@ -228,6 +250,16 @@ def capabilities(request: pytest.FixtureRequest, impl: object, impl_spec: str) -
 
 
 @pytest.fixture(scope="session")
+def gate(request: pytest.FixtureRequest, impl: object, impl_spec: str, capabilities: Capabilities,
+         conformance: str, strict_messages: bool) -> Gate:
+    """The implementation under test as every test judges it: the same judge as ``flinkspec check``."""
+    from properties.gate import Gate
+
+    return Gate(impl, impl_spec, capabilities, conformance, strict_messages,  # type: ignore[arg-type]
+                request.config.stash[STATE].not_sent)
+
+
+@pytest.fixture(scope="session")
 def not_sent(request: pytest.FixtureRequest) -> Counter[tuple[str, str, str]]:
     """Generated requests the implementation could not be sent, by (area, version, why)."""
     return request.config.stash[STATE].not_sent
@@ -247,7 +279,7 @@ def strict_messages(request: pytest.FixtureRequest) -> bool:
 def _flinkspec_capabilities_gate(request: pytest.FixtureRequest) -> None:
     """Skip, with the why, a test of the implementation that checks what it declared it does not
     support (an area, a version) or an area its protocol version lacks, as ``flinkspec check`` does."""
-    if "impl" not in request.fixturenames:
+    if "impl" not in request.fixturenames and "gate" not in request.fixturenames:
         return
     area, version = area_of(request.node), version_of(request.node)
     caps: Capabilities = request.getfixturevalue("capabilities")
@@ -287,6 +319,9 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
     if state is None:
         return
     lines = [f"warning: {w}" for w in (state.capabilities.warnings if state.capabilities else ())]
+    if state.own_tests:
+        lines.append(f"{state.own_tests:,} test(s) of flinkspec itself deselected: they check the suite, not the "
+                     "implementation")
     lines += [f"{area} at Flink {version}: {n:,} generated request(s) not sent ({why})"
               for (area, version, why), n in sorted(state.not_sent.items())]
     if lines:

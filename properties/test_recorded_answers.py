@@ -22,6 +22,7 @@ from flinkspec.judge.compare import compare
 from flinkspec.judge.verdict import replay_command
 from oracle.versions import FlinkVersion
 from properties.areas import AREAS, EXTRA_CORPORA, area_of_corpus
+from properties.gate import Gate
 from properties.recordings import RECORDED, read
 
 BATCH = 200  # answers judged per batch; the test stops after the first batch that differs
@@ -45,8 +46,11 @@ def _recorded(area: str) -> dict[str, list[dict[str, Any]]]:
 
 
 @pytest.mark.parametrize("corpus", [*AREAS, *EXTRA_CORPORA])
-def test_gives_real_flinks_recorded_answers(impl: Implementation, flink_version: FlinkVersion, corpus: str,
-                                            request: pytest.FixtureRequest) -> None:
+def test_gives_real_flinks_recorded_answers(impl: Implementation, gate: Gate, flink_version: FlinkVersion,
+                                            corpus: str, request: pytest.FixtureRequest) -> None:
+    """The oracle gives every recorded answer byte for byte; any other implementation is judged on
+    the recorded inputs as every route judges (:class:`properties.gate.Gate`), the oracle standing
+    for the recorded answers it gives."""
     records = _recorded(corpus).get(str(flink_version))
     if corpus in LIMITS and records:
         records = records[:LIMITS[corpus]]
@@ -54,6 +58,12 @@ def test_gives_real_flinks_recorded_answers(impl: Implementation, flink_version:
         pytest.skip(f"no recorded answers of Flink {flink_version} for {corpus} in {RECORDED}")
     area = area_of_corpus(corpus)
     spec = request.config.getoption("--impl")
+    if spec != "oracle":
+        found = gate.judge_all(area, flink_version, [r["input"] for r in records if not r.get("oracle_refuses")])
+        if found:
+            pytest.fail(f"{len(found)} divergence(s) on Flink {flink_version}'s recorded inputs of {corpus}:\n\n"
+                        + "\n\n".join(found[:SHOWN]))
+        return
     strict = spec == "oracle" or bool(request.config.getoption("--strict-messages"))
     norm = AREAS[area].normalize
     for start in range(0, len(records), BATCH):

@@ -207,7 +207,7 @@ def assemble(pairs: Sequence[tuple[str, str]], parts: Sequence[tuple[Chunk, ...]
     if found:
         say(f"  shrinking {sum(len(v) for v in found.values())} candidate(s) of {len(found)} divergence(s)"
             + ("" if shrink_with is not None else " (skipped)") + " ...")
-    for (area, ver, _what, _rules), cands in sorted(found.items()):
+    for (area, ver, _cause), cands in sorted(found.items()):
         shrunk, sent = shrink_divergence(cands, shrink_with, job.impl, conformance=job.conformance,
                                          strict_messages=job.strict_messages, capabilities=job.capabilities)
         runs[(area, ver)].counterexamples.append(shrunk)

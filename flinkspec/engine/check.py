@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
 from flinkspec.impls import Implementation, ImplementationBroken
 from flinkspec.impls.capabilities import EVERYTHING, Capabilities
-from flinkspec.judge.divergence import GENERIC_RULES, Signature, features
+from flinkspec.judge.divergence import Signature, features
 from flinkspec.judge.verdict import REDUCE_CALLS, Conformance, Group, Judge, replay_command, said
 from oracle.versions import FlinkVersion
 from properties import corpus
@@ -218,7 +218,7 @@ def counterexample(request: dict[str, Any], expected: dict[str, Any] | None, act
                    sig: Signature, messages: tuple[str, ...], cases: int, impl_spec: str,
                    strict: bool) -> Counterexample:
     """A divergence as reported: its representative, where it departs and why, its rules and what each saw."""
-    explained = explaining_rules(sig)
+    explained = sig.explains
     first = (explained or sig.rules or ("",))[0]
     return Counterexample(area=request["area"], flink=request["flink"], rule=first,
                           rule_text=rule_text(first), request=request, expected=expected, actual=actual,
@@ -226,12 +226,6 @@ def counterexample(request: dict[str, Any], expected: dict[str, Any] | None, act
                           replay=replay_command(impl_spec, request, strict), rules=sig.rules, signature=sig.what,
                           cases=cases, features=features(request), messages=messages, explained_by=explained,
                           cause=sig.key, releases=(request["flink"],))
-
-
-def explaining_rules(sig: Signature) -> tuple[str, ...]:
-    """The rules that explain a divergence: the oracle's rules that decided the part of Flink's answer
-    it departs from, then the rules it breaks other than the differential and refusal rules."""
-    return tuple(dict.fromkeys((*sig.because, *(r for r in sig.rules if not r.endswith(GENERIC_RULES)))))
 
 
 def rule_text(rule_id: str) -> str:

@@ -68,6 +68,12 @@ class Signature:
     def text(self) -> str:
         return f"{self.what}; breaks {', '.join(self.rules)}"
 
+    @property
+    def explains(self) -> tuple[str, ...]:
+        """The rules that explain the divergence: the oracle's rules that decided the part of Flink's
+        answer it departs from, then the rules it breaks other than the differential and refusal rules."""
+        return tuple(dict.fromkeys((*self.because, *(r for r in self.rules if not r.endswith(GENERIC_RULES)))))
+
     def difference(self) -> str:
         """Flink's answer and the implementation's where they part (empty where they do not)."""
         d = self.departure

@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, precondition, rule
 
-from flinkspec.impls import Implementation
 from oracle.versions import FlinkVersion
+from properties.gate import Gate
 from properties.stateful import JudgedMachine, run
 
 CHANNELS = 4
@@ -70,6 +70,6 @@ class AlignmentMachine(JudgedMachine):
         assert all("fail" not in s for s in self.trace[:-1])
 
 
-def test_alignment_machine(impl: Implementation, flink_version: FlinkVersion, conformance: str) -> None:
+def test_alignment_machine(gate: Gate, flink_version: FlinkVersion) -> None:
     """Run the alignment state machine against the implementation under test at each version."""
-    run(AlignmentMachine, impl, flink_version, conformance, steps=25)
+    run(AlignmentMachine, gate, flink_version, steps=25)

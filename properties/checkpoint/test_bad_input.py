@@ -9,8 +9,10 @@ from typing import Any
 
 import pytest
 
+import oracle
 from flinkspec.impls import Implementation, answer_one
 from oracle.versions import FlinkVersion
+from properties.gate import Gate
 
 TASKS = {"tasks": ["t0", "t1"], "sources": ["t0"]}
 AT0 = {"at": 0, "trigger": "periodic"}
@@ -81,6 +83,7 @@ CASES = [(area, payload, says) for area, cases in (("checkpoint.coordinator", CO
          for payload, says in cases]
 
 
+@pytest.mark.flinkspec_self  # a malformed request has no Flink answer to judge an implementation by
 @pytest.mark.parametrize(("area", "payload", "says"), CASES,
                          ids=[f"{a.split('.')[1]}-{i}-{s}" for i, (a, _, s) in enumerate(CASES)])
 def test_invalid_checkpoint_input_is_a_bad_request(impl: Implementation, flink_version: FlinkVersion, area: str,
@@ -93,20 +96,30 @@ def test_invalid_checkpoint_input_is_a_bad_request(impl: Implementation, flink_v
     assert "output" in ok, ok
 
 
-def test_a_negative_timeout_is_flinks_verdict(impl: Implementation, flink_version: FlinkVersion) -> None:
+NEGATIVE_TIMEOUT = {**TASKS, "events": [AT0], "config": {"timeout_ms": -5}}
+AT_THE_LIMITS = [{**TASKS, "events": [{"at": 2 ** 40, "trigger": "periodic"}]},  # the protocol's last time
+                 {**TASKS, "events": [AT0], "config": {"tolerable_failures": -(2 ** 31)}},
+                 {**TASKS, "events": [AT0], "config": {"max_concurrent": 2 ** 31 - 1}}]
+
+
+def test_a_negative_timeout_is_flinks_verdict(flink_version: FlinkVersion) -> None:
     """A negative checkpoint timeout is well-formed input that Flink itself rejects
     (``CheckpointCoordinatorConfiguration``'s ``checkArgument``): InvalidConfiguration, not BadRequest."""
-    answer = answer_one(impl, {"id": 1, "area": "checkpoint.coordinator", "flink": str(flink_version),
-                               "input": {**TASKS, "events": [AT0], "config": {"timeout_ms": -5}}})
+    answer = oracle.answer({"id": 1, "area": "checkpoint.coordinator", "flink": str(flink_version),
+                            "input": NEGATIVE_TIMEOUT})
     assert answer.get("error", {}).get("type") == "InvalidConfiguration", answer
 
 
-def test_values_at_the_limits_are_no_bad_request(impl: Implementation, flink_version: FlinkVersion) -> None:
+def test_values_at_the_limits_are_no_bad_request(flink_version: FlinkVersion) -> None:
     """The last time the protocol allows and the smallest Java int are well-formed: whatever Flink
     answers (a negative failure count is Flink's own InvalidConfiguration), it is no BadRequest."""
-    for payload in ({**TASKS, "events": [{"at": 2 ** 40, "trigger": "periodic"}]},  # the protocol's last time
-                    {**TASKS, "events": [AT0], "config": {"tolerable_failures": -(2 ** 31)}},
-                    {**TASKS, "events": [AT0], "config": {"max_concurrent": 2 ** 31 - 1}}):
-        answer = answer_one(impl, {"id": 1, "area": "checkpoint.coordinator", "flink": str(flink_version),
-                                   "input": payload})
+    for payload in AT_THE_LIMITS:
+        answer = oracle.answer({"id": 1, "area": "checkpoint.coordinator", "flink": str(flink_version),
+                                "input": payload})
         assert answer.get("error", {}).get("type") != "BadRequest", (payload, answer)
+
+
+def test_the_implementation_answers_well_formed_edges_as_flink(gate: Gate, flink_version: FlinkVersion) -> None:
+    """A negative timeout and values at the protocol's limits are answered as Flink answers them."""
+    found = gate.judge_all("checkpoint.coordinator", flink_version, [NEGATIVE_TIMEOUT, *AT_THE_LIMITS])
+    assert not found, "\n\n".join(found)

@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, rule
 
-from flinkspec.impls import Implementation
 from oracle.versions import FlinkVersion
+from properties.gate import Gate
 from properties.stateful import JudgedMachine, run
 
 TASKS = ["t0", "t1", "t2"]
@@ -66,6 +66,6 @@ class CoordinatorMachine(JudgedMachine):
         self._send(tick=True)
 
 
-def test_coordinator_machine(impl: Implementation, flink_version: FlinkVersion, conformance: str) -> None:
+def test_coordinator_machine(gate: Gate, flink_version: FlinkVersion) -> None:
     """Run the coordinator state machine against the implementation under test at each version."""
-    run(CoordinatorMachine, impl, flink_version, conformance, steps=25)
+    run(CoordinatorMachine, gate, flink_version, steps=25)

@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, rule
 
-from flinkspec.impls import Implementation
 from oracle.versions import FlinkVersion
+from properties.gate import Gate
 from properties.stateful import JudgedMachine, run
 from properties.watermark.strategies import CORNER_TIMESTAMPS
 
@@ -54,6 +54,6 @@ class ValveMachine(JudgedMachine):
         assert len(self.emitted) == len(self.events)
 
 
-def test_valve_machine(impl: Implementation, flink_version: FlinkVersion, conformance: str) -> None:
+def test_valve_machine(gate: Gate, flink_version: FlinkVersion) -> None:
     """Run the valve state machine against the implementation under test at each version."""
-    run(ValveMachine, impl, flink_version, conformance)
+    run(ValveMachine, gate, flink_version)
