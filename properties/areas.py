@@ -42,11 +42,11 @@ class AreaSpec:
 
     def violations(self, request: Request, response: Response, version: FlinkVersion, *,
                    documented_only: bool = False, expected: Response | None = None,
-                   ask: Ask | None = None) -> list[Violation]:
+                   ask: Ask | None = None, strict_messages: bool = False) -> list[Violation]:
         """Every invariant of the area applied to one answer (:func:`properties.rules.judge`): what
         :mod:`flinkspec.judge.verdict` judges an answer by, with the area's prefix and tie rule."""
         return judge(self.name, request, response, version, documented_only=documented_only, expected=expected,
-                     ask=ask)
+                     ask=ask, strict_messages=strict_messages)
 
 
 AREAS: dict[str, AreaSpec] = {

@@ -27,6 +27,7 @@ from hypothesis.control import current_build_context
 
 from flinkspec.impls import Implementation, ImplementationBroken
 from flinkspec.impls.capabilities import Capabilities
+from flinkspec.judge.divergence import Cause
 from flinkspec.judge.verdict import Found, Judge, NotChecked, replay_command, said
 from oracle.versions import FlinkVersion
 from properties.areas import AREAS
@@ -40,10 +41,10 @@ class Diverges(AssertionError):
     """An answer that breaks a rule of the area or differs from Flink's; one subclass per divergence."""
 
 
-_DIVERGENCES: dict[tuple[str, str, tuple[str, ...]], type[Diverges]] = {}
+_DIVERGENCES: dict[Cause, type[Diverges]] = {}
 
 
-def _divergence_type(key: tuple[str, str, tuple[str, ...]]) -> type[Diverges]:
+def _divergence_type(key: Cause) -> type[Diverges]:
     """The exception class of one divergence (Hypothesis tells failures apart by their class)."""
     if key not in _DIVERGENCES:
         _DIVERGENCES[key] = type("Diverges", (Diverges,), {"__module__": __name__, "__doc__": " ".join(key[:2])})
@@ -95,7 +96,7 @@ class Gate:
             fitted = judge.prepare({"area": area, "flink": str(version), "input": payload})
             if fitted is not None:
                 sent.append({"id": judge.next_id(), **fitted})
-        found: dict[tuple[str, str, tuple[str, ...]], str] = {}
+        found: dict[Cause, str] = {}
         for req, actual in zip(sent, self.impl.answer_many(sent) if sent else [], strict=True):
             try:
                 diverged = judge.diverges(req, actual)

@@ -71,6 +71,7 @@ class Rule:
     documented: bool = True
     status: str = "checked"
     broken_in: Releases | None = None  # the releases whose real Flink breaks it (a documented rule)
+    wording: bool = False  # it reads exception names or messages: judged only with --strict-messages
     kind: str = INVARIANT
     checked_by: tuple[str, ...] = ()
     note: str = ""
@@ -117,9 +118,11 @@ def declare(rule: Rule) -> Rule:
     return rule
 
 
-def invariant(rule_id: str, area: str, text: str, source: str, *, documented: bool = True) -> Callable[[Check], Check]:
-    """Register ``fn`` as the check of rule ``rule_id`` for ``area``."""
-    rule = declare(Rule(rule_id, area, text, source, documented, checked_by=area_properties(area)))
+def invariant(rule_id: str, area: str, text: str, source: str, *, documented: bool = True,
+              wording: bool = False) -> Callable[[Check], Check]:
+    """Register ``fn`` as the check of rule ``rule_id`` for ``area``; a ``wording`` rule reads the
+    exception names or messages of rejections, which only ``--strict-messages`` compares."""
+    rule = declare(Rule(rule_id, area, text, source, documented, checked_by=area_properties(area), wording=wording))
 
     def register(fn: Check) -> Check:
         CHECKS.setdefault(area, []).append((rule, fn))
@@ -185,6 +188,26 @@ def refused_rule(area: str, prefix: str) -> Rule:
     )
 
 
+def accepted_rule(area: str, prefix: str, accepts: Callable[[Request, FlinkVersion], bool], condition: str,
+                  source: str) -> Rule:
+    """The documented rule "a request the documented rules accept is answered": ``accepts(request,
+    version)`` says whether Flink's documentation calls the request valid (``condition`` in words). A
+    rejection (``InvalidConfiguration``) of such a request breaks it whatever its message says: an
+    implementation's wording is its own, so no documented rule reads it."""
+    rule_id = f"{prefix}-ACCEPTED"
+
+    @invariant(rule_id, area, f"A request {condition} is answered with an output: a rejection of it, whatever it "
+               "says, breaks the documented rules.", source)
+    def check(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+        err = resp.get("error")
+        if isinstance(err, dict) and err.get("type") == "InvalidConfiguration" and accepts(req, version):
+            return [Violation(rule_id, f"rejected ({err.get('exception') or 'no exception named'}), although the "
+                                       "documented rules accept this request")]
+        return []
+
+    return RULES[rule_id]
+
+
 def all_rules() -> dict[str, Rule]:
     """The whole registry: every invariant and differential rule, then every oracle rule."""
     import properties.areas  # noqa: F401  (registers the invariants)
@@ -198,17 +221,18 @@ def all_rules() -> dict[str, Rule]:
 
 def judge(area: str, request: Request, response: Response, version: FlinkVersion,
           *, documented_only: bool = False, expected: Response | None = None, ask: Ask | None = None,
-          ) -> list[Violation]:
+          strict_messages: bool = False) -> list[Violation]:
     """Every invariant of ``area`` applied to one answer.
 
     At the ``flink`` level (``documented_only`` false) a documented rule that real Flink of
     ``version`` breaks is judged only where Flink's own answer (``expected``, the oracle's) keeps it
     on this request: there it names what the answer breaks, and it can never fail an answer equal
     to Flink's. ``ask`` answers the twins of the area's metamorphic rules (:func:`metamorphic`);
-    without it they are not judged."""
+    without it they are not judged. Rules that read the wording of a rejection are judged only with
+    ``strict_messages``."""
     out: list[Violation] = []
     for rule, check in CHECKS.get(area, []):
-        if documented_only and not rule.documented:
+        if (documented_only and not rule.documented) or (rule.wording and not strict_messages):
             continue
         if (not documented_only and RULES[rule.id].broken_at(version)
                 and (expected is None or check(request, expected, version))):

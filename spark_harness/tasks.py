@@ -25,6 +25,7 @@ import attrs
 
 from flinkspec.impls import DEFAULT_TIMEOUT_S, Implementation, ImplementationBroken, answer_one, open_impl
 from flinkspec.impls.capabilities import EVERYTHING, Capabilities
+from flinkspec.judge.divergence import Cause
 from flinkspec.judge.verdict import Conformance, Judge, NotChecked, said
 from oracle.versions import FlinkVersion, parse_version
 from properties import corpus
@@ -121,7 +122,7 @@ class _Partition:
     def __init__(self, pid: int, job: JobSpec, attempt: int) -> None:
         self.pid, self.job, self.attempt = pid, job, attempt
         self.tallies: dict[tuple[str, str], list[float]] = {}
-        self.failures: dict[tuple[str, str, str, tuple[str, ...]], list[Failure]] = {}
+        self.failures: dict[tuple[str, str, Cause], list[Failure]] = {}
         self.infra: list[InfraError] = []
         self.restarts = 0
         self.gave_up: str | None = None

@@ -76,5 +76,16 @@ def capital_units_rejected(req: dict[str, Any]) -> dict[str, Any]:
     return resp if "error" in resp else flink(req)
 
 
+def capital_units_in_own_words(req: dict[str, Any]) -> dict[str, Any]:
+    """As :func:`capital_units_rejected`, rejecting with a message of its own that names no option (an
+    implementation's wording is its own: the documented level must not depend on it)."""
+    resp = capital_units_rejected(req)
+    if "error" in resp and resp != flink(req):
+        return {"id": req.get("id"), "error": {"type": "InvalidConfiguration", "exception": "ConfigError",
+                                               "message": "size literal not understood"}}
+    return resp
+
+
 FAULTS = {"late-failure": late_failure, "at-least-once-recovery": at_least_once_recovery,
-          "no-subsumption-abort": no_subsumption_abort, "capital-units-rejected": capital_units_rejected}
+          "no-subsumption-abort": no_subsumption_abort, "capital-units-rejected": capital_units_rejected,
+          "capital-units-in-own-words": capital_units_in_own_words}

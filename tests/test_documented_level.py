@@ -14,23 +14,26 @@ from flinkspec.tools import catch_rate
 from oracle import answer
 from oracle.versions import LATEST, SUPPORTED, parse_version
 from properties.areas import AREAS
-from properties.checkpoint.alignment_invariants import settled_snapshotted
-from properties.checkpoint.coordinator_invariants import completion_subsumes, failure_threshold, savepoints_not_stored
-from properties.checkpoint.recovery import exactly_once, restores_the_latest, single_input_exactly_once
+from properties.checkpoint.coordinator_invariants import failure_threshold
 from properties.corpus import draw, inputs
-from properties.memory.invariants import jm_unit_case, tm_network_fraction, tm_unit_case
 from properties.recordings import RECORDED, read
-from properties.rules import Violation
+from properties.rules import judge
 from tests import documented_faults as faults
 
-Rule = Callable[[dict[str, Any], dict[str, Any], Any], list[Violation]]
-NEW_RULES: list[tuple[str, Rule]] = [("checkpoint.coordinator", failure_threshold),
-                                     ("checkpoint.coordinator", savepoints_not_stored),
-                                     ("memory.taskmanager", tm_unit_case), ("memory.jobmanager", jm_unit_case),
-                                     ("memory.taskmanager", tm_network_fraction),
-                                     ("checkpoint.alignment", settled_snapshotted),
-                                     ("checkpoint.recovery", restores_the_latest),
-                                     ("checkpoint.recovery", single_input_exactly_once)]
+# the documented rules issue 18 added, by area (judged as every route judges them: properties.rules.judge, with the
+# implementation asked the twins of the metamorphic ones)
+NEW_RULES: list[tuple[str, str]] = [("checkpoint.coordinator", "CCR-9"), ("checkpoint.coordinator", "CCR-10"),
+                                    ("memory.taskmanager", "TM-11"), ("memory.jobmanager", "JM-7"),
+                                    ("memory.taskmanager", "TM-12"), ("checkpoint.alignment", "ALIGN-8"),
+                                    ("checkpoint.recovery", "RCV-5"), ("checkpoint.recovery", "RCV-6")]
+
+
+def broken(area: str, rule_id: str, req: dict[str, Any], resp: dict[str, Any], version: Any,
+           ask: Callable[[Any], Any] = answer) -> list[str]:
+    """Whether documented rule ``rule_id`` breaks on ``resp``, the implementation ``ask`` answering twins."""
+    return [v.rule for v in judge(area, req, resp, version, documented_only=True, ask=ask) if v.rule == rule_id]
+
+
 # the recorded answers of real Flink's jars (properties/recorded) that each area's new rules judge
 RECORDINGS = {"memory.taskmanager": ("memory.taskmanager", "memory.taskmanager.edges"),
               "memory.jobmanager": ("memory.jobmanager", "memory.jobmanager.edges"),
@@ -50,7 +53,7 @@ def test_the_new_rules_hold_for_real_flink(version: Any) -> None:
         drawn = inputs(area, version, 150, 0) + [r["input"] for r in draw(AREAS[area].requests(version), 100, 1)]
         for inp in drawn:
             req = _req(area, inp, version)
-            assert rule(req, answer(req), version) == [], (area, inp)
+            assert broken(area, rule, req, answer(req), version) == [], (area, inp)
 
 
 @pytest.mark.parametrize("area", sorted(RECORDINGS))
@@ -61,7 +64,7 @@ def test_the_new_rules_hold_for_every_answer_recorded_from_flinks_jars(area: str
         for record in read(RECORDED / f"{name}.jsonl.gz")[1]:
             req, version = _req(area, record["input"], record["flink"]), parse_version(record["flink"])
             for rule in rules:
-                assert rule(req, record["answer"], version) == [], (name, record)
+                assert broken(area, rule, req, record["answer"], version) == [], (name, record)
             judged += 1
     assert judged >= 4000
 
@@ -91,25 +94,29 @@ TWO_DONE = {"mode": "exactly_once", "channels": 2, "fail_after": 5,
 JM_CAPITAL = {"config": {"jobmanager.memory.process.size": "2048MB"}}
 
 CASES = [
-    ("checkpoint.coordinator", THRESHOLD, faults.late_failure, failure_threshold, "CCR-9"),
-    ("checkpoint.coordinator", SUBSUMED, faults.no_subsumption_abort, completion_subsumes, "CCR-5"),
-    ("checkpoint.recovery", CLASSIC, faults.at_least_once_recovery, exactly_once, "RCV-2"),
-    ("memory.taskmanager", CAPITAL, faults.capital_units_rejected, tm_unit_case, "TM-11"),
-    ("memory.jobmanager", JM_CAPITAL, faults.capital_units_rejected, jm_unit_case, "JM-7"),
-    ("memory.taskmanager", BIG, MUTANTS["memory-network-max-1g"].answer, tm_network_fraction, "TM-12"),
-    ("checkpoint.alignment", FINISHED, MUTANTS["align-ends-ignored"].answer, settled_snapshotted, "ALIGN-8"),
-    ("checkpoint.recovery", TWO_DONE, MUTANTS["rcv-restore-oldest"].answer, restores_the_latest, "RCV-5"),
-    ("checkpoint.recovery", ONE_INPUT, MUTANTS["rcv-rewind-to-start"].answer, single_input_exactly_once, "RCV-6"),
-    ("checkpoint.coordinator", SAVEPOINT, MUTANTS["flink-21351"].answer, savepoints_not_stored, "CCR-10"),
+    ("checkpoint.coordinator", THRESHOLD, faults.late_failure, "CCR-9"),
+    ("checkpoint.coordinator", SUBSUMED, faults.no_subsumption_abort, "CCR-5"),
+    ("checkpoint.recovery", CLASSIC, faults.at_least_once_recovery, "RCV-2"),
+    ("memory.taskmanager", CAPITAL, faults.capital_units_rejected, "TM-11"),
+    ("memory.jobmanager", JM_CAPITAL, faults.capital_units_rejected, "JM-7"),
+    ("memory.taskmanager", CAPITAL, faults.capital_units_in_own_words, "TM-11"),
+    ("memory.jobmanager", JM_CAPITAL, faults.capital_units_in_own_words, "JM-7"),
+    ("memory.taskmanager", BIG, MUTANTS["memory-network-max-1g"].answer, "TM-12"),
+    ("checkpoint.alignment", FINISHED, MUTANTS["align-ends-ignored"].answer, "ALIGN-8"),
+    ("checkpoint.recovery", TWO_DONE, MUTANTS["rcv-restore-oldest"].answer, "RCV-5"),
+    ("checkpoint.recovery", ONE_INPUT, MUTANTS["rcv-rewind-to-start"].answer, "RCV-6"),
+    ("checkpoint.coordinator", SAVEPOINT, MUTANTS["flink-21351"].answer, "CCR-10"),
 ]
 
 
-@pytest.mark.parametrize(("area", "inp", "fault", "rule", "rule_id"), CASES, ids=[c[4] for c in CASES])
-def test_each_fault_is_caught_by_its_documented_rule(area: str, inp: dict[str, Any], fault: Any, rule: Rule,
+@pytest.mark.parametrize(("area", "inp", "fault", "rule_id"), CASES,
+                         ids=[f"{c[3]}-{c[2].__name__}" for c in CASES])
+def test_each_fault_is_caught_by_its_documented_rule(area: str, inp: dict[str, Any], fault: Any,
                                                      rule_id: str) -> None:
+    """Flink's answer keeps the rule; the fault's breaks it (whatever words a rejection uses)."""
     req = _req(area, inp)
-    assert rule(req, answer(req), LATEST) == []
-    assert [v.rule for v in rule(req, fault(req), LATEST)] == [rule_id]
+    assert broken(area, rule_id, req, answer(req), LATEST) == []
+    assert broken(area, rule_id, req, fault(req), LATEST, ask=fault) == [rule_id]
 
 
 def test_the_threshold_rule_says_too_early_too() -> None:

@@ -16,9 +16,8 @@ from oracle.versions import SUPPORTED, UnknownVersion, parse_version
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from flinkspec.impls import answer_one
     from flinkspec.impls.capabilities import resolve
-    from flinkspec.judge.verdict import NotChecked, SuiteError, evaluate
+    from flinkspec.judge.verdict import Judge, NotChecked, SuiteError
     from properties.rules import RULES
 
     if args.request:
@@ -63,23 +62,29 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 print(f"case {i} ({req['area']} at Flink {req.get('flink')}): not checked: "
                       f"{why or 'it uses protocol features the implementation does not speak'}")
                 continue
-            actual = answer_one(impl, req)
+            judge = Judge(impl, AREAS[req["area"]], version, args.conformance, args.strict_messages, caps)
+            _, actual = judge.ask(case["request"])
             try:
-                broken = evaluate(req, actual, version, AREAS[req["area"]], conformance=args.conformance,
-                                  strict_messages=args.strict_messages,
-                                  unsupported=caps.rules_unsupported(req["area"], version), fit_answer=caps.fit_answer)
+                found = judge.diverges({"id": i, **req}, actual)
             except NotChecked as exc:
                 print(f"case {i} ({req['area']} at Flink {req.get('flink')}): not checked: {exc}")
                 continue
             except SuiteError as exc:
                 raise CliError(f"case {i} is not a valid request: {exc}") from None
+            broken = found[1] if found is not None else []
             print(f"case {i} ({req['area']} at Flink {req.get('flink')}): "
                   + ("still fails" if broken else "passes"))
             print(f"  answer: {json.dumps(actual)}")
+            if found is not None:
+                sig = found[0]
+                if sig.difference():
+                    print(f"  {sig.difference()}")
+                if sig.explains:
+                    print(f"  explained by {', '.join(sig.explains)}")
             for rule, message, _expected in broken:
                 print(f"  {rule}: {message}")
-            if broken and broken[0][2] is not None:
-                print(f"  Flink: {json.dumps(broken[0][2])}")
+            if found is not None:
+                print(f"  Flink: {json.dumps(found[2])}")
             still += bool(broken)
     finally:
         impl.close()

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
 from flinkspec.impls import Implementation, ImplementationBroken
 from flinkspec.impls.capabilities import EVERYTHING, Capabilities
-from flinkspec.judge.divergence import Signature, features
+from flinkspec.judge.divergence import Cause, Signature, features
 from flinkspec.judge.verdict import REDUCE_CALLS, Conformance, Group, Judge, replay_command, said
 from oracle.versions import FlinkVersion
 from properties import corpus
@@ -61,7 +61,7 @@ class Counterexample:
     features: tuple[str, ...] = ()  # what the representative request is made of
     messages: tuple[str, ...] = ()  # what each of ``rules`` saw, in the same order
     explained_by: tuple[str, ...] = ()  # the oracle's and the documented rules that explain the departure
-    cause: tuple[str, str, tuple[str, ...]] = ("", "", ())  # what tells divergences apart (Signature.key)
+    cause: Cause = ("", "", ())  # what tells divergences apart (Signature.key)
     releases: tuple[str, ...] = ()  # every release it was seen at (the representative's first)
 
     def to_json(self) -> dict[str, Any]:
@@ -146,7 +146,7 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
 
     drawn = [0]  # examples of the search pass so far
 
-    def one_pass(focus: tuple[str, tuple[str, ...]] | None, n: int, limit: int = 0) -> None:
+    def one_pass(focus: Cause | None, n: int, limit: int = 0) -> None:
         """``focus`` None: judge ``n`` drawn requests, raising nothing (every failure is counted);
         else draw the same requests again and raise on the focused divergence, so that Hypothesis
         shrinks it (until ``limit`` requests were sent in all: what it has reached is kept)."""
@@ -296,7 +296,7 @@ def divergences(runs: Sequence[AreaRun]) -> list[Counterexample]:
     (area and :attr:`Counterexample.cause`) whatever release it was seen at, with the cases of every
     release added up, the releases listed, and the smallest representative (the newest release's
     among equals); most failing cases first."""
-    by_cause: dict[tuple[str, tuple[str, str, tuple[str, ...]]], list[Counterexample]] = {}
+    by_cause: dict[tuple[str, Cause], list[Counterexample]] = {}
     for run in runs:
         for c in run.counterexamples:
             by_cause.setdefault((c.area, c.cause), []).append(c)

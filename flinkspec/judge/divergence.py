@@ -39,6 +39,9 @@ _NUMBER = re.compile(r"(?<![A-Za-z_])-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?(?
 _KEY = re.compile(r"[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)+")  # a Flink configuration key, kept in a template
 
 
+Cause = tuple[str, str, tuple[str, ...]]  # what tells divergences apart: kind, where, the explaining rules
+
+
 @attrs.frozen
 class Signature:
     """How one answer differs from Flink's: ``what`` in words, every rule it breaks, and its cause.
@@ -58,7 +61,7 @@ class Signature:
     departure: Departure | None = attrs.field(default=None, eq=False, repr=False)
 
     @property
-    def key(self) -> tuple[str, str, tuple[str, ...]]:
+    def key(self) -> Cause:
         # the first rule that decided the part departed from is the one that governs it (the valve's
         # rule for an IDLE status, the timer service's for a watermark); the rules after it are steps
         # of that decision, applied or not by circumstance

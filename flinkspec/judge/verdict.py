@@ -23,7 +23,7 @@ import oracle
 from flinkspec.impls import Implementation, answer_one
 from flinkspec.impls.capabilities import Capabilities
 from flinkspec.judge.compare import compare
-from flinkspec.judge.divergence import Signature, signature
+from flinkspec.judge.divergence import Cause, Signature, signature
 from flinkspec.judge.reduce import reduce
 from oracle.versions import FlinkVersion
 
@@ -59,11 +59,11 @@ class AreaRules(Protocol):
 
     def violations(self, request: Mapping[str, Any], response: Mapping[str, Any], version: FlinkVersion, *,
                    documented_only: bool = False, expected: Mapping[str, Any] | None = None,
-                   ask: Ask | None = None) -> Sequence[Violated]: ...
+                   ask: Ask | None = None, strict_messages: bool = False) -> Sequence[Violated]: ...
 
 
 # the implementation's answer to one more request (a metamorphic rule's twin), None if it cannot be sent it
-Ask = Callable[[dict[str, Any]], "dict[str, Any] | None"]
+Ask = Callable[[Mapping[str, Any]], "Mapping[str, Any] | None"]
 
 
 class SuiteError(RuntimeError):
@@ -124,7 +124,7 @@ def judged(request: dict[str, Any], actual: dict[str, Any], version: FlinkVersio
     found: Broken = [
         (v.rule, v.message, None)
         for v in rules.violations(request, actual, version, documented_only=conformance == "documented",
-                                  expected=expected, ask=ask)
+                                  expected=expected, ask=ask, strict_messages=strict_messages)
     ]
     err = actual.get("error")
     if isinstance(err, dict) and err.get("type") not in ("InvalidConfiguration", None):
@@ -195,7 +195,7 @@ class Judge:
         self.checked = 0  # cases judged while counting (the examples asked for)
         self.failing = 0
         self.counting = True  # False while shrinking: those cases are not new failures of the run
-        self.groups: dict[tuple[str, tuple[str, ...]], Group] = {}
+        self.groups: dict[Cause, Group] = {}
         self.not_checked: dict[str, int] = {}
 
     def prepare(self, request: dict[str, Any]) -> dict[str, Any] | None:
@@ -242,13 +242,13 @@ class Judge:
                         strict_messages=self.strict, unsupported=self.unsupported, fit_answer=self.caps.fit_answer,
                         ask=self.twin)
 
-    def twin(self, request: dict[str, Any]) -> dict[str, Any] | None:
+    def twin(self, request: Mapping[str, Any]) -> dict[str, Any] | None:
         """The implementation's answer to a metamorphic rule's twin of a request (sent, not counted as a
         checked case), or None if the implementation cannot be sent it."""
-        fitted = self.caps.fit(request)[0]
+        fitted = self.caps.fit(dict(request))[0]
         return None if fitted is None else self.ask(fitted)[1]
 
-    def smallest(self, request: dict[str, Any], key: tuple[str, tuple[str, ...]],
+    def smallest(self, request: dict[str, Any], key: Cause,
                  calls: int = REDUCE_CALLS) -> tuple[dict[str, Any], dict[str, Any], Found] | None:
         """The smallest, plainest request that still diverges with signature ``key``, delta-debugged
         from ``request`` (:mod:`flinkspec.judge.reduce`: Hypothesis cannot shrink seeded long sequences,

@@ -16,7 +16,15 @@ from collections.abc import Iterator
 from typing import Any
 
 from oracle.versions import FlinkVersion, v
-from properties.rules import Request, Response, Violation, differential_rule, flink_violates, invariant
+from properties.rules import (
+    Request,
+    Response,
+    Violation,
+    accepted_rule,
+    differential_rule,
+    flink_violates,
+    invariant,
+)
 
 AREA = "checkpoint.alignment"
 ART = "seed article on fault tolerance"
@@ -315,3 +323,9 @@ def settled_snapshotted(req: Request, resp: Response, version: FlinkVersion) -> 
             return [Violation("ALIGN-8", f"checkpoint {n} is never snapshotted, though every channel delivered "
                                          f"barrier {n} or ended by event {i}")]
     return []
+
+
+accepted_rule(AREA, "ALIGN", lambda _req, _v: True, "of barrier handling",
+              "docs/protocol/v1.md checkpoint.alignment: any arrival order of records, barriers and ends of input; "
+              "what Flink's handler does with one it cannot handle is part of the answer (a fail step), not a "
+              "rejection")

@@ -12,8 +12,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from oracle.coordinator import CONFIG_DEFAULTS
 from oracle.versions import FlinkVersion, v
-from properties.rules import Request, Response, Violation, differential_rule, flink_violates, invariant
+from properties.rules import (
+    Request,
+    Response,
+    Violation,
+    accepted_rule,
+    differential_rule,
+    flink_violates,
+    invariant,
+)
 
 AREA = "checkpoint.coordinator"
 ART = "seed article on checkpoint coordination"
@@ -315,3 +324,21 @@ def failure_threshold(req: Request, resp: Response, version: FlinkVersion) -> li
             count = 0
         last_success = max([last_success, *newer])
     return []
+
+
+def _documented_config(req: Request, version: FlinkVersion) -> bool:
+    """The coordinator settings Flink's documentation allows: a timeout of at least 10 ms
+    (CheckpointConfig.MINIMAL_CHECKPOINT_TIME), a pause of at least 0, at least one concurrent
+    checkpoint (only one with unaligned checkpoints), no negative number of tolerable failures, at
+    least one retained checkpoint."""
+    config = {**CONFIG_DEFAULTS, **req["input"].get("config", {})}
+    return (config["timeout_ms"] >= 10 and config["min_pause_ms"] >= 0 and config["max_concurrent"] >= 1
+            and config["tolerable_failures"] >= 0 and config["retained"] >= 1
+            and not (config["unaligned"] and config["max_concurrent"] > 1))
+
+
+accepted_rule(AREA, "CCR", _documented_config, "whose settings the documentation allows",
+              "CheckpointConfig Javadoc (setCheckpointTimeout: at least MINIMAL_CHECKPOINT_TIME, 10 ms; "
+              "setMinPauseBetweenCheckpoints: not negative; setMaxConcurrentCheckpoints: positive; "
+              "setTolerableCheckpointFailureNumber: not negative); Flink docs 'Unaligned checkpoints' (no concurrent "
+              "checkpoints); state.checkpoints.num-retained: at least one")

@@ -23,7 +23,7 @@ from properties.checkpoint.alignment_invariants import monotonic_barriers, settl
 from properties.checkpoint.alignment_strategies import adapt
 from properties.checkpoint.alignment_strategies import inputs as alignment_inputs
 from properties.draws import choice, shuffled
-from properties.rules import Request, Response, Violation, differential_rule, invariant
+from properties.rules import Request, Response, Violation, accepted_rule, differential_rule, invariant
 
 AREA = "checkpoint.recovery"
 ART = "seed article on fault tolerance"
@@ -208,3 +208,7 @@ def restores_the_latest(req: Request, resp: Response, version: FlinkVersion) -> 
         return [Violation("RCV-5", f"restored {'no checkpoint' if cid is None else f'checkpoint {cid}'}, though "
                                    f"checkpoint {latest} completed before the failure")]
     return []
+
+
+accepted_rule(AREA, "RCV", lambda _req, _v: True, "of a job failing and recovering",
+              "docs/protocol/v2.md checkpoint.recovery: any alignment input and failure point")

@@ -15,7 +15,7 @@ from typing import Any
 
 from oracle.versions import FlinkVersion, v
 from properties.memory.strategies import JM, LONG_MAX, TM, UNITS, f32
-from properties.rules import Request, Response, Violation, differential_rule, invariant
+from properties.rules import Request, Response, Violation, differential_rule, invariant, metamorphic
 
 _SIZE = re.compile(r"^\s*([0-9]+)\s*([a-zA-Z]*)\s*$")
 _MULT = {u: m for m, us in UNITS.items() for u in us}
@@ -348,7 +348,7 @@ def tm_inconsistent_range_rejected(req: Request, resp: Response, version: FlinkV
            "IllegalConfigurationException, IllegalArgumentException or its NumberFormatException (a value that "
            "does not parse) or "
            "ArithmeticException (a sum past 2^63-1, which Flink does not check first).", "TaskExecutorProcessUtils",
-           documented=False)
+           documented=False, wording=True)
 def tm_rejection_kind(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     return _rejection_kind("TM-10", resp)
 
@@ -449,14 +449,13 @@ def jm_underdetermined_rejected(req: Request, resp: Response, version: FlinkVers
            "IllegalConfigurationException, IllegalArgumentException or its NumberFormatException (a value that "
            "does not parse) or "
            "ArithmeticException (a sum past 2^63-1, which Flink does not check first).", "JobManagerProcessUtils",
-           documented=False)
+           documented=False, wording=True)
 def jm_rejection_kind(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     return _rejection_kind("JM-6", resp)
 
 
 # ---- both: unit spelling ----
 
-_UNREADABLE = re.compile(r"Cannot read memory size from config option '([^']*)'")
 _JAVA_TRIM = "".join(map(chr, range(33)))
 
 
@@ -472,32 +471,41 @@ def documented_size(text: object) -> int | None:
     return value if value <= LONG_MAX else None
 
 
-def _unit_case_rule(rule: str, req: Request, resp: Response) -> list[Violation]:
-    err = resp.get("error")
-    message = err.get("message") if isinstance(err, dict) else None
-    if not isinstance(message, str):
-        return []
-    cfg = _config(req)
-    for key in _UNREADABLE.findall(message):
-        if key in cfg and documented_size(cfg[key]) is not None:
-            return [Violation(rule, f"rejected as unreadable: {key} = {cfg[key]!r}, a size in the documented "
-                                    f"syntax ({documented_size(cfg[key])} bytes; units are case-insensitive)")]
+def lower_case_units(req: Request, resp: Response, version: FlinkVersion) -> dict[str, Any] | None:
+    """The twin of a rejected configuration: every size of the documented syntax whose unit has an
+    upper-case letter written with its unit in lower case (None: nothing to respell, or accepted)."""
+    if not isinstance(resp.get("error"), dict):
+        return None
+    config = _config(req)
+    respelled = {k: v.lower() if documented_size(v) is not None else v for k, v in config.items()}
+    return None if respelled == config else {**req["input"], "config": respelled}
+
+
+def _unit_case_rule(rule: str, req: Request, resp: Response, twin: Request, twin_resp: Response) -> list[Violation]:
+    if isinstance(resp.get("error"), dict) and "output" in twin_resp and not isinstance(twin_resp.get("error"), dict):
+        changed = {k: v for k, v in _config(req).items() if _config(twin).get(k) != v}
+        return [Violation(rule, f"rejected, yet accepted with the units written in lower case: "
+                                f"{', '.join(f'{k} = {v!r}' for k, v in changed.items())} "
+                                "(memory units are case-insensitive)")]
     return []
 
 
 _UNIT_CASE_TEXT = ("A memory size in the documented syntax (digits, then a unit b/bytes, k/kb/kibibytes, "
-                   "m/mb/mebibytes, g/gb/gibibytes, t/tb/tebibytes in any letter case, e.g. 4G, 512MB) is "
-                   "readable: no rejection says a configured option whose value is such a size cannot be read.")
+                   "m/mb/mebibytes, g/gb/gibibytes, t/tb/tebibytes in any letter case, e.g. 4G, 512MB) reads the "
+                   "same whatever the letter case of its unit: a configuration is not rejected when the same "
+                   "configuration with its units written in lower case is accepted.")
 _UNIT_CASE_SOURCE = ("MemorySize.MemoryUnit Javadoc (the size suffixes 1b or 1bytes, 1k or 1kb or 1kibibytes, "
                      "1m or 1mb or 1mebibytes, 1g or 1gb or 1gibibytes, 1t or 1tb or 1tebibytes); Flink documents "
                      "the units as case-insensitive (MemorySize.parse: toLowerCase(Locale.US)); issue 18")
 
 
-@invariant("TM-11", "memory.taskmanager", _UNIT_CASE_TEXT, _UNIT_CASE_SOURCE)
-def tm_unit_case(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
-    return _unit_case_rule("TM-11", req, resp)
+@metamorphic("TM-11", "memory.taskmanager", _UNIT_CASE_TEXT, _UNIT_CASE_SOURCE, twin=lower_case_units)
+def tm_unit_case(req: Request, resp: Response, twin: Request, twin_resp: Response,
+                 version: FlinkVersion) -> list[Violation]:
+    return _unit_case_rule("TM-11", req, resp, twin, twin_resp)
 
 
-@invariant("JM-7", "memory.jobmanager", _UNIT_CASE_TEXT, _UNIT_CASE_SOURCE)
-def jm_unit_case(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
-    return _unit_case_rule("JM-7", req, resp)
+@metamorphic("JM-7", "memory.jobmanager", _UNIT_CASE_TEXT, _UNIT_CASE_SOURCE, twin=lower_case_units)
+def jm_unit_case(req: Request, resp: Response, twin: Request, twin_resp: Response,
+                 version: FlinkVersion) -> list[Violation]:
+    return _unit_case_rule("JM-7", req, resp, twin, twin_resp)

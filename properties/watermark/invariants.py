@@ -16,7 +16,16 @@ from typing import Any
 import attrs
 
 from oracle.versions import FlinkVersion
-from properties.rules import Check, Request, Response, Violation, differential_rule, flink_violates, invariant
+from properties.rules import (
+    Check,
+    Request,
+    Response,
+    Violation,
+    accepted_rule,
+    differential_rule,
+    flink_violates,
+    invariant,
+)
 
 VALVE, COMBINED, TIMERS = "watermark.valve", "watermark.combined", "watermark.timers"
 LONG_MIN = -(1 << 63)
@@ -416,6 +425,14 @@ def timers_normalize(resp: dict[str, Any]) -> dict[str, Any]:
     return {**resp, "output": {**out, "fired": fired}}
 
 
+_ALWAYS = ("protocol pages (docs/protocol/v1.md, v2.md): the valve, a multi-input operator and the timer service take "
+           "any sequence of watermarks, statuses and timer events; no Flink documentation names an input they "
+           "refuse")
+accepted_rule(VALVE, "WM", lambda req, _v: "subpartitions" not in req["input"],
+              "of a valve whose channels each consume one subpartition", _ALWAYS)
+accepted_rule(COMBINED, "CWM", lambda _req, _v: True, "of a multi-input operator", _ALWAYS)
+accepted_rule(TIMERS, "TIMER", lambda _req, _v: True, "of the timer service", _ALWAYS)
+
 # Documented rules that real Flink itself breaks (found by `flinkspec check --impl flink
 # --conformance documented`; docs/documented-rules.md). At conformance level
 # `flink` these rules are not required of an implementation for those versions.
@@ -424,5 +441,7 @@ flink_violates("WM-7", "the all-idle flush is skipped when the channel that goes
                "the last output)")
 flink_violates("CWM-4", "before FLINK-18934 (1.14) an idle input still holds back a two-input "
                "operator's watermark", until="1.14")
+flink_violates("WM-ACCEPTED", "1.17.0's valve throws ArrayIndexOutOfBoundsException when an active channel that "
+               "is not aligned goes idle (FLINK-31628, SWV-11)", since="1.17.0", until="1.17.1")
 flink_violates("CWM-7", "before FLINK-38454 (2.2) a multi-input operator whose inputs all go "
                "idle does not advance to the largest input watermark", until="2.2")
