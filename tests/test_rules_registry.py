@@ -135,3 +135,16 @@ def test_counterexamples_name_registry_rules(mutant: str, area: str, flink: str)
         impl.close()
     assert run.counterexamples
     assert {c.rule for c in run.counterexamples} <= REGISTRY.keys()
+
+
+def test_the_area_pages_are_the_registrys(tmp_path: Path) -> None:
+    """docs/protocol/areas/ is what `flinkspec rules --markdown` writes from the registry, page for page."""
+    from flinkspec.reports.rule_pages import write_pages
+    from properties.rules import all_rules
+
+    written = write_pages(all_rules(), tmp_path)
+    docs = ROOT / "docs" / "protocol" / "areas"
+    assert sorted(p.name for p in docs.glob("*.md")) == sorted(p.name for p in written)
+    for path in written:
+        assert (docs / path.name).read_text() == path.read_text(), (
+            f"docs/protocol/areas/{path.name} is stale: run `flinkspec rules --markdown docs/protocol/areas`")

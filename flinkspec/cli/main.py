@@ -89,6 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
     ru.add_argument("--area", help="only the rules of this area")
     ru.add_argument("--json", action="store_true", help="print the rules as JSON")
     ru.add_argument("--status", choices=("checked", "unchecked"), help="only the rules that are checked, or not")
+    ru.add_argument("--markdown", metavar="DIR", help="write one page per area (its rules, as an implementer reads "
+                    "them) into DIR, as docs/protocol/areas/ holds them")
     ru.set_defaults(fn=cmd_rules)
 
     from flinkspec.cli.classpath import add_parser as add_classpath

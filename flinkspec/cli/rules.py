@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 from flinkspec.cli.options import (
     EXIT_OK,
@@ -21,6 +22,12 @@ def cmd_rules(args: argparse.Namespace) -> int:
         raise CliError(f"--area: no rules for {args.area!r}; areas: {', '.join(areas)}")
     rules = [r for r in every.values() if (args.area is None or r.area == args.area)
              and (args.status is None or r.checked == (args.status == "checked"))]
+    if args.markdown:
+        from flinkspec.reports.rule_pages import write_pages
+
+        for path in write_pages(every, Path(args.markdown)):
+            print(path)
+        return EXIT_OK
     if args.json:
         print(json.dumps([{"id": r.id, "area": r.area, "kind": r.kind, "text": r.text, "source": r.source,
                            "documented": r.documented, "status": r.status, "checked_by": list(r.checked_by),

@@ -82,7 +82,20 @@ class Signature:
         d = self.departure
         if d is None:
             return ""
+        if d.kind == ANSWERS_WHERE_FLINK_REJECTS:
+            return f"Flink rejects it ({_rejection(d.expected)}); the implementation answers {_short(d.actual)}"
+        if d.kind in (REJECTS_WHAT_FLINK_ACCEPTS, REFUSES):
+            return f"Flink answers {_short(d.expected, 100)}; the implementation rejects it ({_rejection(d.actual)})"
+        if d.kind == REJECTS_DIFFERENTLY:
+            return f"Flink rejects it ({_rejection(d.expected)}); the implementation: {_rejection(d.actual)}"
         return f"at {d.at}: Flink {_short(d.expected)}, the implementation {_short(d.actual)}"
+
+
+def _rejection(error: object) -> str:
+    if not isinstance(error, dict):
+        return _short(error)
+    words = " ".join(str(error[k]) for k in ("type", "exception") if error.get(k))
+    return _short(f"{words}: {error['message']}" if error.get("message") else words)
 
 
 def _short(value: object, limit: int = 160) -> str:
@@ -348,6 +361,8 @@ def signature(request: Mapping[str, Any], actual: Mapping[str, Any], expected: M
         expected, actual, explanation, strict_messages=strict_messages)
     if gone is None:
         return Signature(what, ordered, what, "", ())
+    if gone.kind == DIFFERS:
+        what = f"differs in {gone.where}"
     return Signature(what, ordered, gone.kind, gone.where, gone.because, gone)
 
 
