@@ -136,7 +136,8 @@ def cmd_fanout(args: argparse.Namespace) -> int:
             print(f"  {run.area} at Flink {run.flink}: {run.infra_error}", file=sys.stderr)
     for i, c in enumerate(divergences(outcome.runs), 1):
         print("\n".join(console.divergence_lines(c, i)), file=sys.stderr)
-    print(f"{outcome.checked_cases:,} cases checked (+{outcome.shrink_cases:,} shrinking) in {wall:.1f} s "
+    print(f"{outcome.checked_cases:,} cases checked (+{outcome.shrink_cases:,} requests sent while shrinking) "
+          f"in {wall:.1f} s "
           f"({outcome.checked_cases / max(outcome.wall_seconds, 1e-9):,.0f} cases/s on {outcome.master})")
     print(console.summary(report, wall, report_dir, junit))
     errors = sum(1 for r in outcome.runs if r.infra_error)

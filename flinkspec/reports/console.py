@@ -17,7 +17,7 @@ def run_line(run: AreaRun) -> str:
     """One (area, version): cases, failing cases, divergences, what was not checked."""
     text = f"{plural(run.checked, 'case')} checked"
     if run.cases > run.checked:
-        text += f" (+{run.cases - run.checked:,} shrinking)"
+        text += f" (+{run.cases - run.checked:,} requests sent while shrinking)"
     text += f" in {run.seconds:.1f} s"
     if run.counterexamples:
         text += f": {run.failing:,} failing in {plural(len(run.counterexamples), 'distinct divergence')}"

@@ -148,6 +148,8 @@ class DivergenceView:
     first: str
     timeline: Timeline | None
     fields: FieldsTable | None
+    explained_by: tuple[RuleBroken, ...] = ()  # the rules that explain it, with their texts
+    difference: str = ""  # Flink's answer and the implementation's where they part
 
     @property
     def versions_text(self) -> str:
@@ -164,6 +166,9 @@ class _ReportView:
     conformance: str
     seed: str
     cases: int
+    checked_cases: int
+    shrink_requests: int  # requests sent while shrinking, beyond the cases checked
+    tested: tuple[tuple[str, str], ...]  # (area, the releases it was checked at)
     failing_cases: int | None
     not_checked_cases: int
     divergence_count: int
@@ -182,13 +187,27 @@ class _ReportView:
         texts = {rule["id"]: rule["text"] for rule in r.get("rules", [])}
         return cls(
             index, str(r.get("impl")), str(r.get("verdict")), str(r.get("conformance")), str(r.get("seed")),
-            int(r.get("cases", 0)), r.get("failing_cases"),  # None: a report written before divergences
+            int(r.get("cases", 0)), _checked(r), max(0, int(r.get("cases", 0)) - _checked(r)), _tested(runs),
+            r.get("failing_cases"),  # None: a report written before divergences
             int(r.get("not_checked_cases", sum(sum(run["not_checked"].values()) for run in runs))),
             int(r.get("divergences", len(ces))), _divergences(index, ces, texts), runs,
             tuple(u for u in r.get("unsupported", []) if u.get("rule") is None), r.get("fanout") or {},
             tuple((run["area"], run["flink"], str(run["infra_error"])) for run in runs if run.get("infra_error")),
             speaks_text(r), jar_text(r),
         )
+
+
+def _checked(r: Report) -> int:
+    """The cases checked (a report older than ``checked_cases`` counts the requests sent while shrinking too)."""
+    return int(r.get("checked_cases") or r.get("cases") or 0)
+
+
+def _tested(runs: Sequence[dict[str, Any]]) -> tuple[tuple[str, str], ...]:
+    """The areas checked, each with the releases it was checked at, in the runs' order."""
+    by_area: dict[str, list[str]] = {}
+    for run in runs:
+        by_area.setdefault(str(run["area"]), []).append(str(run["flink"]))
+    return tuple((area, _versions_text(flinks)) for area, flinks in by_area.items())
 
 
 def _rules_of(c: dict[str, Any]) -> tuple[str, ...]:
@@ -249,23 +268,25 @@ def _divergence(anchor: str, number: int, cs: Sequence[dict[str, Any]], texts: d
     sequence = isinstance(inp, dict) and isinstance(inp.get("events"), list)
     return DivergenceView(
         anchor, number, str(c.get("signature") or c.get("difference", "")), c["area"],
-        tuple(d["flink"] for d in cs), sum(int(d.get("cases", 1)) for d in cs),
+        tuple(dict.fromkeys(f for d in cs for f in (d.get("releases") or [d["flink"]]))),
+        sum(int(d.get("cases", 1)) for d in cs),
         tuple(RuleBroken(r, c["rule_text"] if r == c["rule"] and c.get("rule_text") else texts.get(r, ""), s)
               for r, s in zip(rules, seen, strict=True)),
         tuple(c.get("features") or ()), c["request"], exp, act, str(c.get("replay", "")),
         (first_divergence(inp, exp, act) if isinstance(inp, dict) else None) or str(c.get("difference", "")),
         timeline(inp, exp, act) if sequence else None,
         None if sequence else fields(exp, act),
+        tuple(RuleBroken(r, texts.get(r) or _rule_texts().get(r, ""), "") for r in c.get("explained_by") or ()),
+        str(c.get("difference", "")),
     )
 
 
 @functools.cache
 def _rule_texts() -> dict[str, str]:
     """The text of every rule this suite knows, for rules a counterexample names beside its first."""
-    import properties.areas  # noqa: F401  (registers every rule)
-    from properties.rules import RULES
+    from properties.rules import all_rules
 
-    return {r.id: r.text for r in RULES.values()}
+    return {r.id: r.text for r in all_rules().values()}
 
 
 def _versions_text(versions: Sequence[str]) -> str:

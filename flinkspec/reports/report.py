@@ -196,6 +196,7 @@ def _md_env() -> jinja2.Environment:
     env.filters.update(md=_md, code=_code, block=lambda text, lang="": "\n".join(_block(text, lang)),
                        pretty=lambda value: json.dumps(value, indent=2), thousands=lambda n: f"{n:,}", plural=plural)
     env.globals.update(counts=counts, divergence_count=divergence_count, signature_of=signature_of, cases=cases,
+                       releases_text=releases_text,
                        broken_rules=broken_rules, not_applicable=not_applicable, speaks_text=speaks_text,
                        jar_text=jar_text)
     return env
