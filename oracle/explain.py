@@ -1,6 +1,6 @@
 """Why the oracle answered as it did: which of its rules decided each part of an answer.
 
-The oracle's modules say where a rule decides, ``because("SWV-5")``, and which part of the answer
+The oracle's modules say where a rule decides, ``because(ID)`` with the rule's ID, and which part of the answer
 is being decided, ``at("emitted", 3)`` (a path into the response: ``("emitted", 3)`` is
 ``output.emitted[3]``, ``("error",)`` is the rejection). Nothing is recorded unless the answer is
 computed under :func:`tracing` (:func:`oracle.explain_answer`), so an ordinary answer pays one

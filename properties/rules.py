@@ -188,13 +188,12 @@ def refused_rule(area: str, prefix: str) -> Rule:
     )
 
 
-def accepted_rule(area: str, prefix: str, accepts: Callable[[Request, FlinkVersion], bool], condition: str,
+def accepted_rule(rule_id: str, area: str, accepts: Callable[[Request, FlinkVersion], bool], condition: str,
                   source: str) -> Rule:
     """The documented rule "a request the documented rules accept is answered": ``accepts(request,
     version)`` says whether Flink's documentation calls the request valid (``condition`` in words). A
     rejection (``InvalidConfiguration``) of such a request breaks it whatever its message says: an
     implementation's wording is its own, so no documented rule reads it."""
-    rule_id = f"{prefix}-ACCEPTED"
 
     @invariant(rule_id, area, f"A request {condition} is answered with an output: a rejection of it, whatever it "
                "says, breaks the documented rules.", source)

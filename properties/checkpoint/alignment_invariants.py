@@ -325,7 +325,7 @@ def settled_snapshotted(req: Request, resp: Response, version: FlinkVersion) -> 
     return []
 
 
-accepted_rule(AREA, "ALIGN", lambda _req, _v: True, "of barrier handling",
+accepted_rule("ALIGN-ACCEPTED", AREA, lambda _req, _v: True, "of barrier handling",
               "docs/protocol/v1.md checkpoint.alignment: any arrival order of records, barriers and ends of input; "
               "what Flink's handler does with one it cannot handle is part of the answer (a fail step), not a "
               "rejection")

@@ -337,7 +337,7 @@ def _documented_config(req: Request, version: FlinkVersion) -> bool:
             and not (config["unaligned"] and config["max_concurrent"] > 1))
 
 
-accepted_rule(AREA, "CCR", _documented_config, "whose settings the documentation allows",
+accepted_rule("CCR-ACCEPTED", AREA, _documented_config, "whose settings the documentation allows",
               "CheckpointConfig Javadoc (setCheckpointTimeout: at least MINIMAL_CHECKPOINT_TIME, 10 ms; "
               "setMinPauseBetweenCheckpoints: not negative; setMaxConcurrentCheckpoints: positive; "
               "setTolerableCheckpointFailureNumber: not negative); Flink docs 'Unaligned checkpoints' (no concurrent "

@@ -210,5 +210,5 @@ def restores_the_latest(req: Request, resp: Response, version: FlinkVersion) -> 
     return []
 
 
-accepted_rule(AREA, "RCV", lambda _req, _v: True, "of a job failing and recovering",
+accepted_rule("RCV-ACCEPTED", AREA, lambda _req, _v: True, "of a job failing and recovering",
               "docs/protocol/v2.md checkpoint.recovery: any alignment input and failure point")

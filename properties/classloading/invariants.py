@@ -242,7 +242,8 @@ def _documented_config(req: Request, version: FlinkVersion) -> bool:
             and leaked.lower() in ("true", "false") and not any("'" in p or '"' in p for p in patterns))
 
 
-accepted_rule(AREA, "CLR", _documented_config, "whose class-loading configuration the documentation calls valid",
+accepted_rule("CLR-ACCEPTED", AREA, _documented_config,
+              "whose class-loading configuration the documentation calls valid",
               "Flink docs 'Debugging Classloading' and CoreOptions: classloader.resolve-order child-first or "
               "parent-first, classloader.parent-first-patterns.* semicolon-separated prefixes, "
               "classloader.check-leaked-classloader a boolean")

@@ -428,10 +428,10 @@ def timers_normalize(resp: dict[str, Any]) -> dict[str, Any]:
 _ALWAYS = ("protocol pages (docs/protocol/v1.md, v2.md): the valve, a multi-input operator and the timer service take "
            "any sequence of watermarks, statuses and timer events; no Flink documentation names an input they "
            "refuse")
-accepted_rule(VALVE, "WM", lambda req, _v: "subpartitions" not in req["input"],
+accepted_rule("WM-ACCEPTED", VALVE, lambda req, _v: "subpartitions" not in req["input"],
               "of a valve whose channels each consume one subpartition", _ALWAYS)
-accepted_rule(COMBINED, "CWM", lambda _req, _v: True, "of a multi-input operator", _ALWAYS)
-accepted_rule(TIMERS, "TIMER", lambda _req, _v: True, "of the timer service", _ALWAYS)
+accepted_rule("CWM-ACCEPTED", COMBINED, lambda _req, _v: True, "of a multi-input operator", _ALWAYS)
+accepted_rule("TIMER-ACCEPTED", TIMERS, lambda _req, _v: True, "of the timer service", _ALWAYS)
 
 # Documented rules that real Flink itself breaks (found by `flinkspec check --impl flink
 # --conformance documented`; docs/documented-rules.md). At conformance level
