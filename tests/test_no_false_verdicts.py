@@ -39,10 +39,11 @@ SHAPE_RULES = {"TM-1", "JM-1", "WM-1", "CWM-1", "TIMER-1", "CLR-1", "ALIGN-1", "
 KIND_RULES = {"TM-10", "JM-6"}
 # "this input is rejected": any acceptance of an input Flink rejects breaks them, whatever its output
 MUST_REJECT = {"TM-8", "TM-9", "JM-5", "CLR-10"}
-# "this input is accepted": rules that may name a refusal of a valid input. None does for the refusals
-# below: CLR-10's other half names a refusal only when it says "Unknown resolve order" of a valid order,
-# and whether a well-formed request may be refused at all is the engine's finding, not an invariant's.
-MUST_ACCEPT: dict[str, str] = {}
+# "this input is accepted": each area's rule that a request the documented rules call valid is answered
+# (whatever a rejection says); it may name a rejection (InvalidConfiguration) of such a request, and only
+# where Flink itself accepts it
+MUST_ACCEPT: dict[str, str] = {area: f"{spec.prefix}-ACCEPTED" for area, spec in AREAS.items()
+                               if f"{spec.prefix}-ACCEPTED" in RULES}
 
 _DELETE = object()  # a replacement that deletes the node
 TYPE_GARBAGE: tuple[Any, ...] = (None, True, False, "x", 1.5, [None], [[None]], {"x": None}, [], {}, [1])
@@ -144,7 +145,7 @@ def _allowed_on_garbage(ver: FlinkVersion, oracle_refused: bool) -> set[str]:
 def test_the_listed_rules_exist() -> None:
     """Every rule the exceptions below name is an invariant of some area."""
     checked = {rule.id for checks in CHECKS.values() for rule, _ in checks}
-    assert (SHAPE_RULES | KIND_RULES | MUST_REJECT | set(MUST_ACCEPT)) <= checked
+    assert (SHAPE_RULES | KIND_RULES | MUST_REJECT | set(MUST_ACCEPT.values())) <= checked
     assert all(RULES[r].documented is False for r in KIND_RULES)
 
 
@@ -161,14 +162,19 @@ def test_the_oracle_breaks_only_the_rules_flink_breaks(area: str, ver: FlinkVers
 @pytest.mark.parametrize(("area", "ver"), CASES, ids=[f"{a}-{v}" for a, v in CASES])
 def test_a_refusal_is_never_an_acceptance(area: str, ver: FlinkVersion) -> None:
     """An error answer of any type, even next to an output, breaks no rule but the rejection-kind rules
-    (on an InvalidConfiguration naming an exception Flink never throws); no message says "accepted"."""
+    (on an InvalidConfiguration naming an exception Flink never throws) and, for a rejection of a request
+    Flink accepts, the area's rule that the documented rules accept it; no message says "accepted"."""
     for req, answer in _requests(area, ver):
         for refusal, may_break in _refusals(req["id"]):
             variants = [refusal] + ([{**refusal, "output": answer["output"]}] if "output" in answer else [])
+            error = refusal.get("error")
+            rejection = isinstance(error, dict) and error.get("type") == "InvalidConfiguration"
+            accepts = {MUST_ACCEPT[area]} if area in MUST_ACCEPT and rejection and "output" in answer else set()
             for resp in variants:
                 flink_level = _violated(area, req, resp, ver, False)
-                assert flink_level <= may_break | set(MUST_ACCEPT), (flink_level, req, resp)
-                assert _violated(area, req, resp, ver, True) <= set(MUST_ACCEPT), (req, resp)
+                assert flink_level <= may_break | accepts, (flink_level, req, resp)
+                flink_breaks = {r for r in MUST_ACCEPT.values() if RULES[r].broken_at(ver)} if rejection else set()
+                assert _violated(area, req, resp, ver, True) <= accepts | flink_breaks, (req, resp)
                 messages = [v.message for v in judge(area, req, resp, ver)]
                 assert not any("accepted" in m or "yet" in m for m in messages), (messages, req, resp)
         assert _both_levels(area, req, {"id": req["id"]}, ver) == set()  # neither output nor error
