@@ -36,17 +36,21 @@ Response = dict[str, Any]
 
 KNOWN_ERROR_TYPES = ("InvalidConfiguration", "BadRequest")
 DEFAULT_TIMEOUT_S = 30.0
+EXIT_GRACE_S = 2.0  # how long a process whose stdout ended may take to exit before it counts as still running
 
 
 class ImplementationBroken(RuntimeError):
     """The implementation crashed, hung, or answered something that is not a protocol response.
 
     ``request`` is the request it broke on, when one request did it (kept in the report, with a
-    replay line, so that a crash is never lost)."""
+    replay line, so that a crash is never lost). ``answered`` holds the valid answers that
+    :meth:`Implementation.answer_many` got, in order, before the break (the batch's first requests):
+    they are judged like any other."""
 
     def __init__(self, message: str, request: Mapping[str, Any] | None = None) -> None:
         super().__init__(message)
         self.request = dict(request) if request is not None else None
+        self.answered: list[Response] = []
 
 
 class UsageError(ValueError):
@@ -86,6 +90,23 @@ def validate_response(name: str, request: Mapping[str, Any], resp: object) -> Re
     return resp
 
 
+def _excerpt(data: bytes, limit: int = 200) -> str:
+    """The start of a line as the implementation wrote it (bytes shown as Python writes them)."""
+    text = repr(data[:limit])
+    return text + (f" ... ({len(data)} bytes)" if len(data) > limit else "")
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:  # longer than sys.get_int_max_str_digits(): Python's message is about its own setting
+        raise ValueError(f"an integer of {len(text.lstrip('-')):,} digits, more than Python reads") from None
+
+
 class InProcess:
     """A Python callable ``answer(request) -> response``; its exceptions are breakage, not verdicts."""
 
@@ -97,11 +118,15 @@ class InProcess:
         out = []
         for req in requests:
             try:
-                resp = self._fn(dict(req))
-            except Exception as exc:  # the implementation under test crashed: report, never hide
-                raise ImplementationBroken(
-                    f"{self.name} raised {type(exc).__name__} on request {req.get('id')}: {exc}", req) from exc
-            out.append(validate_response(self.name, req, resp))
+                try:
+                    resp = self._fn(dict(req))
+                except Exception as exc:  # the implementation under test crashed: report, never hide
+                    raise ImplementationBroken(
+                        f"{self.name} raised {type(exc).__name__} on request {req.get('id')}: {exc}", req) from exc
+                out.append(validate_response(self.name, req, resp))
+            except ImplementationBroken as exc:
+                exc.answered = out
+                raise
         return out
 
     def close(self) -> None:
@@ -159,21 +184,35 @@ class Subprocess:
         out: list[Response] = []
         try:
             for req in requests:
-                line = self._readline(proc, req)
-                try:
-                    resp = json.loads(line)
-                except ValueError:
-                    raise ImplementationBroken(
-                        f"{self.name} answered request {req.get('id')} with a line that is not JSON: "
-                        f"{line[:200]!r}", req) from None
-                out.append(validate_response(self.name, req, resp))
-        except ImplementationBroken:
+                out.append(validate_response(self.name, req, self._decode(self._readline(proc, req), req)))
+        except ImplementationBroken as exc:
             self.kill()
+            exc.answered = out
             raise
         thread.join()
         return out
 
-    def _readline(self, proc: subprocess.Popen[bytes], req: Request) -> str:
+    def _decode(self, line: bytes, req: Request) -> object:
+        """One answer line as JSON, strictly: UTF-8 (docs/protocol/v1.md), no NaN or Infinity, no
+        integer Python cannot read, no nesting deeper than its decoder goes; anything else names
+        what was wrong with the line."""
+        rid = req.get("id")
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ImplementationBroken(
+                f"{self.name} answered request {rid} with a line that is not UTF-8 (byte 0x{line[exc.start]:02x} "
+                f"at offset {exc.start}): {_excerpt(line)}", req) from None
+        try:
+            return json.loads(text, parse_constant=_no_constant, parse_int=_int)
+        except ValueError as exc:
+            why = str(exc)
+        except RecursionError:
+            why = "nested deeper than the JSON decoder reads"
+        raise ImplementationBroken(
+            f"{self.name} answered request {rid} with a line that is not JSON ({why}): {_excerpt(line)}", req)
+
+    def _readline(self, proc: subprocess.Popen[bytes], req: Request) -> bytes:
         assert proc.stdout is not None
         fd = proc.stdout.fileno()
         deadline = time.monotonic() + self.timeout
@@ -181,20 +220,35 @@ class Subprocess:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise ImplementationBroken(
-                    f"{self.name} gave no answer to request {req.get('id')} within {self.timeout:g} s (hung?)", req)
+                    f"{self.name} gave no answer to request {req.get('id')} within {self.timeout:g} s (hung?)"
+                    + self._unfinished(), req)
             ready, _, _ = select.select([fd], [], [], left)
             if not ready:
                 continue
             chunk = os.read(fd, 1 << 16)
             if not chunk:
-                rc = proc.wait(timeout=5)
-                tail = self.stderr_tail()
-                raise ImplementationBroken(
-                    f"{self.name} exited with code {rc} before answering request {req.get('id')}"
-                    + (f"; its stderr ends with:\n{tail}" if tail else ""), req)
+                raise self._closed(proc, req)
             self._buf += chunk
         line, _, self._buf = self._buf.partition(b"\n")
-        return line.decode("utf-8", "replace")
+        return line
+
+    def _unfinished(self) -> str:
+        """What the implementation wrote of an answer it did not finish, for the message."""
+        return f"; it wrote {len(self._buf)} byte(s) of an unfinished line: {_excerpt(self._buf)}" if self._buf else ""
+
+    def _closed(self, proc: subprocess.Popen[bytes], req: Request) -> ImplementationBroken:
+        """Its stdout ended: it exited (say with which code and what it said on stderr), or it closed
+        stdout and runs on (it is then stopped: it can never answer)."""
+        try:
+            rc = proc.wait(timeout=EXIT_GRACE_S)
+        except subprocess.TimeoutExpired:
+            return ImplementationBroken(
+                f"{self.name} closed its standard output before answering request {req.get('id')} and kept running "
+                f"(stopped after {EXIT_GRACE_S:g} s)" + self._unfinished(), req)
+        tail = self.stderr_tail()
+        return ImplementationBroken(
+            f"{self.name} exited with code {rc} before answering request {req.get('id')}" + self._unfinished()
+            + (f"; its stderr ends with:\n{tail}" if tail else ""), req)
 
     def kill(self) -> None:
         if self._proc is not None and self._proc.poll() is None:
@@ -236,7 +290,14 @@ class PerVersion:
         for i, req in enumerate(requests):
             groups.setdefault(str(req.get("flink", str(LATEST))), []).append(i)
         for version, idx in groups.items():
-            for i, resp in zip(idx, self.for_version(version).answer_many([requests[i] for i in idx]), strict=True):
+            try:
+                answers = self.for_version(version).answer_many([requests[i] for i in idx])
+            except ImplementationBroken as exc:
+                for i, resp in zip(idx, exc.answered, strict=False):
+                    out[i] = resp
+                exc.answered = _prefix(out)
+                raise
+            for i, resp in zip(idx, answers, strict=True):
                 out[i] = resp
         return [r for r in out if r is not None]
 
@@ -244,6 +305,16 @@ class PerVersion:
         for impl in self._impls.values():
             impl.close()
         self._impls.clear()
+
+
+def _prefix(answers: Sequence[Response | None]) -> list[Response]:
+    """The answers before the first missing one."""
+    out: list[Response] = []
+    for resp in answers:
+        if resp is None:
+            break
+        out.append(resp)
+    return out
 
 
 def _flink(version: str, timeout: float) -> Implementation:
