@@ -131,9 +131,19 @@ def cmd_fanout(args: argparse.Namespace) -> int:
     report["fanout"] = {**outcome.to_json(), "requested_cases": args.cases, "total_seconds": round(wall, 3),
                         "chunks": len(chunks)}
     rep.write(report, report_dir, junit)
-    for run in outcome.runs:
-        if run.infra_error:
-            print(f"  {run.area} at Flink {run.flink}: {run.infra_error}", file=sys.stderr)
+    broke = outcome.broke
+    if broke is not None:  # one error: where it broke and why; every other infrastructure error follows from it
+        stopped = sum(e.unchecked for e in outcome.infra) + sum(gone.cases for gone in outcome.lost)
+        print(f"flinkspec fanout: the implementation is broken: {broke.cause}", file=sys.stderr)
+        replay = next((r.infra_replay for r in outcome.runs if r.infra_replay), None)
+        if replay:
+            print(f"  replay the request it broke on: {replay}", file=sys.stderr)
+        print(f"  the run stopped there: {stopped:,} case(s) not checked (report.json: runs[].infra_error, "
+              "fanout.broke)", file=sys.stderr)
+    else:
+        for run in outcome.runs:
+            if run.infra_error:
+                print(f"  {run.area} at Flink {run.flink}: {run.infra_error}", file=sys.stderr)
     for i, (c, flinks) in enumerate(console.grouped(outcome.runs), 1):
         print("\n".join(console.divergence_lines(c, i, at=f"{c.area} at Flink {console.versions_text(flinks)}")),
               file=sys.stderr)
