@@ -33,6 +33,7 @@ from flinkspec.impls import (
     ImplementationBroken,
     UsageError,
     open_impl,
+    search_here,
 )
 from flinkspec.impls.capabilities import EVERYTHING, Capabilities
 from flinkspec.judge.verdict import Conformance, NotChecked, diverges, said
@@ -57,6 +58,7 @@ class JobSpec:
     fault: str | None = None  # test hook: "exit:P" / "exit-always:P" kill partition P's worker halfway
     # through, on its first attempt / on every attempt
     stop_file: str | None = None  # exists once the implementation broke somewhere: every task stops
+    workdir: str | None = None  # the driver's directory: `python:MODULE:CALLABLE` is looked for there too
 
 
 @attrs.frozen
@@ -115,6 +117,8 @@ _IMPLS: dict[tuple[str, float], Implementation] = {}
 def _impl(job: JobSpec) -> Implementation:
     key = (job.impl, job.timeout)
     if key not in _IMPLS:
+        if job.workdir is not None:  # on one machine the executors see the driver's directory
+            search_here(job.workdir)
         _IMPLS[key] = open_impl(job.impl, timeout=job.timeout)
     return _IMPLS[key]
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -118,7 +119,8 @@ def cmd_fanout(args: argparse.Namespace) -> int:
         if not pairs:
             raise CliError("nothing to check: the implementation declares every selected area and version "
                            "not supported, or does not speak the protocol features they need")
-        job = JobSpec(args.impl, args.conformance, args.strict_messages, args.timeout, caps, args.x_fault)
+        job = JobSpec(args.impl, args.conformance, args.strict_messages, args.timeout, caps, args.x_fault,
+                      workdir=os.getcwd())
         chunks = plan(pairs, args.cases, args.seed)
         started = time.monotonic()
         outcome = fan_out(job, [(a, str(v)) for a, v in pairs], chunks, master=args.master,

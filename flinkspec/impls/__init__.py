@@ -25,6 +25,7 @@ import os
 import select
 import shlex
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -363,10 +364,20 @@ def _is_jar(rest: str) -> bool:
     return is_jar_spec(rest)
 
 
+def search_here(*folders: str) -> None:
+    """Let ``python:MODULE:CALLABLE`` find MODULE in the current directory (as ``python -m`` does, which
+    the ``flinkspec`` and ``pytest`` scripts do not) and in ``folders``; after the installed packages,
+    so that a file of the directory never hides one of them."""
+    for folder in (os.getcwd(), *folders):
+        if os.path.abspath(folder) not in {os.path.abspath(entry or os.curdir) for entry in sys.path}:
+            sys.path.append(folder)
+
+
 def _python(spec: str, name: str) -> Implementation:
     module, _, attr = spec.partition(":")
     if not module or not attr:
         raise UsageError(f"--impl {name}: expected python:MODULE:CALLABLE")
+    search_here()
     try:
         fn = getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError) as exc:
