@@ -90,7 +90,7 @@ def cmd_fanout(args: argparse.Namespace) -> int:
     from spark_harness.driver import fan_out, spark_available
 
     if not spark_available():
-        raise CliError("fanout needs PySpark: pip install 'flinkspec[spark]'")
+        raise CliError("fanout needs PySpark: pip install 'pyspark>=3.5' (the 'spark' extra of flinkspec)")
     from spark_harness.plan import plan
     from spark_harness.tasks import JobSpec
 
