@@ -9,8 +9,8 @@ dropped: a run that ends early (an interrupt, a lost partition) reports what it 
 if there was no time to shrink.
 
 A broken implementation is not a Spark failure: the task that sees it break returns at once
-(:mod:`spark_harness.tasks`) and so do the others, told by the run's stop file; on a cluster whose
-executors cannot see that file, the driver cancels what still runs :data:`STOP_GRACE_S` seconds after
+(:mod:`spark_harness.tasks`) and so do the others, told by the run's stop file; on a cluster, whose
+executors may not see that file, the driver cancels what still runs :data:`STOP_GRACE_S` seconds after
 the break. The run then ends with the break as its one error, nothing shrunk (the implementation
 cannot answer), every counterexample found so far kept.
 """
@@ -40,7 +40,7 @@ from spark_harness.tasks import InfraError, JobSpec, PartitionResult, run_partit
 
 DEFAULT_MASTER = "local[*]"
 TASK_RETRIES = 4
-STOP_GRACE_S = 3.0  # after a break, how long the other tasks may take to return what they found before a cancel
+STOP_GRACE_S = 3.0  # after a break, on a cluster: how long running tasks may take to return what they found
 STOPPED = "not run: the run stopped when the implementation broke"
 LOG4J = Path(__file__).with_name("log4j2.properties")
 
@@ -153,11 +153,12 @@ def _spark_cause(exc: BaseException) -> str:
 
 class _StopOnBreak:
     """A driver thread that ends the run once the implementation broke: it creates the stop file
-    (tasks that share the driver's file system stop within a batch), then cancels Spark's jobs if
-    they still run :data:`STOP_GRACE_S` seconds later (executors that cannot see the file)."""
+    (tasks that share the driver's file system stop within a batch, and the tasks not started yet
+    at once), then, unless ``grace`` is None (a ``local`` master: every task sees the file, and none
+    is killed with what it found), cancels Spark's jobs if they still run ``grace`` seconds later."""
 
     def __init__(self, sc: Any, read: Callable[[], dict[int, PartitionResult]], stop_file: str,
-                 grace: float = STOP_GRACE_S) -> None:
+                 grace: float | None = STOP_GRACE_S) -> None:
         self.sc, self.read, self.stop_file, self.grace = sc, read, stop_file, grace
         self.broke_at: float | None = None
         self._done = threading.Event()
@@ -182,6 +183,8 @@ class _StopOnBreak:
                     self.broke_at = time.monotonic()
                     with open(self.stop_file, "a"):
                         pass
+            elif self.grace is None:
+                return
             elif time.monotonic() - self.broke_at > self.grace:
                 self.sc.cancelAllJobs()
                 return
@@ -208,7 +211,8 @@ def execute(sc: Any, parts: Sequence[tuple[Chunk, ...]], job: JobSpec, *, total_
 
     lost: dict[int, str] = {}
     interrupted = False
-    stop = _StopOnBreak(sc, results, job.stop_file or "")
+    local = str(sc.master).startswith("local")
+    stop = _StopOnBreak(sc, results, job.stop_file or "", None if local else STOP_GRACE_S)
     try:
         with Progress(results, total_cases, len(parts), progress_interval), stop:
             try:
