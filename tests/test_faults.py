@@ -37,7 +37,7 @@ def faulty(mode: str, after: int, mutant: str | None = None) -> str:
 def test_broken_implementation_exits_2_and_names_the_cause(tmp_path: Path, mode: str, says: str) -> None:
     """Each kind of breakage ends the check with exit 2 and an error naming what happened."""
     res = flinkspec("check", "--impl", faulty(mode, 5), "--area", "memory.jobmanager", "--flink", "2.3",
-                    "--examples", "50", "--timeout", "2", "--report", str(tmp_path))
+                    "--examples", "50", "--timeout", "10", "--report", str(tmp_path))
     assert res.returncode == 2, res.stdout + res.stderr
     assert says in res.stderr
     report = json.loads((tmp_path / "report.json").read_text())
@@ -50,7 +50,7 @@ def test_the_request_an_implementation_broke_on_is_kept_with_a_replay_line(tmp_p
     """The request the implementation broke on (an unknown error, garbage, or exiting on it) is kept:
     report.json's run has its replay line, the console prints it, and replaying it breaks the same way."""
     res = flinkspec("check", "--impl", faulty(mode, 5), "--area", "memory.jobmanager", "--flink", "2.3",
-                    "--examples", "50", "--timeout", "2", "--report", str(tmp_path))
+                    "--examples", "50", "--timeout", "10", "--report", str(tmp_path))
     assert res.returncode == 2, res.stdout + res.stderr
     replay = json.loads((tmp_path / "report.json").read_text())["runs"][0]["infra_replay"]
     assert replay.startswith("flinkspec replay --impl ") and '"area": "memory.jobmanager"' in replay
@@ -66,7 +66,7 @@ def test_the_request_an_implementation_broke_on_is_kept_with_a_replay_line(tmp_p
         ("hugeint", "answered request 5 with a line that is not JSON (an integer of 5,000 digits"),
         ("deep", "answered request 5 with a line that is not JSON (nested deeper than the JSON decoder reads)"),
         ("partial-eof", "exited with code 0 before answering request 5; it wrote 15 byte(s) of an unfinished line"),
-        ("partial-hang", "gave no answer to request 5 within 3 s (hung?); it wrote 15 byte(s) of an unfinished line"),
+        ("partial-hang", "gave no answer to request 5 within 10 s (hung?); it wrote 15 byte(s) of an unfinished line"),
         ("notobject", "answered request 5 with a list, not an object"),
     ],
 )
@@ -75,12 +75,23 @@ def test_an_answer_that_does_not_arrive_or_decode_is_an_error_not_a_verdict(tmp_
     """Every way an answer can fail to arrive or to decode ends the check at once with exit 2 and one
     message naming it (never a traceback, never judged as divergences), the cases before it kept."""
     res = flinkspec("check", "--impl", faulty(mode, 5), "--area", "memory.jobmanager", "--flink", "2.3",
-                    "--examples", "50", "--timeout", "3", "--report", str(tmp_path), timeout=120)
+                    "--examples", "50", "--timeout", "10", "--report", str(tmp_path), timeout=120)
     assert res.returncode == 2, res.stdout + res.stderr
     assert "Traceback" not in res.stderr and res.stderr.count(says) == 1, res.stderr
     report = json.loads((tmp_path / "report.json").read_text())
     assert report["verdict"] == "unknown" and not report["counterexamples"]
     assert says in report["runs"][0]["infra_error"] and report["runs"][0]["checked"] == 4
+
+
+def test_a_break_ends_the_whole_check_with_one_message(tmp_path: Path) -> None:
+    """Over several areas and versions, the first break ends the check: one message, the runs after it
+    counted as not checked, instead of a restart and the same error for every (area, version)."""
+    res = flinkspec("check", "--impl", faulty("crash", 5), "--area", "memory.jobmanager,watermark.valve",
+                    "--flink", "2.2,2.3", "--examples", "50", "--report", str(tmp_path), timeout=120)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert res.stderr.count("exited with code 3") == 1, res.stderr
+    assert "stopped there: 3 more (area, version) run(s) not checked" in res.stderr
+    assert len(json.loads((tmp_path / "report.json").read_text())["runs"]) == 1
 
 
 def test_the_answers_of_a_batch_before_the_break_are_judged(tmp_path: Path) -> None:
