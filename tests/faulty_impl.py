@@ -9,7 +9,8 @@ request counts), then MODE:
 - closeout: close its stdout and keep running;
 - badutf8: an answer with a byte that is not UTF-8 in a key;
 - nan: an answer holding a NaN literal; hugeint: an integer of 5000 digits; deep: arrays nested
-  100000 deep (JSON that Python's decoder cannot read);
+  100000 deep (JSON that Python's decoder cannot read); deep900: nested 900 deep (it can, but the
+  reports could not write it);
 - partial-eof: half an answer line, then exit 0; partial-hang: half an answer line, then sleep forever.
 
 Mode crash-after-bugs crashes once AFTER of its answers have differed from the oracle's (so a bug
@@ -76,8 +77,9 @@ for n, line in enumerate(sys.stdin):
         if mode == "hugeint":
             send(b'{"id": %d, "output": {"heap": %s}}' % (req["id"], b"9" * 5000))
             continue
-        if mode == "deep":
-            send(b'{"id": %d, "output": {"heap": %s%s}}' % (req["id"], b"[" * 100000, b"]" * 100000))
+        if mode in ("deep", "deep900"):
+            depth = 100000 if mode == "deep" else 900
+            send(b'{"id": %d, "output": {"heap": %s%s}}' % (req["id"], b"[" * depth, b"]" * depth))
             continue
         if mode in ("partial-eof", "partial-hang"):
             out.write(b'{"id": %d, "outp' % req["id"])

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 FAULTY = Path(__file__).with_name("faulty_impl.py")
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,7 +66,8 @@ def test_the_request_an_implementation_broke_on_is_kept_with_a_replay_line(tmp_p
         ("badutf8", "answered request 5 with a line that is not UTF-8 (byte 0xff at offset 24)"),
         ("nan", "answered request 5 with a line that is not JSON (NaN is not a JSON value)"),
         ("hugeint", "answered request 5 with a line that is not JSON (an integer of 5,000 digits"),
-        ("deep", "answered request 5 with a line that is not JSON (nested deeper than the JSON decoder reads)"),
+        ("deep", "answered request 5 with a line nested deeper than 64 levels"),
+        ("deep900", "answered request 5 with a line nested deeper than 64 levels"),
         ("partial-eof", "exited with code 0 before answering request 5; it wrote 15 byte(s) of an unfinished line"),
         ("partial-hang", "gave no answer to request 5 within 10 s (hung?); it wrote 15 byte(s) of an unfinished line"),
         ("notobject", "answered request 5 with a list, not an object"),
@@ -81,6 +84,21 @@ def test_an_answer_that_does_not_arrive_or_decode_is_an_error_not_a_verdict(tmp_
     report = json.loads((tmp_path / "report.json").read_text())
     assert report["verdict"] == "unknown" and not report["counterexamples"]
     assert says in report["runs"][0]["infra_error"] and report["runs"][0]["checked"] == 4
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(alphabet="ab[]{}\\\""),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text("[]{}k", max_size=2), inner,
+                                                                                 max_size=3), max_leaves=30)
+
+
+@given(JSON, st.integers(1, 8))
+def test_the_quick_depth_check_never_lets_a_deep_answer_through(value: object, limit: int) -> None:
+    """The bracket count that spares most answers the walk never says "not deeper" of one that is
+    (brackets inside strings only make it walk)."""
+    from flinkspec.impls import _deeper, _maybe_deeper
+
+    if _deeper(value, limit):
+        assert _maybe_deeper(json.dumps(value).encode(), limit)
 
 
 def test_a_break_ends_the_whole_check_with_one_message(tmp_path: Path) -> None:
@@ -106,7 +124,7 @@ def test_the_answers_of_a_batch_before_the_break_are_judged(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize(("mode", "says"), [("closeout", "closed its standard output"),
-                                            ("deep", "nested deeper than the JSON decoder reads"),
+                                            ("deep", "nested deeper than 64 levels"),
                                             ("crash", "exited with code 3")])
 def test_replay_and_serve_name_a_broken_implementation(mode: str, says: str) -> None:
     """`flinkspec replay` and `flinkspec serve` in front of a broken implementation: exit 2 and one

@@ -22,6 +22,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import select
 import shlex
 import subprocess
@@ -37,6 +38,8 @@ Response = dict[str, Any]
 
 KNOWN_ERROR_TYPES = ("InvalidConfiguration", "BadRequest")
 DEFAULT_TIMEOUT_S = 30.0
+MAX_DEPTH = 64  # arrays and objects nested in an answer: a protocol answer has fewer than 10, and the
+# judge, the reports (attrs.asdict, json.dumps) and Hypothesis recurse through what is deeper
 EXIT_GRACE_S = 2.0  # how long a process whose stdout ended may take to exit before it counts as still running
 
 
@@ -97,15 +100,37 @@ def _excerpt(data: bytes, limit: int = 200) -> str:
     return text + (f" ... ({len(data)} bytes)" if len(data) > limit else "")
 
 
+_BRACKETS = bytes.maketrans(b"{}", b"[]")  # an object's braces count as an array's brackets
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def _maybe_deeper(line: bytes, limit: int) -> bool:
+    """False when the brackets of ``line`` surely nest at most ``limit`` deep (fast: the innermost
+    pairs are removed ``limit`` times); True when they may nest deeper (or a string holds brackets)."""
+    brackets = line.translate(_BRACKETS, _NOT_BRACKETS)
+    for _ in range(limit):
+        if not brackets:
+            return False
+        brackets = brackets.replace(b"[]", b"")
+    return bool(brackets)
+
+
+def _deeper(value: object, limit: int) -> bool:
+    """Whether arrays and objects nest more than ``limit`` deep in ``value`` (without recursion)."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
 def _no_constant(name: str) -> object:
     raise ValueError(f"{name} is not a JSON value")
-
-
-def _int(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:  # longer than sys.get_int_max_str_digits(): Python's message is about its own setting
-        raise ValueError(f"an integer of {len(text.lstrip('-')):,} digits, more than Python reads") from None
 
 
 class InProcess:
@@ -205,13 +230,18 @@ class Subprocess:
                 f"{self.name} answered request {rid} with a line that is not UTF-8 (byte 0x{line[exc.start]:02x} "
                 f"at offset {exc.start}): {_excerpt(line)}", req) from None
         try:
-            return json.loads(text, parse_constant=_no_constant, parse_int=_int)
+            value = json.loads(text, parse_constant=_no_constant)
         except ValueError as exc:
-            why = str(exc)
-        except RecursionError:
-            why = "nested deeper than the JSON decoder reads"
-        raise ImplementationBroken(
-            f"{self.name} answered request {rid} with a line that is not JSON ({why}): {_excerpt(line)}", req)
+            digits = re.search(r"integer string conversion: value has (\d+) digits", str(exc))
+            why = ("that is not JSON (" + (f"an integer of {int(digits.group(1)):,} digits, more than Python reads"
+                                            if digits else str(exc)) + ")")
+        except RecursionError:  # deeper than Python's decoder goes (about 1,000 levels)
+            why = f"nested deeper than {MAX_DEPTH} levels"
+        else:
+            if not _maybe_deeper(line, MAX_DEPTH) or not _deeper(value, MAX_DEPTH):
+                return value
+            why = f"nested deeper than {MAX_DEPTH} levels"
+        raise ImplementationBroken(f"{self.name} answered request {rid} with a line {why}: {_excerpt(line)}", req)
 
     def _readline(self, proc: subprocess.Popen[bytes], req: Request) -> bytes:
         assert proc.stdout is not None
