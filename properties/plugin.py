@@ -220,12 +220,13 @@ def judges_the_implementation(item: pytest.Item) -> bool:
 def impl(request: pytest.FixtureRequest) -> Iterator[object]:
     """The implementation under test, opened once per session (never per example)."""
     from flinkspec.impls import UsageError, open_impl
+    from properties.halting import Halting
 
     try:
         handle = open_impl(request.config.getoption("--impl"))
     except UsageError as exc:
         raise pytest.UsageError(str(exc)) from None
-    yield handle
+    yield Halting(handle)  # a break fails the test with its cause, not as a Hypothesis example
     handle.close()
 
 
@@ -296,14 +297,22 @@ def _flinkspec_capabilities_gate(request: pytest.FixtureRequest) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Generator[None, object, object]:
     """A property none of whose generated requests could be sent to the implementation is skipped
-    with the why (Hypothesis calls that unsatisfiable), not failed."""
+    with the why (Hypothesis calls that unsatisfiable), not failed; a broken implementation fails
+    the test with the cause alone (:mod:`properties.halting`)."""
+    from flinkspec.impls import ImplementationBroken
+    from properties.halting import Halt, message
+
     try:
         return (yield)
+    except (Halt, ImplementationBroken) as exc:  # an error, never a verdict: the cause alone, no traceback
+        config = pyfuncitem.config
+        broken = message(exc, config.getoption("--impl"), config.getoption("--strict-messages"))
     except Unsatisfiable:
         why = _not_sent_for(pyfuncitem)
         if not why:
             raise
         pytest.skip(f"no generated request could be sent to the implementation: {why}")
+    pytest.fail(broken, pytrace=False)  # outside the except: no chained exceptions shown
 
 
 def _not_sent_for(item: pytest.Item) -> str:

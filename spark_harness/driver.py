@@ -7,13 +7,22 @@ keeps failing cannot take the others with it; what is still missing then is repo
 infrastructure error naming the partition, its cases and Spark's cause. Counterexamples are never
 dropped: a run that ends early (an interrupt, a lost partition) reports what it found, unshrunk
 if there was no time to shrink.
+
+A broken implementation is not a Spark failure: the task that sees it break returns at once
+(:mod:`spark_harness.tasks`) and so do the others, told by the run's stop file; on a cluster, whose
+executors may not see that file, the driver cancels what still runs :data:`STOP_GRACE_S` seconds after
+the break. The run then ends with the break as its one error, nothing shrunk (the implementation
+cannot answer), every counterexample found so far kept.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import sys
+import tempfile
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -24,12 +33,15 @@ import attrs
 
 from flinkspec.engine.check import AreaRun, Counterexample
 from flinkspec.impls import Implementation
+from flinkspec.judge.verdict import replay_command
 from spark_harness.plan import Chunk, partition
 from spark_harness.shrink import candidates, shrink_divergence, size
 from spark_harness.tasks import InfraError, JobSpec, PartitionResult, run_partition
 
 DEFAULT_MASTER = "local[*]"
 TASK_RETRIES = 4
+STOP_GRACE_S = 3.0  # after a break, on a cluster: how long running tasks may take to return what they found
+STOPPED = "not run: the run stopped when the implementation broke"
 LOG4J = Path(__file__).with_name("log4j2.properties")
 
 
@@ -61,6 +73,11 @@ class Outcome:
         return [e for pid in sorted(self.results) for e in self.results[pid].infra]
 
     @property
+    def broke(self) -> InfraError | None:
+        """Where the implementation broke (the first partition that saw it), if it did."""
+        return next((e for pid in sorted(self.results) for e in self.results[pid].infra if e.broke), None)
+
+    @property
     def retried(self) -> list[int]:
         """Partitions whose result came from a second (or later) attempt."""
         return sorted(pid for pid, r in self.results.items() if r.attempt > 0)
@@ -79,6 +96,7 @@ class Outcome:
             "retried_partitions": self.retried,
             "lost_partitions": [attrs.asdict(lost) for lost in self.lost],
             "infra_errors": [e.to_json() for e in self.infra],
+            "broke": self.broke.to_json() if self.broke else None,
             "interrupted": self.interrupted,
         }
 
@@ -133,6 +151,45 @@ def _spark_cause(exc: BaseException) -> str:
     return text.strip().splitlines()[0][:600] if text.strip() else type(exc).__name__
 
 
+class _StopOnBreak:
+    """A driver thread that ends the run once the implementation broke: it creates the stop file
+    (tasks that share the driver's file system stop within a batch, and the tasks not started yet
+    at once), then, unless ``grace`` is None (a ``local`` master: every task sees the file, and none
+    is killed with what it found), cancels Spark's jobs if they still run ``grace`` seconds later."""
+
+    def __init__(self, sc: Any, read: Callable[[], dict[int, PartitionResult]], stop_file: str,
+                 grace: float | None = STOP_GRACE_S) -> None:
+        self.sc, self.read, self.stop_file, self.grace = sc, read, stop_file, grace
+        self.broke_at: float | None = None
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="flinkspec-stop-on-break", daemon=True)
+
+    @property
+    def broke(self) -> bool:
+        return self.broke_at is not None
+
+    def __enter__(self) -> _StopOnBreak:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._done.set()
+        self._thread.join(timeout=5)
+
+    def _loop(self) -> None:
+        while not self._done.wait(0.2):
+            if self.broke_at is None:
+                if os.path.exists(self.stop_file) or any(r.broke for r in self.read().values()):
+                    self.broke_at = time.monotonic()
+                    with open(self.stop_file, "a"):
+                        pass
+            elif self.grace is None:
+                return
+            elif time.monotonic() - self.broke_at > self.grace:
+                self.sc.cancelAllJobs()
+                return
+
+
 def execute(sc: Any, parts: Sequence[tuple[Chunk, ...]], job: JobSpec, *, total_cases: int,
             progress_interval: float = 5.0, log: Callable[[str], None] | None = None,
             ) -> tuple[dict[int, PartitionResult], list[Lost], bool]:
@@ -141,6 +198,8 @@ def execute(sc: Any, parts: Sequence[tuple[Chunk, ...]], job: JobSpec, *, total_
 
     say = log or (lambda text: print(text, file=sys.stderr, flush=True))
     acc = sc.accumulator({}, ResultsParam())
+    stop_dir = tempfile.mkdtemp(prefix="flinkspec-stop-")
+    job = attrs.evolve(job, stop_file=os.path.join(stop_dir, "broke"))
 
     def task(item: tuple[int, tuple[Chunk, ...]]) -> PartitionResult:
         res = run_partition(item[0], item[1], job)
@@ -152,19 +211,27 @@ def execute(sc: Any, parts: Sequence[tuple[Chunk, ...]], job: JobSpec, *, total_
 
     lost: dict[int, str] = {}
     interrupted = False
-    with Progress(results, total_cases, len(parts), progress_interval):
-        try:
+    local = str(sc.master).startswith("local")
+    stop = _StopOnBreak(sc, results, job.stop_file or "", None if local else STOP_GRACE_S)
+    try:
+        with Progress(results, total_cases, len(parts), progress_interval), stop:
             try:
-                sc.parallelize(list(enumerate(parts)), max(1, len(parts))).map(task).collect()
-            except Exception as exc:  # a Spark job failure: keep what finished, retry the rest
-                missing = [p for p in range(len(parts)) if p not in acc.value]
-                say(f"  a Spark job failed ({_spark_cause(exc)}); running the {len(missing)} unfinished "
-                    "partition(s) again, one job each")
-                lost = _rerun(sc, parts, missing, task, results)
-        except KeyboardInterrupt:
-            interrupted = True
-            sc.cancelAllJobs()
-            say("  interrupted: reporting what was found so far")
+                try:
+                    sc.parallelize(list(enumerate(parts)), max(1, len(parts))).map(task).collect()
+                except Exception as exc:  # a Spark job failure: keep what finished, retry the rest
+                    missing = [p for p in range(len(parts)) if p not in acc.value]
+                    if stop.broke:  # cancelled after the implementation broke: nothing to retry
+                        lost = dict.fromkeys(missing, STOPPED)
+                    else:
+                        say(f"  a Spark job failed ({_spark_cause(exc)}); running the {len(missing)} unfinished "
+                            "partition(s) again, one job each")
+                        lost = _rerun(sc, parts, missing, task, results)
+            except KeyboardInterrupt:
+                interrupted = True
+                sc.cancelAllJobs()
+                say("  interrupted: reporting what was found so far")
+    finally:
+        shutil.rmtree(stop_dir, ignore_errors=True)
     done = results()
     losses = [Lost(p, sum(c.cases for c in parts[p]), lost.get(p, "interrupted" if interrupted else "not run"))
               for p in range(len(parts)) if p not in done]
@@ -215,9 +282,10 @@ def assemble(pairs: Sequence[tuple[str, str]], parts: Sequence[tuple[Chunk, ...]
         runs[(area, ver)].cases += sent
         shrink_cases += sent
     errors: dict[tuple[str, str], list[tuple[int, str]]] = {}
-    for pid in sorted(results):
-        for e in results[pid].infra:
-            errors.setdefault((e.area, e.flink), []).append((e.unchecked, f"partition {pid}: {e.cause}"))
+    for e in sorted((e for pid in sorted(results) for e in results[pid].infra), key=lambda e: not e.broke):
+        errors.setdefault((e.area, e.flink), []).append((e.unchecked, f"partition {e.partition}: {e.cause}"))
+        if e.broke and e.request is not None and runs[(e.area, e.flink)].infra_replay is None:
+            runs[(e.area, e.flink)].infra_replay = replay_command(job.impl, e.request, job.strict_messages)
     for gone in lost:
         for chunk in parts[gone.partition]:
             for ver in chunk.versions:
@@ -259,6 +327,8 @@ def fan_out(job: JobSpec, pairs: Sequence[tuple[str, str]], chunks: Sequence[Chu
         if own:
             sc.stop()
     checking = time.monotonic() - started
-    runs, shrink_cases = assemble(pairs, parts, results, lost, job, None if interrupted else shrink_with, say)
+    broke = any(r.broke for r in results.values())  # the implementation cannot answer shrinking's requests
+    runs, shrink_cases = assemble(pairs, parts, results, lost, job,
+                                  None if interrupted or broke else shrink_with, say)
     return Outcome(runs, results, list(lost), used, len(parts), checking, sum(r.cases for r in results.values()),
                    shrink_cases, interrupted)

@@ -5,11 +5,15 @@ reused by every task that worker runs (PySpark reuses workers), never per case. 
 pipelined batches; each answer is judged by :func:`flinkspec.judge.verdict.evaluate` (the same invariants
 and differential check as ``flinkspec check`` and pytest).
 
-Faults: when the implementation crashes, hangs or answers garbage, what was judged so far is kept;
-the batch is retried one request at a time on a restarted implementation, so that a request that
-breaks it again is named (with the request itself) and skipped; after :data:`MAX_RESTARTS` restarts
-the rest of the partition is reported as unchecked, with the cause. A task that dies itself (its
-worker killed, its executor lost) is retried by Spark and recomputes the same result.
+Faults: when the implementation crashes, hangs, answers garbage or cannot be opened, that is an
+error, never a verdict, and it ends the run as it ends ``flinkspec check``: what was judged so far
+(the answers of the batch that came before the break included) is kept, the break is recorded with
+the request it broke on, the rest of the partition is reported unchecked, and the task returns at
+once (it never raises: Spark would retry it). It also touches the run's stop file
+(:attr:`JobSpec.stop_file`), and every task checks that file between batches: on one machine the
+other tasks return what they found within a batch (on a cluster the driver cancels them). A task
+that dies itself (its worker killed, its executor lost) is retried by Spark and recomputes the same
+result.
 """
 
 from __future__ import annotations
@@ -23,7 +27,14 @@ from typing import Any
 
 import attrs
 
-from flinkspec.impls import DEFAULT_TIMEOUT_S, Implementation, ImplementationBroken, answer_one, open_impl
+from flinkspec.impls import (
+    DEFAULT_TIMEOUT_S,
+    Implementation,
+    ImplementationBroken,
+    UsageError,
+    open_impl,
+    search_here,
+)
 from flinkspec.impls.capabilities import EVERYTHING, Capabilities
 from flinkspec.judge.divergence import Cause
 from flinkspec.judge.verdict import Conformance, Judge, NotChecked, said
@@ -34,7 +45,6 @@ from spark_harness.plan import Chunk
 from spark_harness.shrink import Failure, keep, shape, size
 
 BATCH = 256
-MAX_RESTARTS = 3  # per partition attempt
 
 
 @attrs.frozen
@@ -48,6 +58,8 @@ class JobSpec:
     capabilities: Capabilities = EVERYTHING  # what the implementation speaks and supports
     fault: str | None = None  # test hook: "exit:P" / "exit-always:P" kill partition P's worker halfway
     # through, on its first attempt / on every attempt
+    stop_file: str | None = None  # exists once the implementation broke somewhere: every task stops
+    workdir: str | None = None  # the driver's directory: `python:MODULE:CALLABLE` is looked for there too
 
 
 @attrs.frozen
@@ -71,7 +83,8 @@ class InfraError:
     chunk: int
     unchecked: int
     cause: str
-    request: dict[str, Any] | None = None  # the request the implementation broke on, when isolated
+    request: dict[str, Any] | None = None  # the request the implementation broke on
+    broke: bool = False  # the implementation broke here (else: not checked because it broke elsewhere)
 
     def to_json(self) -> dict[str, Any]:
         return attrs.asdict(self)
@@ -93,6 +106,11 @@ class PartitionResult:
     def cases(self) -> int:
         return sum(t.cases for t in self.tallies)
 
+    @property
+    def broke(self) -> InfraError | None:
+        """Where the implementation broke in this partition, if it did."""
+        return next((e for e in self.infra if e.broke), None)
+
 
 _IMPLS: dict[tuple[str, float], Implementation] = {}
 
@@ -100,6 +118,8 @@ _IMPLS: dict[tuple[str, float], Implementation] = {}
 def _impl(job: JobSpec) -> Implementation:
     key = (job.impl, job.timeout)
     if key not in _IMPLS:
+        if job.workdir is not None:  # on one machine the executors see the driver's directory
+            search_here(job.workdir)
         _IMPLS[key] = open_impl(job.impl, timeout=job.timeout)
     return _IMPLS[key]
 
@@ -111,9 +131,7 @@ def _close_all() -> None:
     _IMPLS.clear()
 
 
-def _dead(message: str) -> bool:
-    """Breakage that no restart cures (the implementation cannot start at all)."""
-    return "cannot start" in message or "could not download" in message or "not found" in message
+STOPPED = "not checked: the run stopped when the implementation broke"
 
 
 class _Partition:
@@ -124,8 +142,7 @@ class _Partition:
         self.tallies: dict[tuple[str, str], list[float]] = {}
         self.failures: dict[tuple[str, str, Cause], list[Failure]] = {}
         self.infra: list[InfraError] = []
-        self.restarts = 0
-        self.gave_up: str | None = None
+        self.stopped: str | None = None  # why this partition checks nothing more
         self.generate_seconds = 0.0
         self.next_id = 0
         self.chunks_done = 0
@@ -162,8 +179,30 @@ class _Partition:
                           clean, actual, expected, size(clean), shape(clean))
         keep(self.failures.setdefault(failure.key, []), failure)
 
-    def give_up(self, chunk: Chunk, ver: str, unchecked: int, cause: str) -> None:
-        self.infra.append(InfraError(chunk.area, ver, self.pid, chunk.index, unchecked, cause))
+    def should_stop(self) -> bool:
+        """Whether to check nothing more: the implementation broke here, or elsewhere (the stop file)."""
+        if self.stopped is None and self.job.stop_file is not None and os.path.exists(self.job.stop_file):
+            self.stopped = STOPPED
+        return self.stopped is not None
+
+    def broke(self, chunk: Chunk, ver: str, unchecked: int, exc: Exception) -> None:
+        """The implementation broke (or could not be opened): record it, stop, and tell the other tasks."""
+        request = getattr(exc, "request", None) or {}
+        keys = ("area", "flink", "input")
+        clean = {k: request[k] for k in keys} if all(k in request for k in keys) else None
+        self.infra.append(InfraError(chunk.area, ver, self.pid, chunk.index, unchecked, str(exc), clean, broke=True))
+        self.stopped = STOPPED
+        if self.job.stop_file is not None:
+            try:
+                with open(self.job.stop_file, "a"):
+                    pass
+            except OSError:  # a cluster's executor without the driver's folder: the driver cancels instead
+                pass
+
+    def unchecked(self, chunk: Chunk, ver: str, unchecked: int) -> None:
+        if unchecked > 0:
+            self.infra.append(InfraError(chunk.area, ver, self.pid, chunk.index, unchecked,
+                                         self.stopped or STOPPED))
 
     def freeze(self, seconds: float) -> PartitionResult:
         tallies = tuple(Tally(a, v, int(t[0]), int(t[1]), round(t[2], 3)) for (a, v), t in self.tallies.items())
@@ -183,9 +222,9 @@ def run_partition(pid: int, chunks: Sequence[Chunk], job: JobSpec, attempt: int 
     started = time.monotonic()
     state = _Partition(pid, job, attempt)
     for chunk in chunks:
-        if state.gave_up is not None:
+        if state.should_stop():
             for ver in chunk.versions:
-                state.give_up(chunk, ver, chunk.n, state.gave_up)
+                state.unchecked(chunk, ver, chunk.n)
             continue
         _run_chunk(state, chunk)
         state.chunks_done += 1
@@ -218,43 +257,22 @@ def _answer_all(state: _Partition, chunk: Chunk, ver: str, reqs: list[dict[str, 
     version = parse_version(ver)
     pos = 0
     while pos < len(reqs):
-        if state.gave_up is not None:
-            state.give_up(chunk, ver, len(reqs) - pos, state.gave_up)
+        if state.should_stop():
+            state.unchecked(chunk, ver, len(reqs) - pos)
             return
         batch = reqs[pos:pos + BATCH]
         _maybe_die(state, chunk, ver, pos, len(reqs))
         try:
             answers = _impl(state.job).answer_many(batch)
-        except ImplementationBroken as exc:
-            if _dead(str(exc)) or state.restarts >= MAX_RESTARTS:
-                state.gave_up = (f"the implementation broke {state.restarts + 1} time(s) in this partition; "
-                                 f"last: {exc}")
-                continue
-            state.restarts += 1
-            pos += _one_by_one(state, chunk, ver, batch, version)
-            continue
+        except (ImplementationBroken, UsageError) as exc:  # UsageError: `python:` not importable on this executor
+            answered = getattr(exc, "answered", [])
+            for req, actual in zip(batch, answered, strict=False):
+                state.judge(req, actual, version)
+            state.broke(chunk, ver, len(reqs) - pos - len(answered), exc)
+            return
         for req, actual in zip(batch, answers, strict=True):
             state.judge(req, actual, version)
         pos += len(batch)
-
-
-def _one_by_one(state: _Partition, chunk: Chunk, ver: str, batch: list[dict[str, Any]], version: FlinkVersion) -> int:
-    """Retry a batch that broke the implementation one request at a time (it restarts itself);
-    a request it breaks on again is reported with the request and skipped. Returns how many
-    requests of the batch are done (judged or skipped)."""
-    for i, req in enumerate(batch):
-        try:
-            actual = answer_one(_impl(state.job), req)
-        except ImplementationBroken as exc:
-            clean = {k: req[k] for k in ("area", "flink", "input")}
-            cause = f"restarted, the implementation broke again on this request sent alone: {exc}"
-            state.infra.append(InfraError(chunk.area, ver, state.pid, chunk.index, 1, cause, clean))
-            if _dead(str(exc)) or state.restarts >= MAX_RESTARTS:
-                state.gave_up = f"the implementation broke {state.restarts + 1} time(s) in this partition; last: {exc}"
-            state.restarts += 1
-            return i + 1
-        state.judge(req, actual, version)
-    return len(batch)
 
 
 def _maybe_die(state: _Partition, chunk: Chunk, ver: str, pos: int, total: int) -> None:

@@ -145,18 +145,48 @@ def test_check_honours_a_capabilities_file(tmp_path: Path) -> None:
 def test_a_broken_implementation_keeps_what_was_found(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                       mode: str, says: str) -> None:
     """An implementation that crashes, hangs or answers garbage mid-partition: the counterexamples
-    found before are kept (and shrunk), the cases it could not answer are an infrastructure error
-    naming the cause, and the run exits 2. (The timeout leaves room for a restarted process to
-    start on a busy machine.)"""
+    found before are kept, the break is the run's one error (with the request it broke on), the rest
+    is accounted for as not checked, and the run exits 2."""
     impl = f"cmd:{sys.executable} {FAULTY} {mode} {2 if mode == 'crash-after-bugs' else 40} jm-xmx-total-flink"
     code, err, report = fanout(capsys, tmp_path, "--impl", impl, "--area", "memory.jobmanager", "--flink", "2.3",
                                "--cases", "1000", "--timeout", "5", "--master", "local[2]")
     assert code == 2, err
     assert report["counterexamples"], "counterexamples found before the fault were lost"
     assert report["runs"][0]["verdict"] == "invalid" and report["runs"][0]["infra_error"]
-    assert any(says in e["cause"] for e in report["fanout"]["infra_errors"]), report["fanout"]["infra_errors"]
+    broke = report["fanout"]["broke"]
+    assert says in broke["cause"] and broke["request"]["area"] == "memory.jobmanager", broke
+    assert err.count("flinkspec fanout: the implementation is broken: ") == 1 and "Traceback" not in err, err
     unchecked = sum(e["unchecked"] for e in report["fanout"]["infra_errors"])
-    assert report["fanout"]["checked_cases"] + unchecked == 1000  # every case is checked or accounted for
+    lost = sum(x["cases"] for x in report["fanout"]["lost_partitions"])
+    assert report["fanout"]["checked_cases"] + unchecked + lost == 1000  # every case is checked or accounted for
+
+
+def test_a_broken_implementation_ends_the_run_at_once(tmp_path: Path) -> None:
+    """An implementation that breaks on its second request, fanned out over six partitions on two
+    task slots: the first break ends the run (no restart, no Spark retry, no partition started after
+    it asks the implementation anything), with one message, no traceback, exit 2."""
+    out = tmp_path / "report"
+    started = time.monotonic()
+    res = subprocess.run([sys.executable, "-m", "flinkspec.cli", "fanout", "--impl", f"cmd:{sys.executable} {FAULTY} "
+                          "crash 1", "--area", "memory.jobmanager", "--flink", "2.3", "--cases", "3000", "--partitions",
+                          "6", "--master", "local[2]", "--report", str(out)], capture_output=True, text=True,
+                         timeout=600, cwd=ROOT)
+    seconds = time.monotonic() - started
+    assert res.returncode == 2, res.stderr
+    err = res.stderr
+    assert "Traceback" not in err and "Exception" not in err and "ERROR" not in err, err
+    assert err.count("flinkspec fanout: the implementation is broken: ") == 1, err
+    assert "exited with code 3 before answering request 2" in err
+    assert "replay the request it broke on: flinkspec replay --impl " in err
+    report = json.loads((out / "report.json").read_text())
+    fan = report["fanout"]
+    assert not fan["retried_partitions"] and report["verdict"] == "unknown"
+    broke = [e for e in fan["infra_errors"] if e["broke"]]
+    assert 1 <= len(broke) <= 2, broke  # at most the tasks already running when it broke
+    assert fan["checked_cases"] == len(broke)  # each answered one request, then broke: nothing restarted
+    unchecked = sum(e["unchecked"] for e in fan["infra_errors"]) + sum(x["cases"] for x in fan["lost_partitions"])
+    assert fan["checked_cases"] + unchecked == 3000
+    assert seconds < 120, seconds  # before: every partition restarted it four times, 2-3 minutes
 
 
 def test_a_python_worker_that_dies_mid_task_is_retried_and_loses_nothing(

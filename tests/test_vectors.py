@@ -254,18 +254,18 @@ def test_a_runner_passes_the_oracle_and_fails_a_mutant_where_python_does(
     argv = request.getfixturevalue(runner)
     total = vec.read_manifest(small)["vectors"]
     code, failed, last = _run([*argv, str(small), *SERVE, "oracle"])
-    assert (code, failed, last) == (0, set(), f"{total} passed, 0 failed")
+    assert (code, failed, last) == (0, set(), f"{total} passed, 0 failed, 0 not checked")
     want = _failing(small, MUTANTS[MUTANT].answer)
     assert want  # the mutant is wrong somewhere in the bundle
     code, failed, last = _run([*argv, str(small), *SERVE, f"mutant:{MUTANT}"])
-    assert (code, failed, last) == (1, want, f"{total - len(want)} passed, {len(want)} failed")
+    assert (code, failed, last) == (1, want, f"{total - len(want)} passed, {len(want)} failed, 0 not checked")
 
 
 @pytest.mark.parametrize("runner", ["java_runner", "js_runner"])
 def test_a_runner_keeps_the_timers_tie_rule(runner: str, small: Path, request: pytest.FixtureRequest) -> None:
     """Equal timestamps in another order pass; distinct timestamps out of order fail, on the same vectors
     as in Python."""
-    argv = [*request.getfixturevalue(runner), "--area", "watermark.timers", str(small), *SERVE]
+    argv = [*request.getfixturevalue(runner), "--protocol", "2", "--area", "watermark.timers", str(small), *SERVE]
     code, failed, _ = _run([*argv, "python:tests.test_vectors:reversed_ties"])
     assert (code, failed) == (0, set())
     want = _failing(small, reversed_timers, "watermark.timers")
@@ -280,7 +280,73 @@ def test_a_runner_skips_what_a_protocol_1_implementation_does_not_speak(
     vectors = _vectors(vec.load(small))
     plain = sum(v["protocol"] == 1 for v in vectors)
     code, failed, last = _run([*request.getfixturevalue(runner), "--protocol", "1", str(small), *SERVE, "oracle"])
-    assert (code, failed, last) == (0, set(), f"{plain} passed, 0 failed")
+    assert (code, failed, last) == (0, set(), f"{plain} passed, 0 failed, {len(vectors) - plain} not checked")
+
+
+V1_IMPL = [sys.executable, str(ROOT / "tests" / "v1_impl.py"), "--behind", "oracle"]
+
+
+@pytest.mark.parametrize("runner", ["java_runner", "js_runner"])
+def test_a_runner_asks_what_the_implementation_speaks_and_passes_a_protocol_1_one(
+        runner: str, small: Path, request: pytest.FixtureRequest) -> None:
+    """Without --protocol, a runner sends the capabilities request: a strict protocol-1
+    implementation (it answers BadRequest) passes every vector it speaks, and the others are
+    counted as not checked, with why, never failed."""
+    vectors = _vectors(vec.load(small))
+    plain = sum(v["protocol"] == 1 for v in vectors)
+    assert 0 < plain < len(vectors)
+    done = subprocess.run([*request.getfixturevalue(runner), str(small), *V1_IMPL], capture_output=True, text=True,
+                          timeout=300, cwd=ROOT)
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert lines[0] == ("the implementation speaks protocol 1, extra features: none "
+                        "(it answers the capabilities request with an error)")
+    assert lines[-1] == f"{plain} passed, 0 failed, {len(vectors) - plain} not checked"
+    reasons = [line for line in lines if " not checked: needs protocol 2 feature " in line]
+    assert sum(int(line.split()[0]) for line in reasons) == len(vectors) - plain, lines
+
+
+def declaring(request: dict[str, Any]) -> dict[str, Any]:
+    """The oracle, declaring protocol 1 plus timers' namespaces, no JobManagers and no WM-4 at 2.3."""
+    if request.get("area") == "capabilities":
+        return {"id": request["id"], "output": {"protocol": 1, "features": ["watermark.timers.namespace"],
+                                                "unsupported": [{"area": "memory.jobmanager", "why": "no JMs"},
+                                                                {"flink": "2.3", "rule": "WM-4"}]}}
+    return oracle.answer(request)
+
+
+@pytest.mark.parametrize("runner", ["java_runner", "js_runner"])
+def test_a_runner_honours_declared_features_and_unsupported_parts(
+        runner: str, small: Path, request: pytest.FixtureRequest) -> None:
+    """What an implementation declares in its capabilities answer decides what it is held to: a
+    declared feature is sent, an unsupported area or rule is not checked (docs/protocol/v2.md)."""
+    vectors = _vectors(vec.load(small))
+
+    def why_not(v: dict[str, Any]) -> str | None:  # docs/vectors.md's rule, written out for this declaration
+        missing = [f for f in v["features"] if f != "watermark.timers.namespace"]
+        if v["protocol"] > 1 and missing:
+            return "feature"
+        if v["request"]["area"] == "memory.jobmanager":
+            return "area"
+        if v["request"]["flink"] == "2.3" and "WM-4" in v["rules"]:
+            return "rule"
+        return None
+
+    held = [v for v in vectors if why_not(v) is None]
+    assert any(v["features"] == ["watermark.timers.namespace"] for v in held)
+    assert {"feature", "area", "rule"} <= {why_not(v) for v in vectors}
+    code, failed, last = _run([*request.getfixturevalue(runner), str(small), *SERVE,
+                               "python:tests.test_vectors:declaring"])
+    assert (code, failed, last) == (0, set(), f"{len(held)} passed, 0 failed, {len(vectors) - len(held)} not checked")
+
+
+def test_serve_answers_the_capabilities_request_as_the_suite_sees_the_implementation() -> None:
+    """A built-in implementation speaks the suite's protocol; a `python:` one answers for itself."""
+    ask = json.dumps({"id": 0, "area": "capabilities", "input": {}}) + "\n"
+    for impl, want in [("oracle", {"id": 0, "output": {"protocol": 2}}),
+                       ("python:tests.test_vectors:declaring", declaring({"id": 0, "area": "capabilities"}))]:
+        done = subprocess.run([*SERVE, impl], input=ask, capture_output=True, text=True, timeout=120, cwd=ROOT)
+        assert json.loads(done.stdout) == want, done.stderr
 
 
 def test_a_runner_refuses_a_tampered_bundle(small: Path, tmp_path: Path, js_runner: list[str]) -> None:

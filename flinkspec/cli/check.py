@@ -65,10 +65,12 @@ def cmd_check(args: argparse.Namespace) -> int:
                 runs.append(run)
                 printer.run(run)
                 rep.write(rep.to_json(runs, args.impl, args.conformance, args.seed, caps, skipped), report_dir, junit)
-                if run.infra_error and impl_is_dead(run.infra_error):
-                    raise _Dead
-    except _Dead:
-        pass  # the implementation cannot even start: one error is enough
+                if run.infra_error:
+                    raise _Broken
+    except _Broken:  # no verdict from a broken implementation: its one error, not one per (area, version)
+        left = sum(len(versions_for(area, versions)) for area in areas) - len(runs) - len(skipped)
+        if left:
+            print(f"  stopped there: {left} more (area, version) run(s) not checked", file=sys.stderr)
     finally:
         impl.close()
     report = rep.to_json(runs, args.impl, args.conformance, args.seed, caps, skipped)
@@ -79,9 +81,5 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_FAIL if report["verdict"] == "invalid" else EXIT_OK
 
 
-class _Dead(Exception):
-    """The implementation cannot start at all; checking further areas would repeat the error."""
-
-
-def impl_is_dead(message: str) -> bool:
-    return "cannot start" in message or "could not download" in message or "not found" in message
+class _Broken(Exception):
+    """The implementation broke: checking further areas would only repeat the error."""

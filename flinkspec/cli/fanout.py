@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -89,7 +90,7 @@ def cmd_fanout(args: argparse.Namespace) -> int:
     from spark_harness.driver import fan_out, spark_available
 
     if not spark_available():
-        raise CliError("fanout needs PySpark: pip install 'flinkspec[spark]'")
+        raise CliError("fanout needs PySpark: pip install 'pyspark>=3.5' (the 'spark' extra of flinkspec)")
     from spark_harness.plan import plan
     from spark_harness.tasks import JobSpec
 
@@ -118,7 +119,8 @@ def cmd_fanout(args: argparse.Namespace) -> int:
         if not pairs:
             raise CliError("nothing to check: the implementation declares every selected area and version "
                            "not supported, or does not speak the protocol features they need")
-        job = JobSpec(args.impl, args.conformance, args.strict_messages, args.timeout, caps, args.x_fault)
+        job = JobSpec(args.impl, args.conformance, args.strict_messages, args.timeout, caps, args.x_fault,
+                      workdir=os.getcwd())
         chunks = plan(pairs, args.cases, args.seed)
         started = time.monotonic()
         outcome = fan_out(job, [(a, str(v)) for a, v in pairs], chunks, master=args.master,
@@ -131,9 +133,19 @@ def cmd_fanout(args: argparse.Namespace) -> int:
     report["fanout"] = {**outcome.to_json(), "requested_cases": args.cases, "total_seconds": round(wall, 3),
                         "chunks": len(chunks)}
     rep.write(report, report_dir, junit)
-    for run in outcome.runs:
-        if run.infra_error:
-            print(f"  {run.area} at Flink {run.flink}: {run.infra_error}", file=sys.stderr)
+    broke = outcome.broke
+    if broke is not None:  # one error: where it broke and why; every other infrastructure error follows from it
+        stopped = sum(e.unchecked for e in outcome.infra) + sum(gone.cases for gone in outcome.lost)
+        print(f"flinkspec fanout: the implementation is broken: {broke.cause}", file=sys.stderr)
+        replay = next((r.infra_replay for r in outcome.runs if r.infra_replay), None)
+        if replay:
+            print(f"  replay the request it broke on: {replay}", file=sys.stderr)
+        print(f"  the run stopped there: {stopped:,} case(s) not checked (report.json: runs[].infra_error, "
+              "fanout.broke)", file=sys.stderr)
+    else:
+        for run in outcome.runs:
+            if run.infra_error:
+                print(f"  {run.area} at Flink {run.flink}: {run.infra_error}", file=sys.stderr)
     for i, c in enumerate(divergences(outcome.runs), 1):
         print("\n".join(console.divergence_lines(c, i)), file=sys.stderr)
     print(f"{outcome.checked_cases:,} cases checked (+{outcome.shrink_cases:,} requests sent while shrinking) "

@@ -14,8 +14,15 @@ from flinkspec.cli.options import (
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    """Answer JSON lines on stdin until it closes. The capabilities request (docs/protocol/v2.md) is
+    answered as the suite sees the implementation: a built-in one (oracle, real Flink, a mutant)
+    speaks the suite's protocol version; a ``cmd:`` or ``python:`` one answers it itself."""
     impl = open_impl_option(args.impl, args.timeout)
     from flinkspec.impls import answer_one
+    from flinkspec.impls.capabilities import asks
+    from flinkspec.impls.features import CURRENT
+
+    builtin = not asks(args.impl)
 
     out = sys.stdout
     try:
@@ -29,6 +36,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             else:
                 if not isinstance(req, dict):
                     resp = {"id": None, "error": {"type": "BadRequest", "message": "a request must be a JSON object"}}
+                elif builtin and req.get("area") == "capabilities":
+                    resp = {"id": req.get("id"), "output": {"protocol": CURRENT}}
                 else:
                     resp = answer_one(impl, req)
             out.write(json.dumps(resp, separators=(",", ":")) + "\n")

@@ -254,6 +254,8 @@ def _batched(jg: Judge, inputs: list[dict[str, Any]], enough: Callable[[], bool]
         try:
             answers = jg.impl.answer_many(reqs)
         except ImplementationBroken as exc:
+            for req, actual in zip(reqs, exc.answered, strict=False):  # the answers before the break count
+                jg.judge(req, actual)
             raise _Abort(exc) from exc
         for req, actual in zip(reqs, answers, strict=True):
             jg.judge(req, actual)

@@ -22,9 +22,11 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import select
 import shlex
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -36,17 +38,23 @@ Response = dict[str, Any]
 
 KNOWN_ERROR_TYPES = ("InvalidConfiguration", "BadRequest")
 DEFAULT_TIMEOUT_S = 30.0
+MAX_DEPTH = 64  # arrays and objects nested in an answer: a protocol answer has fewer than 10, and the
+# judge, the reports (attrs.asdict, json.dumps) and Hypothesis recurse through what is deeper
+EXIT_GRACE_S = 2.0  # how long a process whose stdout ended may take to exit before it counts as still running
 
 
 class ImplementationBroken(RuntimeError):
     """The implementation crashed, hung, or answered something that is not a protocol response.
 
     ``request`` is the request it broke on, when one request did it (kept in the report, with a
-    replay line, so that a crash is never lost)."""
+    replay line, so that a crash is never lost). ``answered`` holds the valid answers that
+    :meth:`Implementation.answer_many` got, in order, before the break (the batch's first requests):
+    they are judged like any other."""
 
     def __init__(self, message: str, request: Mapping[str, Any] | None = None) -> None:
         super().__init__(message)
         self.request = dict(request) if request is not None else None
+        self.answered: list[Response] = []
 
 
 class UsageError(ValueError):
@@ -86,6 +94,45 @@ def validate_response(name: str, request: Mapping[str, Any], resp: object) -> Re
     return resp
 
 
+def _excerpt(data: bytes, limit: int = 200) -> str:
+    """The start of a line as the implementation wrote it (bytes shown as Python writes them)."""
+    text = repr(data[:limit])
+    return text + (f" ... ({len(data)} bytes)" if len(data) > limit else "")
+
+
+_BRACKETS = bytes.maketrans(b"{}", b"[]")  # an object's braces count as an array's brackets
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def _maybe_deeper(line: bytes, limit: int) -> bool:
+    """False when the brackets of ``line`` surely nest at most ``limit`` deep (fast: the innermost
+    pairs are removed ``limit`` times); True when they may nest deeper (or a string holds brackets)."""
+    brackets = line.translate(_BRACKETS, _NOT_BRACKETS)
+    for _ in range(limit):
+        if not brackets:
+            return False
+        brackets = brackets.replace(b"[]", b"")
+    return bool(brackets)
+
+
+def _deeper(value: object, limit: int) -> bool:
+    """Whether arrays and objects nest more than ``limit`` deep in ``value`` (without recursion)."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not a JSON value")
+
+
 class InProcess:
     """A Python callable ``answer(request) -> response``; its exceptions are breakage, not verdicts."""
 
@@ -97,11 +144,15 @@ class InProcess:
         out = []
         for req in requests:
             try:
-                resp = self._fn(dict(req))
-            except Exception as exc:  # the implementation under test crashed: report, never hide
-                raise ImplementationBroken(
-                    f"{self.name} raised {type(exc).__name__} on request {req.get('id')}: {exc}", req) from exc
-            out.append(validate_response(self.name, req, resp))
+                try:
+                    resp = self._fn(dict(req))
+                except Exception as exc:  # the implementation under test crashed: report, never hide
+                    raise ImplementationBroken(
+                        f"{self.name} raised {type(exc).__name__} on request {req.get('id')}: {exc}", req) from exc
+                out.append(validate_response(self.name, req, resp))
+            except ImplementationBroken as exc:
+                exc.answered = out
+                raise
         return out
 
     def close(self) -> None:
@@ -159,21 +210,40 @@ class Subprocess:
         out: list[Response] = []
         try:
             for req in requests:
-                line = self._readline(proc, req)
-                try:
-                    resp = json.loads(line)
-                except ValueError:
-                    raise ImplementationBroken(
-                        f"{self.name} answered request {req.get('id')} with a line that is not JSON: "
-                        f"{line[:200]!r}", req) from None
-                out.append(validate_response(self.name, req, resp))
-        except ImplementationBroken:
+                out.append(validate_response(self.name, req, self._decode(self._readline(proc, req), req)))
+        except ImplementationBroken as exc:
             self.kill()
+            exc.answered = out
             raise
         thread.join()
         return out
 
-    def _readline(self, proc: subprocess.Popen[bytes], req: Request) -> str:
+    def _decode(self, line: bytes, req: Request) -> object:
+        """One answer line as JSON, strictly: UTF-8 (docs/protocol/v1.md), no NaN or Infinity, no
+        integer Python cannot read, no nesting deeper than its decoder goes; anything else names
+        what was wrong with the line."""
+        rid = req.get("id")
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ImplementationBroken(
+                f"{self.name} answered request {rid} with a line that is not UTF-8 (byte 0x{line[exc.start]:02x} "
+                f"at offset {exc.start}): {_excerpt(line)}", req) from None
+        try:
+            value = json.loads(text, parse_constant=_no_constant)
+        except ValueError as exc:
+            digits = re.search(r"integer string conversion: value has (\d+) digits", str(exc))
+            why = ("that is not JSON (" + (f"an integer of {int(digits.group(1)):,} digits, more than Python reads"
+                                            if digits else str(exc)) + ")")
+        except RecursionError:  # deeper than Python's decoder goes (about 1,000 levels)
+            why = f"nested deeper than {MAX_DEPTH} levels"
+        else:
+            if not _maybe_deeper(line, MAX_DEPTH) or not _deeper(value, MAX_DEPTH):
+                return value
+            why = f"nested deeper than {MAX_DEPTH} levels"
+        raise ImplementationBroken(f"{self.name} answered request {rid} with a line {why}: {_excerpt(line)}", req)
+
+    def _readline(self, proc: subprocess.Popen[bytes], req: Request) -> bytes:
         assert proc.stdout is not None
         fd = proc.stdout.fileno()
         deadline = time.monotonic() + self.timeout
@@ -181,20 +251,35 @@ class Subprocess:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise ImplementationBroken(
-                    f"{self.name} gave no answer to request {req.get('id')} within {self.timeout:g} s (hung?)", req)
+                    f"{self.name} gave no answer to request {req.get('id')} within {self.timeout:g} s (hung?)"
+                    + self._unfinished(), req)
             ready, _, _ = select.select([fd], [], [], left)
             if not ready:
                 continue
             chunk = os.read(fd, 1 << 16)
             if not chunk:
-                rc = proc.wait(timeout=5)
-                tail = self.stderr_tail()
-                raise ImplementationBroken(
-                    f"{self.name} exited with code {rc} before answering request {req.get('id')}"
-                    + (f"; its stderr ends with:\n{tail}" if tail else ""), req)
+                raise self._closed(proc, req)
             self._buf += chunk
         line, _, self._buf = self._buf.partition(b"\n")
-        return line.decode("utf-8", "replace")
+        return line
+
+    def _unfinished(self) -> str:
+        """What the implementation wrote of an answer it did not finish, for the message."""
+        return f"; it wrote {len(self._buf)} byte(s) of an unfinished line: {_excerpt(self._buf)}" if self._buf else ""
+
+    def _closed(self, proc: subprocess.Popen[bytes], req: Request) -> ImplementationBroken:
+        """Its stdout ended: it exited (say with which code and what it said on stderr), or it closed
+        stdout and runs on (it is then stopped: it can never answer)."""
+        try:
+            rc = proc.wait(timeout=EXIT_GRACE_S)
+        except subprocess.TimeoutExpired:
+            return ImplementationBroken(
+                f"{self.name} closed its standard output before answering request {req.get('id')} and kept running "
+                f"(stopped after {EXIT_GRACE_S:g} s)" + self._unfinished(), req)
+        tail = self.stderr_tail()
+        return ImplementationBroken(
+            f"{self.name} exited with code {rc} before answering request {req.get('id')}" + self._unfinished()
+            + (f"; its stderr ends with:\n{tail}" if tail else ""), req)
 
     def kill(self) -> None:
         if self._proc is not None and self._proc.poll() is None:
@@ -236,7 +321,14 @@ class PerVersion:
         for i, req in enumerate(requests):
             groups.setdefault(str(req.get("flink", str(LATEST))), []).append(i)
         for version, idx in groups.items():
-            for i, resp in zip(idx, self.for_version(version).answer_many([requests[i] for i in idx]), strict=True):
+            try:
+                answers = self.for_version(version).answer_many([requests[i] for i in idx])
+            except ImplementationBroken as exc:
+                for i, resp in zip(idx, exc.answered, strict=False):
+                    out[i] = resp
+                exc.answered = _prefix(out)
+                raise
+            for i, resp in zip(idx, answers, strict=True):
                 out[i] = resp
         return [r for r in out if r is not None]
 
@@ -244,6 +336,16 @@ class PerVersion:
         for impl in self._impls.values():
             impl.close()
         self._impls.clear()
+
+
+def _prefix(answers: Sequence[Response | None]) -> list[Response]:
+    """The answers before the first missing one."""
+    out: list[Response] = []
+    for resp in answers:
+        if resp is None:
+            break
+        out.append(resp)
+    return out
 
 
 def _flink(version: str, timeout: float) -> Implementation:
@@ -292,10 +394,20 @@ def _is_jar(rest: str) -> bool:
     return is_jar_spec(rest)
 
 
+def search_here(*folders: str) -> None:
+    """Let ``python:MODULE:CALLABLE`` find MODULE in the current directory (as ``python -m`` does, which
+    the ``flinkspec`` and ``pytest`` scripts do not) and in ``folders``; after the installed packages,
+    so that a file of the directory never hides one of them."""
+    for folder in (os.getcwd(), *folders):
+        if os.path.abspath(folder) not in {os.path.abspath(entry or os.curdir) for entry in sys.path}:
+            sys.path.append(folder)
+
+
 def _python(spec: str, name: str) -> Implementation:
     module, _, attr = spec.partition(":")
     if not module or not attr:
         raise UsageError(f"--impl {name}: expected python:MODULE:CALLABLE")
+    search_here()
     try:
         fn = getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError) as exc:

@@ -31,14 +31,19 @@ import java.util.zip.GZIPInputStream;
  *
  * <pre>
  * javac -d build runners/java/VectorsRunner.java
- * java -cp build VectorsRunner [--protocol N] [--area A,..] [--flink V,..] BUNDLE COMMAND [ARG...]
+ * java -cp build VectorsRunner [--protocol N [--features A,..]] [--area A,..] [--flink V,..] [--timeout S]
+ *     BUNDLE COMMAND [ARG...]
  * </pre>
  *
- * Every vector's request is sent (with an "id") and the answer compared as docs/vectors.md says:
- * an output by exact JSON equality (numbers by value; in watermark.timers, timers with equal
- * timestamps in any order), an error by its "type" only. A vector needing a newer protocol than
- * --protocol (default: the bundle's) is skipped. Prints one line per failing vector, then
- * "N passed, N failed"; exits 0 only when nothing failed. No dependency beyond the JDK.
+ * Without --protocol the implementation is first asked what it speaks: the capabilities request of
+ * docs/protocol/v2.md, {"id": 0, "area": "capabilities", "input": {}}; one that answers it with an
+ * error (or not at all) speaks protocol 1 and no extra feature. A vector that needs a feature it does
+ * not speak, an area, release or rule it declares unsupported or a config key it does not model is
+ * not checked (counted, never failed). Every other vector's request is sent (with an "id") and the
+ * answer compared as docs/vectors.md says: an output by exact JSON equality (numbers by value; in
+ * watermark.timers, timers with equal timestamps in any order), an error by its "type" only. Prints
+ * one line per failing vector, why vectors were not checked, then "N passed, N failed, N not
+ * checked"; exits 0 only when nothing failed and something passed. No dependency beyond the JDK.
  */
 public final class VectorsRunner {
 
@@ -397,9 +402,204 @@ public final class VectorsRunner {
         return b.toString();
     }
 
-    /** The vectors of the chosen areas and releases a protocol-``protocol`` implementation takes. */
-    static List<Vector> load(Path bundle, Set<String> areas, Set<String> releases, int protocol, int[] skipped)
-            throws IOException, NoSuchAlgorithmException {
+    // ---------------------------------------------------------------------------------------------
+    // what the implementation speaks (docs/protocol/v2.md, "Optional extension: capabilities")
+
+    static final String CAPABILITIES_REQUEST = "{\"id\":0,\"area\":\"capabilities\",\"input\":{}}";
+
+    /** What an implementation speaks and supports, and where that was read. */
+    static final class Capabilities {
+        int protocol = 1;
+        List<String> features = new ArrayList<>();
+        List<String> unmodelledKeys = new ArrayList<>();
+        List<Map<String, Object>> unsupported = new ArrayList<>();
+        String source;
+        String warning;
+
+        Capabilities(String source, String warning) {
+            this.source = source;
+            this.warning = warning;
+        }
+
+        String line() {
+            return "the implementation speaks protocol " + protocol + ", extra features: " + (features.isEmpty() ? "none" : String.join(", ", features))
+                    + " (" + source + ")";
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    static List<String> strings(Object v) {
+        if (!(v instanceof List)) {
+            return null;
+        }
+        for (Object x : (List<Object>) v) {
+            if (!(x instanceof String)) {
+                return null;
+            }
+        }
+        return new ArrayList<>((List<String>) (List<?>) v);
+    }
+
+    /**
+     * What the answer line to the capabilities request says (null: no answer), read as
+     * flinkspec.impls.capabilities reads it: an error declares protocol 1 and nothing else; so does
+     * an answer of the wrong shape, or none, with a warning.
+     */
+    @SuppressWarnings("unchecked")
+    static Capabilities capabilitiesFrom(String line) {
+        String plain = "; taken as protocol 1";
+        if (line == null) {
+            return new Capabilities("no answer to the capabilities request",
+                    "the implementation gave no answer to the capabilities request" + plain);
+        }
+        Map<String, Object> answer;
+        try {
+            answer = obj(Parser.parse(line));
+        } catch (IllegalArgumentException e) {
+            return new Capabilities("its capabilities answer is not JSON",
+                    "its answer to the capabilities request is not JSON (" + e.getMessage() + ")" + plain);
+        }
+        Map<String, Object> out = answer == null ? null : obj(answer.get("output"));
+        if (answer == null || out == null) {
+            return answer == null
+                    ? new Capabilities("its capabilities answer is not an object",
+                            "its answer to the capabilities request is not an object" + plain)
+                    : new Capabilities("it answers the capabilities request with an error", null);
+        }
+        Capabilities caps = new Capabilities("its answer to the capabilities request", null);
+        Object protocol = out.getOrDefault("protocol", new Num("1"));
+        List<String> features = strings(out.getOrDefault("features", new ArrayList<>()));
+        List<String> keys = strings(out.getOrDefault("unmodelled_keys", new ArrayList<>()));
+        Object unsupported = out.getOrDefault("unsupported", new ArrayList<>());
+        boolean ok = protocol instanceof Num && features != null && keys != null && unsupported instanceof List;
+        if (ok) {
+            try {
+                caps.protocol = Integer.parseInt(((Num) protocol).normal());
+                ok = caps.protocol >= 1;
+            } catch (NumberFormatException e) {
+                ok = false;
+            }
+        }
+        if (ok) {
+            for (Object u : (List<Object>) unsupported) {
+                ok &= obj(u) != null;
+                if (ok) {
+                    caps.unsupported.add(obj(u));
+                }
+            }
+        }
+        if (!ok) {
+            return new Capabilities("its capabilities answer is of the wrong shape",
+                    "its answer to the capabilities request is not of the shape of docs/protocol/v2.md ("
+                            + shorten(line) + ")" + plain);
+        }
+        caps.features = features;
+        caps.unmodelledKeys = keys;
+        return caps;
+    }
+
+    /** Starts the implementation, sends it the capabilities request, closes its stdin, reads one line. */
+    static Capabilities negotiate(List<String> command, long timeoutSeconds) throws IOException, InterruptedException {
+        Process proc = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Thread watchdog = new Thread(() -> {
+            try {
+                if (!proc.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                    proc.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        watchdog.setDaemon(true);
+        watchdog.start();
+        try (Writer w = new OutputStreamWriter(proc.getOutputStream(), StandardCharsets.UTF_8)) {
+            w.write(CAPABILITIES_REQUEST + "\n");
+        } catch (IOException e) {
+            // it went away: no answer
+        }
+        String line;
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(proc.getInputStream(), StandardCharsets.UTF_8))) {
+            line = r.readLine();
+        } catch (IOException e) {
+            line = null;
+        }
+        proc.destroy();
+        if (!proc.waitFor(5, TimeUnit.SECONDS)) {
+            proc.destroyForcibly();
+        }
+        return capabilitiesFrom(line);
+    }
+
+    @SuppressWarnings("unchecked")
+    static List<String> selector(Object v) {
+        if (v == null) {
+            return null;
+        }
+        return v instanceof String ? List.of((String) v) : strings(v);
+    }
+
+    /** Whether a declared "flink" selector names the release: "1.15" names 1.15 and its patches. */
+    static boolean selects(List<String> declared, String release) {
+        for (String d : declared) {
+            if (d.equals(release) || release.startsWith(d + ".")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Why the implementation is not held to vector v, or null: a feature it does not speak (one is
+     * spoken when declared, or when the implementation's protocol is at least the vector's), an area,
+     * release or rule it declares unsupported, a config key it does not model.
+     */
+    @SuppressWarnings("unchecked")
+    static String notChecked(Map<String, Object> v, Capabilities caps) {
+        Map<String, Object> request = obj(v.get("request"));
+        String area = (String) request.get("area");
+        String release = (String) request.get("flink");
+        int protocol = Integer.parseInt(((Num) v.get("protocol")).normal());
+        if (protocol > caps.protocol) {
+            for (Object f : (List<Object>) v.getOrDefault("features", new ArrayList<>())) {
+                if (!caps.features.contains(f)) {
+                    return "needs protocol " + protocol + " feature " + f;
+                }
+            }
+        }
+        List<Object> rules = (List<Object>) v.getOrDefault("rules", new ArrayList<>());
+        for (Map<String, Object> u : caps.unsupported) {
+            List<String> a = selector(u.get("area"));
+            List<String> f = selector(u.get("flink"));
+            List<String> r = selector(u.get("rule"));
+            if ((a != null && !a.contains(area)) || (f != null && !selects(f, release))) {
+                continue;
+            }
+            String why = u.get("why") instanceof String && !((String) u.get("why")).isEmpty()
+                    ? (String) u.get("why") : "declared by the implementation";
+            if (r == null) {
+                return "not supported: " + why;
+            }
+            for (Object rule : rules) {
+                if (r.contains(rule)) {
+                    return "rule " + rule + " not supported: " + why;
+                }
+            }
+        }
+        Map<String, Object> input = obj(request.get("input"));
+        Map<String, Object> config = input == null ? null : obj(input.get("config"));
+        if (config != null) {
+            for (String key : config.keySet()) {
+                if (caps.unmodelledKeys.contains(key)) {
+                    return "needs config key " + key;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The vectors of the chosen areas and releases the implementation is held to; the others by why. */
+    static List<Vector> load(Path bundle, Set<String> areas, Set<String> releases, Capabilities caps,
+            Map<String, Integer> skipped) throws IOException, NoSuchAlgorithmException {
         Map<String, Object> manifest = obj(Parser.parse(Files.readString(bundle.resolve("manifest.json"))));
         List<Vector> out = new ArrayList<>();
         for (Map.Entry<String, Object> area : new TreeMap<>(obj(manifest.get("areas"))).entrySet()) {
@@ -424,8 +624,9 @@ public final class VectorsRunner {
                         continue;
                     }
                     Map<String, Object> v = obj(Parser.parse(line));
-                    if (Integer.parseInt(((Num) v.get("protocol")).normal()) > protocol) {
-                        skipped[0]++;
+                    String why = notChecked(v, caps);
+                    if (why != null) {
+                        skipped.merge(why, 1, Integer::sum);
                         continue;
                     }
                     out.add(new Vector(v));
@@ -442,38 +643,77 @@ public final class VectorsRunner {
         return csv == null ? new HashSet<>() : new HashSet<>(Arrays.asList(csv.split(",")));
     }
 
+    static final String USAGE = "usage: VectorsRunner [--protocol N [--features A,..]] [--area A,..] [--flink V,..] "
+            + "[--timeout S] BUNDLE COMMAND [ARG...]";
+
+    static void usage(String problem) {
+        System.err.println(problem);
+        System.err.println(USAGE);
+        System.exit(2);
+    }
+
     public static void main(String[] args) throws Exception {
-        int protocol = Integer.MAX_VALUE;
+        Integer protocol = null;
+        List<String> features = new ArrayList<>();
         String area = null;
         String flink = null;
         long timeoutSeconds = 600;
         int k = 0;
         for (; k < args.length && args[k].startsWith("--"); k += 2) {
             String value = k + 1 < args.length ? args[k + 1] : null;
-            switch (args[k]) {
-                case "--protocol": protocol = Integer.parseInt(value); break;
-                case "--area": area = value; break;
-                case "--flink": flink = value; break;
-                case "--timeout": timeoutSeconds = Long.parseLong(value); break;
-                default:
-                    System.err.println("unknown option " + args[k]);
-                    System.exit(2);
+            if (value == null) {
+                usage(args[k] + " needs a value");
+            }
+            try {
+                switch (args[k]) {
+                    case "--protocol": protocol = Integer.parseInt(value); break;
+                    case "--features": features = new ArrayList<>(names(value)); break;
+                    case "--area": area = value; break;
+                    case "--flink": flink = value; break;
+                    case "--timeout": timeoutSeconds = Long.parseLong(value); break;
+                    default: usage("unknown option " + args[k]);
+                }
+            } catch (NumberFormatException e) {
+                usage("bad number for " + args[k] + ": " + value);
+            }
+            if ((protocol != null && protocol < 1) || timeoutSeconds < 1) {
+                usage("bad value for " + args[k] + ": " + value);
             }
         }
         if (args.length - k < 2) {
-            System.err.println("usage: VectorsRunner [--protocol N] [--area A,..] [--flink V,..] [--timeout S] "
-                    + "BUNDLE COMMAND [ARG...]");
-            System.exit(2);
+            usage("a bundle and a command are needed");
         }
         Path bundle = Paths.get(args[k]);
         List<String> command = Arrays.asList(args).subList(k + 1, args.length);
-        int[] skipped = {0};
-        List<Vector> vectors = load(bundle, names(area), names(flink), protocol, skipped);
-        int failed = run(vectors, command, timeoutSeconds);
-        if (skipped[0] > 0) {
-            System.out.println(skipped[0] + " skipped (they need a protocol newer than " + protocol + ")");
+        Capabilities caps;
+        if (protocol == null) {
+            try {
+                caps = negotiate(command, Math.min(60, timeoutSeconds));
+            } catch (IOException e) {
+                System.err.println("cannot start " + String.join(" ", command) + ": " + e.getMessage());
+                System.exit(2);
+                return;
+            }
+        } else {
+            caps = new Capabilities("--protocol " + protocol, null);
+            caps.protocol = protocol;
+            caps.features = features;
         }
-        System.out.println((vectors.size() - failed) + " passed, " + failed + " failed");
+        if (caps.warning != null) {
+            System.err.println("warning: " + caps.warning);
+        }
+        System.out.println(caps.line());
+        Map<String, Integer> skipped = new TreeMap<>();
+        List<Vector> vectors = load(bundle, names(area), names(flink), caps, skipped);
+        int failed = run(vectors, command, timeoutSeconds);
+        List<Map.Entry<String, Integer>> reasons = new ArrayList<>(skipped.entrySet());
+        reasons.sort((a, b) -> b.getValue() - a.getValue());
+        int left = 0;
+        for (Map.Entry<String, Integer> e : reasons) {
+            System.out.println(e.getValue() + " not checked: " + e.getKey());
+            left += e.getValue();
+        }
+        System.out.println((vectors.size() - failed) + " passed, " + failed + " failed, " + left + " not checked");
         System.exit(failed == 0 && !vectors.isEmpty() ? 0 : 1);
     }
 

@@ -179,14 +179,125 @@ export function disagreement(area, expected, actual) {
     : `the output differs: expected ${short(write(expected.get('output')))}, got ${short(write(actual.get('output')))}`;
 }
 
+/** The capabilities request of docs/protocol/v2.md: how an implementation says what it speaks. */
+export const CAPABILITIES_REQUEST = '{"id":0,"area":"capabilities","input":{}}';
+
+const strings = (v) => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? v : null);
+
+/**
+ * What an implementation speaks and supports, from its answer to the capabilities request (the
+ * answer line, or null if it gave none): { protocol, features, unmodelledKeys, unsupported, source,
+ * warning }. As flinkspec.impls.capabilities reads it: an error answer (a BadRequest: it does not
+ * know the extension) declares protocol 1 and nothing else; so does an answer of the wrong shape,
+ * or none at all, with a warning.
+ */
+export function capabilitiesFrom(line) {
+  const none = (source, warning) => ({
+    protocol: 1, features: [], unmodelledKeys: [], unsupported: [], source, warning,
+  });
+  if (line === null) return none('no answer to the capabilities request', 'the implementation gave no answer to the capabilities request; taken as protocol 1');
+  let answer;
+  try {
+    answer = parse(line);
+  } catch (err) {
+    return none('its capabilities answer is not JSON', `its answer to the capabilities request is not JSON (${err.message}); taken as protocol 1`);
+  }
+  if (!(answer instanceof Map)) return none('its capabilities answer is not an object', 'its answer to the capabilities request is not an object; taken as protocol 1');
+  const out = answer.get('output');
+  if (!(out instanceof Map)) return none('it answers the capabilities request with an error', null);
+  const plain = (v) => (v instanceof Map ? Object.fromEntries([...v].map(([k, x]) => [k, plain(x)]))
+    : Array.isArray(v) ? v.map(plain) : v instanceof Num ? Number(v.literal) : v);
+  const caps = plain(out);
+  const protocol = caps.protocol ?? 1;
+  const features = strings(caps.features ?? []);
+  const unmodelledKeys = strings(caps.unmodelled_keys ?? []);
+  const unsupported = Array.isArray(caps.unsupported ?? []) ? (caps.unsupported ?? []) : null;
+  if (!Number.isInteger(protocol) || protocol < 1 || !features || !unmodelledKeys || !unsupported
+      || !unsupported.every((u) => u && typeof u === 'object' && !Array.isArray(u))) {
+    return none('its capabilities answer is of the wrong shape', `its answer to the capabilities request is not of the shape of docs/protocol/v2.md (${short(line)}); taken as protocol 1`);
+  }
+  return { protocol, features, unmodelledKeys, unsupported, source: 'its answer to the capabilities request', warning: null };
+}
+
+/**
+ * Asks `command` (argv array) the capabilities request: starts it, sends the request, closes its
+ * stdin and reads one line (at most `timeoutMs`), then stops it. Resolves to capabilitiesFrom(line).
+ */
+export function negotiate(command, { timeoutMs = 60_000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(command[0], command.slice(1), { stdio: ['pipe', 'pipe', 'inherit'] });
+    let line = null;
+    const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
+    proc.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    proc.stdin.on('error', () => {}); // it went away: no answer
+    const lines = createInterface({ input: proc.stdout });
+    lines.on('line', (text) => {
+      if (line === null) line = text;
+      proc.kill();
+    });
+    lines.on('close', () => {
+      clearTimeout(timer);
+      resolve(capabilitiesFrom(line));
+    });
+    proc.stdin.end(`${CAPABILITIES_REQUEST}\n`);
+  });
+}
+
+/** The capabilities `--protocol N [--features A,..]` state, without asking the implementation. */
+export function declared(protocol, features = []) {
+  return { protocol, features, unmodelledKeys: [], unsupported: [], source: `--protocol ${protocol}`, warning: null };
+}
+
+const names = (v) => (v === undefined ? null : Array.isArray(v) ? v : [v]);
+
+/** Whether a declared `flink` selector names `release`: "1.15" names 1.15 and its patches. */
+const selects = (declared, release) => declared.some((d) => d === release || release.startsWith(`${d}.`));
+
+/**
+ * Why the implementation is not held to vector `v` (a Map, as parsed), or null: a feature it does
+ * not speak (a feature is spoken when it is declared or the implementation's protocol is at least
+ * the vector's), an area, release or rule it declares unsupported, a config key it does not model.
+ */
+export function notChecked(v, caps) {
+  const request = v.get('request');
+  const area = request.get('area');
+  const release = request.get('flink');
+  const protocol = Number(v.get('protocol').literal);
+  if (protocol > caps.protocol) {
+    const missing = (v.get('features') ?? []).filter((f) => !caps.features.includes(f));
+    if (missing.length) return `needs protocol ${protocol} feature ${missing[0]}`;
+  }
+  const rules = v.get('rules') ?? [];
+  for (const u of caps.unsupported) {
+    const a = names(u.area);
+    const f = names(u.flink);
+    const r = names(u.rule);
+    if ((a && !a.includes(area)) || (f && !selects(f, release))) continue;
+    if (!r) return `not supported: ${u.why || 'declared by the implementation'}`;
+    const hit = rules.find((x) => r.includes(x));
+    if (hit) return `rule ${hit} not supported: ${u.why || 'declared by the implementation'}`;
+  }
+  const config = request.get('input') instanceof Map ? request.get('input').get('config') : undefined;
+  if (config instanceof Map) {
+    const key = [...config.keys()].find((k) => caps.unmodelledKeys.includes(k));
+    if (key !== undefined) return `needs config key ${key}`;
+  }
+  return null;
+}
+
 /**
  * The vectors of a bundle (only those areas / releases if given), each file checked against the
- * manifest's sha256; vectors needing a protocol newer than `protocol` are counted as skipped.
+ * manifest's sha256. A vector the implementation is not held to (notChecked, with `caps` from
+ * negotiate or declared; default: everything spoken) is left out and counted by why in
+ * `notChecked` (a Map why -> count), never failed.
  */
-export function load(bundle, { areas = [], releases = [], protocol = Infinity } = {}) {
+export function load(bundle, { areas = [], releases = [], caps = declared(Infinity) } = {}) {
   const manifest = parse(readFileSync(join(bundle, 'manifest.json'), 'utf8'));
   const files = [];
-  let skipped = 0;
+  const skipped = new Map();
   for (const area of [...manifest.get('areas').keys()].sort()) {
     if (areas.length && !areas.includes(area)) continue;
     for (const [release, entry] of manifest.get('areas').get(area)) {
@@ -196,20 +307,34 @@ export function load(bundle, { areas = [], releases = [], protocol = Infinity } 
         throw new Error(`${entry.get('file')}: sha256 does not match manifest.json`);
       }
       const vectors = [];
+      let left = 0;
       for (const line of gunzipSync(data).toString('utf8').split('\n')) {
         if (!line) continue;
         const v = parse(line);
-        if (Number(v.get('protocol').literal) > protocol) {
-          skipped += 1;
+        const why = notChecked(v, caps);
+        if (why) {
+          skipped.set(why, (skipped.get(why) ?? 0) + 1);
+          left += 1;
           continue;
         }
-        const why = v.get('why').map((w) => w.get('kind') + (w.has('mutant') ? `:${w.get('mutant')}` : '')).join(',');
-        vectors.push({ id: v.get('id'), area, request: v.get('request'), answer: v.get('answer'), why });
+        const kinds = v.get('why').map((w) => w.get('kind') + (w.has('mutant') ? `:${w.get('mutant')}` : '')).join(',');
+        vectors.push({ id: v.get('id'), area, request: v.get('request'), answer: v.get('answer'), why: kinds });
       }
-      files.push({ area, release, vectors });
+      files.push({ area, release, vectors, notChecked: left });
     }
   }
-  return { manifest, files, skipped };
+  return { manifest, files, notChecked: skipped };
+}
+
+/** What `caps` says, in one line. */
+export function capabilitiesLine(caps) {
+  const features = caps.features.length ? caps.features.join(', ') : 'none';
+  return `the implementation speaks protocol ${caps.protocol}, extra features: ${features} (${caps.source})`;
+}
+
+/** The lines that account for the vectors not checked, most frequent reason first. */
+export function notCheckedLines(counts) {
+  return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([why, n]) => `${n} not checked: ${why}`);
 }
 
 /**
