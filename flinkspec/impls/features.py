@@ -43,14 +43,18 @@ class Feature:
     further areas whose inputs can carry it (``checkpoint.recovery`` takes alignment inputs). A
     feature named like its area is a whole area. ``detect`` looks at the input of a request of one
     of those areas; ``strip`` is None where taking the feature out would leave a request about
-    something else (the request is then not checked)."""
+    something else (the request is then not checked), and returns None for the requests it cannot
+    take the feature out of (``config.spelling``: a value with no plain spelling of its meaning).
+
+    A feature of ``version`` 1 is part of docs/protocol/v1.md: an implementation is sent it unless it
+    declares the feature unsupported (:class:`flinkspec.impls.capabilities.Capabilities`)."""
 
     name: str
     version: int
     area: str
     description: str
     detect: Callable[[Request], bool]
-    strip: Callable[[Request], Request] | None = None
+    strip: Callable[[Request], Request | None] | None = None
     also: tuple[str, ...] = ()
 
     def used(self, request: Request) -> bool:
@@ -67,6 +71,8 @@ class Feature:
 
     def need(self) -> str:
         """Why a request using the feature is not sent to an implementation that does not speak it."""
+        if self.version == 1:  # part of protocol 1: the implementation declared it unsupported
+            return f"needs feature {self.name} ({self.description})"
         return f"needs protocol {self.version} feature {self.name} ({self.description})"
 
 
@@ -261,6 +267,41 @@ def _patch_release_named(req: Request) -> bool:
 
 
 # ------------------------------------------------------------------------------------------------
+# config.spelling (memory.*, classloading.resolve): how a config value is written
+
+
+def _request_version(req: Request) -> Any:
+    """The request's Flink version, or None for one the suite does not know (a BadRequest anyway)."""
+    from oracle.versions import LATEST, UnknownVersion, parse_version
+
+    flink = req.get("flink")
+    if flink is None:
+        return LATEST
+    try:
+        return parse_version(flink)
+    except UnknownVersion:
+        return None
+
+
+def _spelling_used(req: Request) -> bool:
+    """Some config value is not written plainly (:mod:`flinkspec.impls.spelling`)."""
+    from flinkspec.impls import spelling
+
+    version = _request_version(req)
+    return version is not None and bool(spelling.odd_keys(_config(req), version))
+
+
+def _respell(req: Request) -> Request | None:
+    """Every config value written plainly, as Flink of the request's version reads it; None when one has
+    no plain spelling with its meaning."""
+    from flinkspec.impls import spelling
+
+    version = _request_version(req)
+    config = spelling.respelled(_config(req), version) if version is not None else None
+    return None if config is None else _with_input(req, {**_input(req), "config": config})
+
+
+# ------------------------------------------------------------------------------------------------
 # the registry
 
 _ALIGNMENT = "checkpoint.alignment"
@@ -305,6 +346,10 @@ FEATURES: tuple[Feature, ...] = (
     Feature("checkpoint.alignment.checkpoints-after-finish", 2, _ALIGNMENT,
             "the checkpoints_after_finish option", _has_field("checkpoints_after_finish"),
             _without_field("checkpoints_after_finish"), also=(_RECOVERY,)),
+    # last: the strips above may drop keys first
+    Feature("config.spelling", 1, "memory.taskmanager",
+            "config values not written plainly: whitespace, letter case, quotes, list syntax, number notation",
+            _spelling_used, _respell, also=("memory.jobmanager", "classloading.resolve")),
 )
 
 
