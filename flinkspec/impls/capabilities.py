@@ -208,8 +208,9 @@ class Capabilities:
 
     def fit_answer(self, request: dict[str, Any], answer: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         """An answer (Flink's, the oracle's or the implementation's) as this implementation can give
-        it: without the additions to answers it does not speak (``was_pending``), or None and why
-        the case is not checked (an addition that cannot be dropped, e.g. alignment's ``fail``).
+        it: without the additions to answers it does not speak (``was_pending``, and what only a
+        request feature it does not speak asks for, ``resource``), or None and why the case is not
+        checked (an addition that cannot be dropped, e.g. alignment's ``fail``).
         Compare the fitted expected answer with the fitted actual one."""
         out = answer.get("output") if isinstance(answer, dict) else None
         area = request.get("area") if isinstance(request, dict) else None
@@ -222,6 +223,9 @@ class Capabilities:
             if f.drop is None:
                 return None, f.need()
             out = f.drop(out)
+        for g in feat.for_area(area) if isinstance(area, str) else ():
+            if g.unanswer is not None and not speaks.speaks(g.name):
+                out = g.unanswer(out)
         return ({**answer, "output": out} if out is not answer["output"] else answer), None
 
     def merged(self, other: Capabilities) -> Capabilities:

@@ -4,10 +4,14 @@ docs/protocol/v1.md is protocol version 1: an implementation written exactly to 
 failed for not knowing something added since. Every input feature added since (a field, an event
 kind, a config key, a whole area) is registered here with the protocol version that added it,
 the area whose requests carry it, a one-line description, a detector ``used(request)`` and, where
-the feature can be taken out of a request that stays well-formed, ``strip(request)``. Everything
-added so far is version 2 (:data:`CURRENT`, what the suite speaks): the extensions of
-docs/protocol/v2.md, docs/protocol/checkpoint-alignment.md and docs/protocol/checkpoint-coordinator.md
-appeared together, with no published version in between.
+the feature can be taken out of a request that stays well-formed, ``strip(request)``. Version 2:
+the extensions of docs/protocol/v2.md, docs/protocol/checkpoint-alignment.md and
+docs/protocol/checkpoint-coordinator.md, which appeared together, with no published version in between.
+Version 3 (:data:`CURRENT`, what the suite speaks): docs/protocol/v3.md (``getResource`` lookups).
+
+A feature of version 1 (``config.spelling``: how a config value is written) is part of v1.md; it is
+registered so that an implementation can declare it does not model it, and be treated for it as one
+that does not speak it.
 
 Answers can carry additions too (:data:`ANSWER_FEATURES`): Flink's answer to a version-1 request
 may hold an entry that only version 2 defines (``was_pending``); the expected answer drops it for
@@ -28,7 +32,7 @@ import attrs
 Request = dict[str, Any]
 Output = dict[str, Any]
 
-CURRENT = 2  # the protocol version the suite speaks
+CURRENT = 3  # the protocol version the suite speaks
 V1_AREAS = ("memory.taskmanager", "memory.jobmanager", "watermark.valve", "watermark.timers",
             "classloading.resolve", "checkpoint.coordinator", "checkpoint.alignment")
 
@@ -47,7 +51,11 @@ class Feature:
     take the feature out of (``config.spelling``: a value with no plain spelling of its meaning).
 
     A feature of ``version`` 1 is part of docs/protocol/v1.md: an implementation is sent it unless it
-    declares the feature unsupported (:class:`flinkspec.impls.capabilities.Capabilities`)."""
+    declares the feature unsupported (:class:`flinkspec.impls.capabilities.Capabilities`).
+
+    ``unanswer`` takes out of an answer what only a request using the feature asks for (``resource``
+    for ``resource_lookup_one``): Flink's recorded answer to the request, fitted to the request as sent
+    to an implementation that does not speak the feature."""
 
     name: str
     version: int
@@ -56,6 +64,7 @@ class Feature:
     detect: Callable[[Request], bool]
     strip: Callable[[Request], Request | None] | None = None
     also: tuple[str, ...] = ()
+    unanswer: Callable[[Output], Output] | None = None
 
     def used(self, request: Request) -> bool:
         """Whether ``request`` uses the feature (never for a request of another area)."""
@@ -204,6 +213,10 @@ def _jars_used(req: Request) -> bool:
     return any(name in _input(req) for name in ("user_jars", "parent_jars"))
 
 
+def _without_output_field(name: str) -> Callable[[Output], Output]:
+    return lambda out: {k: v for k, v in out.items() if k != name} if isinstance(out, Mapping) and name in out else out
+
+
 # ------------------------------------------------------------------------------------------------
 # checkpoint.coordinator
 
@@ -346,6 +359,9 @@ FEATURES: tuple[Feature, ...] = (
     Feature("checkpoint.alignment.checkpoints-after-finish", 2, _ALIGNMENT,
             "the checkpoints_after_finish option", _has_field("checkpoints_after_finish"),
             _without_field("checkpoints_after_finish"), also=(_RECOVERY,)),
+    Feature("classloading.resolve.resource-lookup-one", 3, "classloading.resolve",
+            "getResource lookups: resource_lookup_one, answered in resource", _has_field("resource_lookup_one"),
+            _without_field("resource_lookup_one"), unanswer=_without_output_field("resource")),
     # last: the strips above may drop keys first
     Feature("config.spelling", 1, "memory.taskmanager",
             "config values not written plainly: whitespace, letter case, quotes, list syntax, number notation",

@@ -181,6 +181,9 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     out: dict[str, Any] = {"config": config, "user_classes": user, "parent_classes": parent, "lookups": lookups}
     if res_names:
         out |= {"user_resources": user_res, "parent_resources": parent_res, "resource_lookups": res_names}
+    if draw(st.integers(0, 3)) > 0:  # protocol 3: getResource, mostly of names getResources is asked too
+        singles = draw(st.lists(st.sampled_from(res_names or res_pool), max_size=3))
+        out["resource_lookup_one"] = singles + draw(st.lists(st.sampled_from(res_pool), max_size=1))
     return out
 
 
