@@ -72,6 +72,14 @@ def _single(pred: Callable[[str, str | None, dict[str, Any]], bool]) -> Callable
     return check
 
 
+def _pattern_in_force(starts: Callable[[str], bool]) -> Callable[[dict[str, Any]], bool]:
+    """Some pattern in force starts with a character ``starts`` accepts."""
+    def check(r: dict[str, Any]) -> bool:
+        out = _out(r)
+        return out is not None and any(p[:1] and starts(p[0]) for p in out["patterns"])
+    return check
+
+
 def _both_jars_hold(name: str, inp: dict[str, Any]) -> bool:
     return name in inp.get("user_resources", []) and name in inp.get("parent_resources", [])
 
@@ -128,9 +136,7 @@ CORNERS: dict[str, Callable[[dict[str, Any]], bool]] = {
     "a pattern list ending in punctuation": _pattern_values(lambda v: v[-1:] in (";", ",", ".", "#")),
     "a pattern list led by whitespace": _pattern_values(lambda v: v[:1] == " " and bool(v.strip())),
     "a pattern list ending in whitespace": _pattern_values(lambda v: v[-1:] in (" ", "\n") and bool(v.strip())),
-    **{f"a pattern in force starting with {what}": (
-        lambda r, s=starts: (o := _out(r)) is not None and any(p[:1] and s(p[0]) for p in o["patterns"]))
-       for what, starts in ODD_STARTS.items()},
+    **{f"a pattern in force starting with {what}": _pattern_in_force(starts) for what, starts in ODD_STARTS.items()},
     "a lookup of an unusual first character inside a pattern of it": _lookups_with(
         lambda n, pats, _i: _odd_start(n) and any(p[:1] == n[:1] and n.startswith(p) for p in pats)),
     "an empty resolve order": _config_value("classloader.resolve-order", lambda v: v == ""),
