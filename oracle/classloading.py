@@ -89,8 +89,10 @@ RULES: tuple[Declared, ...] = (
              " a resource of its jar.",
              "ChildFirstClassLoader.getResources, ClassLoader.getResources"),
     Declared("CL-14",
-             "getResource is the first element of getResources, in both resolve orders.",
-             "ChildFirstClassLoader.getResource, ClassLoader.getResource"),
+             "getResource is the first element of getResources, in both resolve orders (null when it lists none): "
+             "child-first the user jar, then the parent (JDK, then parent jar); parent-first the parent, then the "
+             "user jar.",
+             "ChildFirstClassLoader.getResource (findResource, then super.getResource), ClassLoader.getResource"),
 )
 
 USER, PARENT, NOT_FOUND = "user", "parent", "not_found"
@@ -169,6 +171,13 @@ class Loaders:
             if superclass != PARENT:
                 return superclass
         return USER
+
+    def resource(self, name: str) -> str | None:
+        """CL-14: where ``getResource(name)`` finds ``name``: the first place ``getResources`` lists, None for
+        nowhere (``ChildFirstClassLoader.getResource`` asks ``findResource`` first, then ``super.getResource``,
+        which asks the parent first: the order of :meth:`resources` in both resolve orders)."""
+        found = self.resources(name)
+        return found[0] if found else None
 
     def resources(self, name: str) -> list[str]:
         """CL-13: where ``getResources(name)`` finds ``name``, in order."""
@@ -265,6 +274,7 @@ def resolve_with(inp: Mapping[str, Any], version: FlinkVersion, loaders: type[Lo
     user_resources = _jar_resources(inp, "user", user_classes)
     parent_resources = _jar_resources(inp, "parent", parent_classes)
     resource_lookups = _names(inp, "resource_lookups", "/")
+    single_lookups = _names(inp, "resource_lookup_one", "/")  # protocol 3 (docs/protocol/v3.md)
     config = string_map(inp, "config", "input")
     try:
         loader_settings = read_settings(config, version)
@@ -274,8 +284,11 @@ def resolve_with(inp: Mapping[str, Any], version: FlinkVersion, loaders: type[Lo
         raise BadRequest(f"input.config: the oracle does not model {exc} as a YAML list value") from None
     model = loaders(loader_settings, frozenset(user_classes), frozenset(parent_classes),
                       user_resources, parent_resources)
-    return {
+    out: dict[str, Any] = {
         "patterns": list(loader_settings.patterns),
         "resolved": [model.load(name) for name in lookups],
         "resources": [model.resources(name) for name in resource_lookups],
     }
+    if "resource_lookup_one" in inp:  # the answer holds "resource" only where the request asks
+        out["resource"] = [model.resource(name) for name in single_lookups]
+    return out

@@ -260,7 +260,12 @@ def _flow_item(body: str, i: int) -> tuple[str | None, int]:
 
 
 def _plain_ok(text: str) -> bool:
-    if not text or not (_PLAIN_START.fullmatch(text[0]) or _unicode_ok(text[0])):
+    if not text:
+        return False
+    if text[0] == "-":  # '-' then a non-space char starts a plain scalar (ScannerImpl.checkPlain): "-x", "--x"
+        if len(text) < 2 or text[1] == " ":
+            return False
+    elif not (_PLAIN_START.fullmatch(text[0]) or _unicode_ok(text[0])):
         return False
     return all(_PLAIN_REST.fullmatch(c) or _unicode_ok(c) for c in text[1:])
 

@@ -148,7 +148,7 @@ _RULES: tuple[Rule, ...] = (
     checked("CL-12", "CLR-7"),
     checked("CL-13",
                 "CLR-11"),
-    checked("CL-14"),
+    checked("CL-14", "CLR-12"),
     # ---- checkpoint.alignment: oracle/alignment.py, oracle/alignment_handlers.py ----------------
     checked("IN-1",
                 "ALIGN-2", ALIGN_MACHINE, note=_INPUT_NOTE),

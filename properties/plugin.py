@@ -103,7 +103,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from flinkspec.impls import UsageError, check_spec
     from flinkspec.impls.capabilities import CapabilitiesError, load_file
     from properties.areas import AREAS
-    from properties.rules import RULES
+    from properties.rules import all_rules
 
     for line in MARKERS:
         config.addinivalue_line("markers", line)
@@ -115,7 +115,7 @@ def pytest_configure(config: pytest.Config) -> None:
     path = config.getoption("--capabilities")
     if path:
         try:
-            load_file(path, known_areas=AREAS, known_rules=RULES)
+            load_file(path, known_areas=AREAS, known_rules=all_rules())
         except CapabilitiesError as exc:
             raise pytest.UsageError(str(exc)) from None
     config.stash[STATE] = SessionState(areas=selected_areas(config))
@@ -241,12 +241,12 @@ def capabilities(request: pytest.FixtureRequest, impl: object, impl_spec: str) -
     """What the implementation declares (``--capabilities FILE`` plus its own answer, asked once)."""
     from flinkspec.impls.capabilities import resolve
     from properties.areas import AREAS
-    from properties.rules import RULES
+    from properties.rules import all_rules
 
     state = request.config.stash[STATE]
     if state.capabilities is None:
         state.capabilities = resolve(impl_spec, impl, request.config.getoption("--capabilities"),  # type: ignore[arg-type]
-                                     known_areas=AREAS, known_rules=RULES)
+                                     known_areas=AREAS, known_rules=all_rules())
     return state.capabilities
 
 

@@ -30,11 +30,11 @@ from flinkspec.impls.capabilities import EVERYTHING, NONE, Capabilities, Capabil
 from oracle.versions import SUPPORTED, parse_version
 from properties import corpus
 from properties.areas import AREAS, EXTRA_CORPORA, area_of_corpus
-from properties.rules import RULES
+from properties.rules import all_rules
 from tests.v1_impl import PREFIX, v1_answer, v1_problem
 
 ROOT = Path(__file__).resolve().parents[1]
-KNOWN = {"known_areas": AREAS, "known_rules": RULES}  # what a declaration may name
+KNOWN = {"known_areas": AREAS, "known_rules": all_rules()}  # what a declaration may name
 V1 = Capabilities()
 STRICT = f"cmd:{sys.executable} {ROOT / 'tests' / 'v1_impl.py'}"
 COORDINATOR_CONFIG = {"max_concurrent": 1, "min_pause_ms": 0, "timeout_ms": 600000, "retained": 1,
@@ -128,6 +128,9 @@ EXAMPLES: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
     "checkpoint.alignment.checkpoints-after-finish": (
         req("checkpoint.alignment", {**ALIGN_NO_CANCEL, "checkpoints_after_finish": False}),
         req("checkpoint.alignment", ALIGN_NO_CANCEL)),
+    "classloading.resolve.resource-lookup-one": (
+        req("classloading.resolve", {**CL_FULL, "resource_lookup_one": ["a/B.class", "x.txt"]}),
+        req("classloading.resolve", CL_FULL)),
 }
 
 
@@ -151,13 +154,15 @@ def test_the_version_1_areas_are_those_of_protocol_md_and_every_other_area_is_a_
 
 
 def test_every_registered_feature_has_an_example_here() -> None:
-    assert set(EXAMPLES) == {f.name for f in feat.FEATURES}
+    """Every feature added since version 1 (those of version 1 an implementation may declare unsupported,
+    ``config.spelling``, are tests/test_config_spelling.py's)."""
+    assert set(EXAMPLES) == {f.name for f in feat.FEATURES if f.version > 1}
 
 
 def test_docs_protocol_md_lists_every_feature_as_registered() -> None:
-    """The table in docs/protocol/v2.md: one row per feature, its area first, its version, and "not
+    """The tables in docs/protocol/v2.md and v3.md: one row per feature, its area first, its version, and "not
     checked" exactly where the feature cannot be stripped (or dropped from an answer)."""
-    text = (ROOT / "docs" / "protocol" / "v2.md").read_text()
+    text = "\n".join((ROOT / "docs" / "protocol" / page).read_text() for page in ("v2.md", "v3.md"))
     rows = {m[0]: m[1:] for m in re.findall(r"^\| `([a-z.-]+)` \| `([a-z.]+)`[^|]* \| (\d+) \|[^|]*\| ([^|]*) \|$",
                                             text, re.M)}
     assert set(rows) == set(feat.BY_NAME)
@@ -243,7 +248,7 @@ def test_area_needs() -> None:
     assert Capabilities(protocol=2).area_needs("watermark.combined") is None
     assert Capabilities(features=("watermark.combined",)).area_needs("watermark.combined") is None
     assert Capabilities(features=("watermark.combined",)).area_needs("checkpoint.recovery") is not None
-    assert V1.area_needs("future.area") == "needs protocol 2 area future.area"
+    assert V1.area_needs("future.area") == "needs protocol 3 area future.area"
 
 
 def test_unmodelled_config_keys_are_not_checked_unless_stripped_anyway() -> None:
@@ -272,6 +277,22 @@ def test_answers_lose_what_the_implementation_does_not_speak() -> None:
     assert V1.fit_answer(request_, error) == (error, None)
 
 
+def test_a_recorded_get_resource_answer_is_held_without_it_where_the_lookups_are_not_sent() -> None:
+    """Protocol 3's resource lookup: an implementation of version 2 is sent the request without
+    resource_lookup_one and held to Flink's answer without resource; one that speaks it, to all of it."""
+    using, stripped = EXAMPLES["classloading.resolve.resource-lookup-one"]
+    answer = {"id": 1, "output": {"patterns": [], "resolved": ["user"], "resources": [], "resource": ["user", None]}}
+    without = {"id": 1, "output": {"patterns": [], "resolved": ["user"], "resources": []}}
+    for caps in (V1, Capabilities(protocol=2)):
+        assert caps.fit(using) == (stripped, None)
+        assert caps.fit_answer(using, answer) == (without, None)
+    for caps in (Capabilities(protocol=3), Capabilities(features=("classloading.resolve.resource-lookup-one",))):
+        assert caps.fit(using) == (using, None)
+        assert caps.fit_answer(using, answer) == (answer, None)
+    assert oracle.answer({"id": 1, **stripped}) == {**oracle.answer({"id": 1, **using}), "output": {
+        k: v for k, v in oracle.answer({"id": 1, **using})["output"].items() if k != "resource"}}
+
+
 def test_neutral_strips_do_not_change_flinks_answer() -> None:
     """Filling in defaults and empty lists says what the request already meant: the oracle's answer
     is the same (so those cases stay checked as they were)."""
@@ -289,7 +310,7 @@ def test_neutral_strips_do_not_change_flinks_answer() -> None:
     ({"protocol": "2"}, "protocol must be an integer >= 1"),
     ({"protocol": True}, "protocol must be an integer >= 1"),
     ({"protocol": 0}, "protocol must be an integer >= 1"),
-    ({"protocol": 3}, "protocol 3 is newer than this suite's protocol 2"),
+    ({"protocol": 4}, "protocol 4 is newer than this suite's protocol 3"),
     ({"features": "watermark.combined"}, "features must be a list of non-empty strings"),
     ({"features": ["watermark.nope"]}, "features: unknown feature(s) watermark.nope"),
     ({"unmodelled_keys": [""]}, "unmodelled_keys must be a list of non-empty strings"),
@@ -369,10 +390,10 @@ def test_fitted_requests_speak_version_1(name: str) -> None:
             if v1_problem(request_) is None:
                 assert out is request_, request_
             elif out is None:
-                assert why and why.startswith("needs protocol 2 ")
+                assert why and re.match(r"needs protocol [23] ", why), why
             else:
                 assert v1_problem(out) is None, (v1_problem(out), out)
-                assert not [f.name for f in feat.FEATURES if f.used(out)]
+                assert not [f.name for f in feat.FEATURES if not V1.speaks.speaks(f.name) and f.used(out)]
 
 
 # ---- (c) the strict version-1 implementation ----------------------------------------------------

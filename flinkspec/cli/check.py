@@ -27,13 +27,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     from flinkspec.reports import console
     from flinkspec.reports import report as rep
     from properties.areas import AREAS
-    from properties.rules import RULES
+    from properties.rules import all_rules
 
     areas = areas_option(args.area)
     impl = open_impl_option(args.impl, args.timeout)
     versions = versions_option(args.flink, pinned_version(impl))
     try:
-        caps = resolve(args.impl, impl, args.capabilities, known_areas=AREAS, known_rules=RULES)
+        caps = resolve(args.impl, impl, args.capabilities, known_areas=AREAS, known_rules=all_rules())
     except CapabilitiesError as exc:
         impl.close()
         raise CliError(str(exc)) from None

@@ -78,7 +78,7 @@ def cmd_fanout(args: argparse.Namespace) -> int:
     from flinkspec.reports import console
     from flinkspec.reports import report as rep
     from properties.areas import AREAS
-    from properties.rules import RULES
+    from properties.rules import all_rules
 
     if args.cases < 1:
         raise CliError("--cases must be at least 1")
@@ -102,7 +102,7 @@ def cmd_fanout(args: argparse.Namespace) -> int:
         junit = Path(args.junit) if args.junit else None
         check_writable(report_dir, junit)
         try:
-            caps = resolve(args.impl, impl, args.capabilities, known_areas=AREAS, known_rules=RULES)
+            caps = resolve(args.impl, impl, args.capabilities, known_areas=AREAS, known_rules=all_rules())
         except CapabilitiesError as exc:
             raise CliError(str(exc)) from None
         for warning in caps.warnings:

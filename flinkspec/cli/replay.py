@@ -18,7 +18,7 @@ from oracle.versions import SUPPORTED, UnknownVersion, parse_version
 def cmd_replay(args: argparse.Namespace) -> int:
     from flinkspec.impls.capabilities import resolve
     from flinkspec.judge.verdict import Judge, NotChecked, SuiteError
-    from properties.rules import RULES
+    from properties.rules import all_rules
 
     if args.request:
         try:
@@ -50,7 +50,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
                            "and an input object")
     still = 0
     try:
-        caps = resolve(impl_spec, impl, None, known_areas=AREAS, known_rules=RULES)
+        caps = resolve(impl_spec, impl, None, known_areas=AREAS, known_rules=all_rules())
         for i, case in enumerate(cases, 1):
             req = {"id": i, **case["request"]}
             try:

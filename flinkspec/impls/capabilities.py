@@ -28,6 +28,11 @@ strips an undeclared feature from a request where the request stays meaningful w
 request is not checked ("needs protocol 2 feature ..."), never failed. A request whose config uses one
 of the ``unmodelled_keys`` is not checked either. An implementation that does not answer the
 capabilities request speaks protocol 1 with no extra feature; the built-in ones speak everything.
+
+An ``unsupported`` entry may instead name a feature its protocol version has but it does not model,
+``{"feature": "config.spelling", "why": "we read plain values only"}``: that feature is then taken out of
+each request as for one it does not speak (``config.spelling``: every value respelled plainly), or the
+request is not checked.
 """
 
 from __future__ import annotations
@@ -103,10 +108,14 @@ class Speaks:
     protocol: int = 1
     features: tuple[str, ...] = ()
     unmodelled_keys: tuple[str, ...] = ()
+    unsupported_features: tuple[str, ...] = ()
 
     def speaks(self, name: str) -> bool:
-        """Whether the feature ``name`` (:mod:`flinkspec.impls.features`) may be sent."""
+        """Whether the feature ``name`` (:mod:`flinkspec.impls.features`) may be sent: one of the version it
+        speaks or declared beyond it, and not declared unsupported."""
         f = feat.BY_NAME.get(name)
+        if name in self.unsupported_features:
+            return False
         return name in self.features or (f is not None and f.version <= self.protocol)
 
     def not_spoken(self) -> tuple[str, ...]:
@@ -114,7 +123,8 @@ class Speaks:
 
     def to_json(self) -> dict[str, Any]:
         return {"protocol": self.protocol, "features": list(self.features),
-                "unmodelled_keys": list(self.unmodelled_keys), "not_spoken": list(self.not_spoken())}
+                "unmodelled_keys": list(self.unmodelled_keys), "unsupported_features": list(self.unsupported_features),
+                "not_spoken": list(self.not_spoken())}
 
 
 @attrs.frozen
@@ -127,10 +137,11 @@ class Capabilities:
     protocol: int = 1
     features: tuple[str, ...] = ()
     unmodelled_keys: tuple[str, ...] = ()
+    unsupported_features: tuple[str, ...] = ()  # declared by ``{"feature": ...}`` entries of ``unsupported``
 
     @property
     def speaks(self) -> Speaks:
-        return Speaks(self.protocol, self.features, self.unmodelled_keys)
+        return Speaks(self.protocol, self.features, self.unmodelled_keys, self.unsupported_features)
 
     def run_unsupported(self, area: str, version: FlinkVersion | str) -> Unsupported | None:
         """The declaration that takes (area, version) out of the run, if any."""
@@ -167,10 +178,11 @@ class Capabilities:
     def fit(self, request: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         """The request to send this implementation and None, or None and why it cannot be sent.
 
-        Undeclared features that can be taken out are stripped (a new request; ``request`` is
-        never changed; returned as it is when nothing is stripped); an undeclared feature that
-        cannot, an area it does not speak, or a config key it does not model (left after
-        stripping) makes the request not checked. The oracle judges the request as sent."""
+        Features it does not speak (undeclared, or declared unsupported) that can be taken out are
+        stripped (a new request; ``request`` is never changed; returned as it is when nothing is
+        stripped); one that cannot be taken out of this request, an area it does not speak, or a
+        config key it does not model (left after stripping) makes the request not checked. The
+        oracle judges the request as sent."""
         area = request.get("area") if isinstance(request, dict) else None
         if not isinstance(area, str):
             return request, None
@@ -182,9 +194,10 @@ class Capabilities:
         for f in feat.for_area(area):
             if speaks.speaks(f.name) or not f.used(out):
                 continue
-            if f.strip is None:
+            stripped = f.strip(out) if f.strip is not None else None
+            if stripped is None:
                 return None, f.need()
-            out = f.strip(out)
+            out = stripped
         inp = out.get("input")
         config = inp.get("config") if isinstance(inp, dict) else None
         if isinstance(config, dict):
@@ -195,8 +208,9 @@ class Capabilities:
 
     def fit_answer(self, request: dict[str, Any], answer: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         """An answer (Flink's, the oracle's or the implementation's) as this implementation can give
-        it: without the additions to answers it does not speak (``was_pending``), or None and why
-        the case is not checked (an addition that cannot be dropped, e.g. alignment's ``fail``).
+        it: without the additions to answers it does not speak (``was_pending``, and what only a
+        request feature it does not speak asks for, ``resource``), or None and why the case is not
+        checked (an addition that cannot be dropped, e.g. alignment's ``fail``).
         Compare the fitted expected answer with the fitted actual one."""
         out = answer.get("output") if isinstance(answer, dict) else None
         area = request.get("area") if isinstance(request, dict) else None
@@ -209,6 +223,9 @@ class Capabilities:
             if f.drop is None:
                 return None, f.need()
             out = f.drop(out)
+        for g in feat.for_area(area) if isinstance(area, str) else ():
+            if g.unanswer is not None and not speaks.speaks(g.name):
+                out = g.unanswer(out)
         return ({**answer, "output": out} if out is not answer["output"] else answer), None
 
     def merged(self, other: Capabilities) -> Capabilities:
@@ -216,7 +233,8 @@ class Capabilities:
         return Capabilities(self.unsupported + other.unsupported, self.warnings + other.warnings,
                             max(self.protocol, other.protocol),
                             tuple(dict.fromkeys(self.features + other.features)),
-                            tuple(dict.fromkeys(self.unmodelled_keys + other.unmodelled_keys)))
+                            tuple(dict.fromkeys(self.unmodelled_keys + other.unmodelled_keys)),
+                            tuple(dict.fromkeys(self.unsupported_features + other.unsupported_features)))
 
     def to_json(self) -> list[dict[str, Any]]:
         """The unsupported entries (the shape reports have always had; :attr:`speaks` has the rest)."""
@@ -244,6 +262,7 @@ def parse(data: object, source: str, *, known_areas: Iterable[str] = (), known_r
     warnings: list[str] = []
     unsupported = _unsupported(data.get("unsupported", []), source, set(known_areas), set(known_rules),
                                lenient, warnings)
+    unsupported_features = _unsupported_features(data.get("unsupported", []), source, lenient, warnings)
     protocol = _protocol(data.get("protocol", 1), source, lenient, warnings)
     features = _strings(data.get("features", []), f"{source}: features")
     unknown = [f for f in features if f not in feat.BY_NAME]
@@ -255,7 +274,8 @@ def parse(data: object, source: str, *, known_areas: Iterable[str] = (), known_r
         warnings.append(problem + " (ignored)")
     keys = _strings(data.get("unmodelled_keys", []), f"{source}: unmodelled_keys")
     return Capabilities(unsupported, tuple(warnings), protocol,
-                        tuple(dict.fromkeys(f for f in features if f in feat.BY_NAME)), tuple(dict.fromkeys(keys)))
+                        tuple(dict.fromkeys(f for f in features if f in feat.BY_NAME)), tuple(dict.fromkeys(keys)),
+                        unsupported_features)
 
 
 def _protocol(value: object, source: str, lenient: bool, warnings: list[str]) -> int:
@@ -288,10 +308,12 @@ def _unsupported(entries: object, source: str, areas: set[str], rules: set[str],
         where = f"{source}: unsupported[{i}]"
         if not isinstance(entry, dict):
             raise CapabilitiesError(f"{where} must be an object")
+        if "feature" in entry:
+            continue  # _unsupported_features
         unknown = set(entry) - {*FIELDS, "why"}
         if unknown:
             raise CapabilitiesError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}; "
-                                    "expected area, flink, rule, why")
+                                    "expected area, flink, rule, why (or feature, why)")
         if not any(k in entry for k in FIELDS):
             raise CapabilitiesError(f"{where} selects everything; give at least one of area, flink, rule")
         for k in FIELDS:
@@ -321,6 +343,35 @@ def _unsupported(entries: object, source: str, areas: set[str], rules: set[str],
     return tuple(out)
 
 
+def _unsupported_features(entries: list[Any], source: str, lenient: bool, warnings: list[str]) -> tuple[str, ...]:
+    """The features named by ``{"feature": NAME or [NAMES], "why": ...}`` entries of ``unsupported``: the
+    implementation does not speak them although its protocol version has them (``config.spelling``)."""
+    out: list[str] = []
+    for i, entry in enumerate(entries):
+        if not (isinstance(entry, dict) and "feature" in entry):
+            continue
+        where = f"{source}: unsupported[{i}]"
+        extra = set(entry) - {"feature", "why"}
+        if extra:
+            raise CapabilitiesError(f"{where}: a feature entry names the feature only; unknown field(s) "
+                                    f"{', '.join(sorted(extra))} (expected feature, why)")
+        names, why = entry["feature"], entry.get("why", "")
+        if not (isinstance(names, str)
+                or (isinstance(names, list) and names and all(isinstance(x, str) for x in names))):
+            raise CapabilitiesError(f"{where}.feature must be a string or a non-empty list of strings")
+        if not isinstance(why, str):
+            raise CapabilitiesError(f"{where}.why must be a string")
+        for name in _names(names) or ():
+            if name in feat.BY_NAME:
+                out.append(name)
+                continue
+            problem = f"{where}.feature: unknown feature {name}; known: {', '.join(feat.BY_NAME)}"
+            if not lenient:
+                raise CapabilitiesError(problem)
+            warnings.append(problem + " (ignored)")
+    return tuple(dict.fromkeys(out))
+
+
 def _unknown(where: str, field: str, names: Sequence[str] | None, known: set[str]) -> str | None:
     bad = [n for n in names or () if known and n not in known]
     return f"{where}.{field}: unknown {field}(s) {', '.join(bad)}" if bad else None
@@ -328,7 +379,7 @@ def _unknown(where: str, field: str, names: Sequence[str] | None, known: set[str
 
 def load_file(path: str | Path, *, known_areas: Iterable[str], known_rules: Iterable[str]) -> Capabilities:
     """The declaration in a JSON file (``--capabilities FILE``); the areas and rules it may name are
-    the suite's (``properties.areas.AREAS``, ``properties.rules.RULES``)."""
+    the suite's (``properties.areas.AREAS``, every rule of ``properties.rules.all_rules()``)."""
     try:
         data = json.loads(Path(path).read_text())
     except OSError as exc:
@@ -367,7 +418,8 @@ def resolve(spec: str, impl: Implementation | None, path: str | None, *, known_a
             known_rules: Iterable[str]) -> Capabilities:
     """The file's declaration (if any) plus what the implementation answers (if it is asked); the
     built-in implementations speak every feature. ``known_areas`` and ``known_rules`` are what a
-    declaration may name (the suite's ``properties.areas.AREAS`` and ``properties.rules.RULES``)."""
+    declaration may name (the suite's ``properties.areas.AREAS`` and every rule ``flinkspec rules`` lists,
+    ``properties.rules.all_rules()``: invariants, ``-EQ``/``-REFUSED`` rules and the oracle's rules)."""
     caps = load_file(path, known_areas=known_areas, known_rules=known_rules) if path else NONE
     if not asks(spec):
         return caps.merged(EVERYTHING)

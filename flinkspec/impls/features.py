@@ -4,10 +4,14 @@ docs/protocol/v1.md is protocol version 1: an implementation written exactly to 
 failed for not knowing something added since. Every input feature added since (a field, an event
 kind, a config key, a whole area) is registered here with the protocol version that added it,
 the area whose requests carry it, a one-line description, a detector ``used(request)`` and, where
-the feature can be taken out of a request that stays well-formed, ``strip(request)``. Everything
-added so far is version 2 (:data:`CURRENT`, what the suite speaks): the extensions of
-docs/protocol/v2.md, docs/protocol/checkpoint-alignment.md and docs/protocol/checkpoint-coordinator.md
-appeared together, with no published version in between.
+the feature can be taken out of a request that stays well-formed, ``strip(request)``. Version 2:
+the extensions of docs/protocol/v2.md, docs/protocol/checkpoint-alignment.md and
+docs/protocol/checkpoint-coordinator.md, which appeared together, with no published version in between.
+Version 3 (:data:`CURRENT`, what the suite speaks): docs/protocol/v3.md (``getResource`` lookups).
+
+A feature of version 1 (``config.spelling``: how a config value is written) is part of v1.md; it is
+registered so that an implementation can declare it does not model it, and be treated for it as one
+that does not speak it.
 
 Answers can carry additions too (:data:`ANSWER_FEATURES`): Flink's answer to a version-1 request
 may hold an entry that only version 2 defines (``was_pending``); the expected answer drops it for
@@ -28,7 +32,7 @@ import attrs
 Request = dict[str, Any]
 Output = dict[str, Any]
 
-CURRENT = 2  # the protocol version the suite speaks
+CURRENT = 3  # the protocol version the suite speaks
 V1_AREAS = ("memory.taskmanager", "memory.jobmanager", "watermark.valve", "watermark.timers",
             "classloading.resolve", "checkpoint.coordinator", "checkpoint.alignment")
 
@@ -43,15 +47,24 @@ class Feature:
     further areas whose inputs can carry it (``checkpoint.recovery`` takes alignment inputs). A
     feature named like its area is a whole area. ``detect`` looks at the input of a request of one
     of those areas; ``strip`` is None where taking the feature out would leave a request about
-    something else (the request is then not checked)."""
+    something else (the request is then not checked), and returns None for the requests it cannot
+    take the feature out of (``config.spelling``: a value with no plain spelling of its meaning).
+
+    A feature of ``version`` 1 is part of docs/protocol/v1.md: an implementation is sent it unless it
+    declares the feature unsupported (:class:`flinkspec.impls.capabilities.Capabilities`).
+
+    ``unanswer`` takes out of an answer what only a request using the feature asks for (``resource``
+    for ``resource_lookup_one``): Flink's recorded answer to the request, fitted to the request as sent
+    to an implementation that does not speak the feature."""
 
     name: str
     version: int
     area: str
     description: str
     detect: Callable[[Request], bool]
-    strip: Callable[[Request], Request] | None = None
+    strip: Callable[[Request], Request | None] | None = None
     also: tuple[str, ...] = ()
+    unanswer: Callable[[Output], Output] | None = None
 
     def used(self, request: Request) -> bool:
         """Whether ``request`` uses the feature (never for a request of another area)."""
@@ -67,6 +80,8 @@ class Feature:
 
     def need(self) -> str:
         """Why a request using the feature is not sent to an implementation that does not speak it."""
+        if self.version == 1:  # part of protocol 1: the implementation declared it unsupported
+            return f"needs feature {self.name} ({self.description})"
         return f"needs protocol {self.version} feature {self.name} ({self.description})"
 
 
@@ -198,6 +213,10 @@ def _jars_used(req: Request) -> bool:
     return any(name in _input(req) for name in ("user_jars", "parent_jars"))
 
 
+def _without_output_field(name: str) -> Callable[[Output], Output]:
+    return lambda out: {k: v for k, v in out.items() if k != name} if isinstance(out, Mapping) and name in out else out
+
+
 # ------------------------------------------------------------------------------------------------
 # checkpoint.coordinator
 
@@ -261,6 +280,41 @@ def _patch_release_named(req: Request) -> bool:
 
 
 # ------------------------------------------------------------------------------------------------
+# config.spelling (memory.*, classloading.resolve): how a config value is written
+
+
+def _request_version(req: Request) -> Any:
+    """The request's Flink version, or None for one the suite does not know (a BadRequest anyway)."""
+    from oracle.versions import LATEST, UnknownVersion, parse_version
+
+    flink = req.get("flink")
+    if flink is None:
+        return LATEST
+    try:
+        return parse_version(flink)
+    except UnknownVersion:
+        return None
+
+
+def _spelling_used(req: Request) -> bool:
+    """Some config value is not written plainly (:mod:`flinkspec.impls.spelling`)."""
+    from flinkspec.impls import spelling
+
+    version = _request_version(req)
+    return version is not None and bool(spelling.odd_keys(_config(req), version))
+
+
+def _respell(req: Request) -> Request | None:
+    """Every config value written plainly, as Flink of the request's version reads it; None when one has
+    no plain spelling with its meaning."""
+    from flinkspec.impls import spelling
+
+    version = _request_version(req)
+    config = spelling.respelled(_config(req), version) if version is not None else None
+    return None if config is None else _with_input(req, {**_input(req), "config": config})
+
+
+# ------------------------------------------------------------------------------------------------
 # the registry
 
 _ALIGNMENT = "checkpoint.alignment"
@@ -305,6 +359,13 @@ FEATURES: tuple[Feature, ...] = (
     Feature("checkpoint.alignment.checkpoints-after-finish", 2, _ALIGNMENT,
             "the checkpoints_after_finish option", _has_field("checkpoints_after_finish"),
             _without_field("checkpoints_after_finish"), also=(_RECOVERY,)),
+    Feature("classloading.resolve.resource-lookup-one", 3, "classloading.resolve",
+            "getResource lookups: resource_lookup_one, answered in resource", _has_field("resource_lookup_one"),
+            _without_field("resource_lookup_one"), unanswer=_without_output_field("resource")),
+    # last: the strips above may drop keys first
+    Feature("config.spelling", 1, "memory.taskmanager",
+            "config values not written plainly: whitespace, letter case, quotes, list syntax, number notation",
+            _spelling_used, _respell, also=("memory.jobmanager", "classloading.resolve")),
 )
 
 

@@ -52,6 +52,12 @@ class _ParentResourcesFirst(Loaders):
         return sorted(found, key=lambda side: side != PARENT)
 
 
+class _GetResourceParentFirst(Loaders):
+    def resource(self, name: str) -> str | None:
+        found = self.resources(name)
+        return PARENT if PARENT in found else (found[0] if found else None)
+
+
 class _JavaPackagesAllowed(Loaders):
     def _find_in_user_jar(self, name: str) -> str:
         return USER if name in self.user_classes else NOT_FOUND
@@ -96,6 +102,8 @@ for _name, _doc, _after in (
      "of being loaded from the user jar.", _answer(_PatternIsFilter)),
     ("cl-resources-parent-first", "Child-first getResources lists the parent's resources before the user jar's.",
      _answer(_ParentResourcesFirst)),
+    ("cl-get-resource-parent-first", "getResource asks the parent first (ClassLoader's own delegation) even "
+     "child-first, while getResources lists the user jar's copy first.", _answer(_GetResourceParentFirst)),
     ("cl-java-allowed", "Classes of java.* packages load from the jars (no SecurityException for a prohibited "
      "package name).", _answer(_JavaPackagesAllowed)),
     ("cl-trimmed-order", "classloader.resolve-order is trimmed and lower-cased: ' child-first' is accepted.",

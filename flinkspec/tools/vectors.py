@@ -173,8 +173,9 @@ class Vector:
 
 
 def features_of(request: Mapping[str, Any], answer: Answer) -> tuple[str, ...]:
-    """The protocol features (:mod:`flinkspec.impls.features`) a request uses and its answer shows."""
-    used = [f.name for f in feat.FEATURES if f.used(dict(request))]
+    """The protocol features (:mod:`flinkspec.impls.features`) a request uses and its answer shows, those
+    added since protocol 1 (a vector of odd config spellings, ``config.spelling``, is of protocol 1)."""
+    used = [f.name for f in feat.FEATURES if f.version > 1 and f.used(dict(request))]
     out = answer.get("output")
     shown = [f.name for f in feat.ANSWER_FEATURES
              if f.area == request.get("area") and isinstance(out, dict) and f.shown(out)]

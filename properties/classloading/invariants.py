@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from oracle import classloading_config as clc
-from oracle.classloading import class_file, jdk_classes
+from oracle.classloading import class_file, jdk_classes, jdk_hidden_class_files, jdk_resources
 from oracle.versions import FlinkVersion, pick
 from properties.rules import Request, Response, Violation, accepted_rule, differential_rule, invariant
 
@@ -43,7 +43,8 @@ def _strings(value: object) -> bool:
 
 @invariant("CLR-1", AREA, "The answer lists the patterns in force (strings), one result per class lookup "
            "('user', 'parent', 'not_found' or 'error:<Exception>') and one list per resource lookup holding only "
-           "'user' and 'parent'.", "docs/protocol/v1.md classloading.resolve")
+           "'user' and 'parent' (and, for a request with resource_lookup_one, one 'user', 'parent' or null per "
+           "single lookup in resource).", "docs/protocol/v1.md classloading.resolve, docs/protocol/v3.md")
 def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     if not _accepted(resp):
         return []
@@ -63,6 +64,12 @@ def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation
         problems.append("resources must hold one list per resource lookup")
     elif not all(isinstance(r, list) and all(x in ("user", "parent") for x in r) for r in rsc):
         problems.append("resources may only hold 'user' and 'parent'")
+    if "resource_lookup_one" in inp:
+        one = out.get("resource")
+        if not isinstance(one, list) or len(one) != len(inp["resource_lookup_one"]):
+            problems.append("resource must hold one entry per single resource lookup")
+        elif bad_one := [r for r in one if r not in ("user", "parent", None)]:
+            problems.append(f"resource holds {bad_one[0]!r}")
     return [Violation("CLR-1", p) for p in problems[:1]]
 
 
@@ -269,4 +276,40 @@ def resources_order(req: Request, resp: Response, version: FlinkVersion) -> list
                                         f"it, but the answer is {found}")]
         if name in parent_jar and "parent" not in found:
             return [Violation("CLR-11", f"resource {name!r}: the parent jar holds it, but the answer is {found}")]
+    return []
+
+
+def _jdk_has_resource(name: str) -> bool:
+    """The JDK 17 platform class loader finds ``name`` (a class's file unless its module hides it)."""
+    if name.endswith(".class"):
+        binary = name[: -len(".class")].replace("/", ".")
+        return binary in jdk_classes() and binary not in jdk_hidden_class_files()
+    return name in jdk_resources()
+
+
+@invariant("CLR-12", AREA, "getResource finds a resource where getResources lists it first, null where it lists "
+           "none: child-first the user jar's copy before the parent's (the JDK's, then the parent jar's), "
+           "parent-first the parent's before the user jar's.",
+           "ClassLoader.getResources Javadoc ('The search order is described in the documentation for "
+           "getResource'), ClassLoader.getResource Javadoc; ChildFirstClassLoader Javadoc ('first loads from the "
+           "URLs and only after that from the parent')")
+def single_resource_is_the_first(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    out = _output(resp)
+    inp = req["input"]
+    if out is None or "resource_lookup_one" not in inp or shape(req, resp, version):
+        return []
+    listed = dict(zip(inp.get("resource_lookups", []), out["resources"], strict=True))
+    user = set(inp.get("user_resources", [])) | {class_file(c) for c in inp.get("user_classes", [])}
+    parent_jar = set(inp.get("parent_resources", [])) | {class_file(c) for c in inp.get("parent_classes", [])}
+    sides = ("user", "parent") if _child_first(req) else ("parent", "user")
+    for name, found in zip(inp["resource_lookup_one"], out["resource"], strict=True):
+        if name in listed and found != (listed[name][0] if listed[name] else None):
+            return [Violation("CLR-12", f"resource {name!r}: getResource answers {found!r}, getResources lists "
+                                        f"{listed[name]}")]
+        has = {"user": name in user, "parent": name in parent_jar or _jdk_has_resource(name)}
+        want = next((side for side in sides if has[side]), None)
+        if found != want:
+            return [Violation("CLR-12", f"resource {name!r}: getResource answers {found!r}, expected {want!r} "
+                                        f"({'child' if sides[0] == 'user' else 'parent'}-first, "
+                                        f"{' and '.join(s for s in sides if has[s]) or 'no side'} holding it)")]
     return []

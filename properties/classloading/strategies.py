@@ -7,6 +7,12 @@ with and without the trailing dot, a prefix that cuts a segment, the empty patte
 seeds plus names exactly on, just inside and just outside each pattern, each placed in the user jar,
 the parent jar, both or neither. Pattern strings come with the spellings each version's splitter
 treats differently (whitespace, empty and duplicate entries, quotes, YAML lists from 1.19).
+
+Every list- and string-valued input also takes its boundary shapes: a pattern list that is empty, one
+empty entry (``;``, ``;;``), whitespace only, duplicates, punctuation or whitespace at either end, and
+entries (and the class and resource names matching them) starting with a digit, ``$``, ``.``, ``_``,
+``-``, ``#`` or a letter beyond ASCII; the resolve order and the leak check empty, padded, cased or led
+by punctuation; name lists empty or holding a name twice (properties/classloading/test_meta.py).
 """
 
 from __future__ import annotations
@@ -48,10 +54,20 @@ def binary_names(draw: st.DrawFn) -> str:
     return ".".join([*package, "$".join([cls, *nested])])
 
 
+# binary names whose first character is unusual for a Java package: patterns cut from them start so too
+ODD_START = ("1x.Job", "1.Job", "$x.Job", "$.Job", "_x.Job", "-x.Job", "#x.Job", "ü.Job", "日本.Job", "Ωx.Job",
+             "@x.Job", "~x.Job")
+
+
+# patterns of an unusual first character on their own (no class name starts with '.')
+ODD_PIECES = (".", ".x", "1", "$", "ü", "_", "-x", "#x", "日本.")
+
+
 def _seed_names() -> st.SearchStrategy[str]:
     return st.one_of(binary_names(), binary_names(), st.sampled_from(JDK_NAMES), st.sampled_from(NEAR_JDK),
                      st.sampled_from(FRAMEWORK), st.sampled_from(["com.acme.Job", "com.acme.Job$Inner",
-                                                                  "com.acmex.Job", "com.acme.util.Helper"]))
+                                                                  "com.acmex.Job", "com.acme.util.Helper"]),
+                     st.sampled_from(ODD_START))
 
 
 def _cuts(name: str) -> list[str]:
@@ -78,12 +94,16 @@ def _around(pattern: str) -> list[str]:
     if len(base) > 1 and not base.endswith(".") and not base[:-1].endswith("."):
         out.append(base[:-1] + ".Cut")  # cuts the last char: outside
     out.append(base[:1].swapcase() + base[1:] + ".Case")  # prefix tests are case-sensitive
-    return out
+    return [n for n in out if _binary_name(n)]
+
+
+def _binary_name(name: str) -> bool:
+    return all(name.split(".")) and not set(name) & set("/;[")
 
 
 def _spell(pieces: list[str], version: FlinkVersion, draw: st.DrawFn) -> str:
     """One string for a pattern list, in a spelling the version's splitter reads back (or not)."""
-    styles = ["plain", "spaced", "empties", "trailing"]
+    styles = ["plain", "spaced", "empties", "trailing", "empty", "empty", "duplicates", "edges"]
     if version >= v("1.15"):
         styles += ["quoted", "bad-quote"]
     if version >= v("1.19"):
@@ -91,6 +111,13 @@ def _spell(pieces: list[str], version: FlinkVersion, draw: st.DrawFn) -> str:
     style = draw(st.sampled_from(styles))
     if style == "spaced":
         return " ; ".join(f" {p} " for p in pieces)
+    if style == "empty":  # no pattern, or one empty entry
+        return draw(st.sampled_from(["", "", ";", ";;", " ", "  ", "\n"]))
+    if style == "duplicates":
+        return ";".join([*pieces, *draw(st.lists(st.sampled_from(pieces), min_size=1, max_size=2))])
+    if style == "edges":  # punctuation or whitespace at either end of the value
+        return (draw(st.sampled_from(["", ";", " ", ",", ".", "#", "-"])) + ";".join(pieces)
+                + draw(st.sampled_from(["", ";", " ", ",", ".", "#", "\n"])))
     if style == "empties":
         return ";".join(p for piece in pieces for p in (piece, "")) + draw(st.sampled_from(["", ";", ";;"]))
     if style == "trailing":
@@ -104,7 +131,7 @@ def _spell(pieces: list[str], version: FlinkVersion, draw: st.DrawFn) -> str:
         items += draw(st.sampled_from([[], [], ["1"], ["true"], ["0x1F"], ["''"]]))
         return draw(st.sampled_from(["[{}]", "[ {} ]", "[{},]"])).format(", ".join(items))
     if style == "yaml-null":
-        return "[" + ", ".join([*pieces[:1], "~"]) + "]"
+        return "[" + ", ".join([*(p for p in pieces[:1] if _yaml_plain(p)), "~"]) + "]"
     return ";".join(pieces)
 
 
@@ -115,25 +142,36 @@ def _yaml_plain(piece: str) -> bool:
         return False
 
 
+# boundary shapes of the two string options: punctuation, a no-break space or a full-width letter at an end
+_ORDERS = st.sampled_from([None, None, "child-first", "parent-first", "parent-first", "Parent-First", "CHILD-FIRST",
+                           "parent-firſt", "chİld-first"])
+_BAD_ORDERS = st.sampled_from([" child-first", "parent-first ", "child_first", "", "bogus"])
+_ODD_ORDERS = st.sampled_from([";child-first", "child-first;", "-parent-first", "$child-first", "1parent-first",
+                               "\u00a0child-first", "ｃhild-first", "tRUE"])
+_ODD_LEAKS = st.sampled_from(["", " true", "false ", "tRUE", "1", ";false", "\u00a0true"])
+
+
 @st.composite
 def configs(draw: st.DrawFn, version: FlinkVersion, seeds: list[str]) -> dict[str, str]:
     config: dict[str, str] = {}
-    order = draw(st.sampled_from([None, None, "child-first", "parent-first", "parent-first", "Parent-First",
-                                  "CHILD-FIRST", " child-first", "parent-first ", "child_first", "parent-firſt",
-                                  "chİld-first", "", "bogus"]))
+    which = draw(st.integers(0, 9))  # mostly read, two in ten refused, one in ten a boundary shape
+    order = draw(_ORDERS if which < 7 else _BAD_ORDERS if which < 9 else _ODD_ORDERS)
     if order is not None:
         config["classloader.resolve-order"] = order
     cuts = [c for s in seeds for c in _cuts(s)]
-    pieces = st.lists(st.sampled_from(cuts), min_size=1, max_size=3)
+    cut = st.sampled_from(cuts)
+    pieces = st.lists(st.one_of(cut, cut, cut, st.sampled_from(ODD_PIECES)), min_size=1, max_size=3)
     if draw(st.integers(0, 5)) == 0:  # override the defaults (maybe dropping java.)
         keys = ["classloader.parent-first-patterns.default", "classloader.parent-first-patterns"]
         defaults = list(pick(clc.DEFAULT_PATTERNS, version))
         base = draw(st.sampled_from([[], defaults[1:], ["javax.", "org.apache.flink."], draw(pieces)]))
         for key in draw(st.sampled_from([keys[:1], keys[1:], keys])):
-            config[key] = _spell(base or ["scala."], version, draw)
+            config[key] = _spell(base, version, draw) if base else draw(st.sampled_from(["", ";", ";;", " "]))
     if draw(st.integers(0, 3)) > 0:
         config["classloader.parent-first-patterns.additional"] = _spell(draw(pieces), version, draw)
-    leak = draw(st.sampled_from([None, None, None, "true", "false", "FALSE", "nope"]))
+    which = draw(st.integers(0, 11))
+    leak = draw(st.sampled_from([None, None, "true", "false", "FALSE"]) if which < 10
+                else st.just("nope") if which == 10 else _ODD_LEAKS)
     if leak is not None:
         config["classloader.check-leaked-classloader"] = leak
     if draw(st.integers(0, 9)) == 0:
@@ -148,8 +186,12 @@ def _patterns_for(config: dict[str, str], version: FlinkVersion) -> tuple[str, .
         return ()
 
 
+_JDK_FILES = ("java/lang/String.class", "javax/xml/parsers/DocumentBuilder.class",
+              "META-INF/services/java.nio.file.spi.FileSystemProvider")
 _RESOURCES = ("META-INF/x.txt", "META-INF/services/com.acme.Plugin", "com/acme/app.properties", "log4j2.xml",
-              "a/b/c/d.bin", "java/lang/Object.class", "java/lang/Fake.class", "com/acme/Job.class")
+              "a/b/c/d.bin", "java/lang/Object.class", "java/lang/Fake.class", "com/acme/Job.class",
+              # names of unusual leading characters
+              ".hidden", "$x.txt", "1/a.txt", "_x/y.bin", "-x.txt", "#x", "ü/ß.txt", "日本/x.txt", "~x", "@x/y")
 
 
 @st.composite
@@ -169,18 +211,31 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
             user.append(name)
         if side in ("parent", "both"):
             parent.append(name)
+    if user and draw(st.integers(0, 5)) == 5:
+        user.append(user[0])  # a class listed twice in a jar: it holds it once
+    if parent and draw(st.integers(0, 5)) == 5:
+        parent.append(parent[-1])
     lookups = draw(st.permutations(names))
     if draw(st.integers(0, 4)) == 0:
         lookups = [*lookups, *lookups[:2]]  # a class asked for twice
+    elif draw(st.integers(0, 9)) == 9:
+        lookups = []  # no class asked for
     res_pool = [*_RESOURCES, *(class_file(n) for n in names), *sorted(jdk_resources())[:3]]
     res_names = draw(st.lists(st.sampled_from(res_pool), max_size=4, unique=True))
     user_files = {class_file(n) for n in user}
     parent_files = {class_file(n) for n in parent}
     user_res = [r for r in res_names if r not in user_files and draw(st.booleans())]
     parent_res = [r for r in res_names if r not in parent_files and draw(st.booleans())]
+    if user_res and draw(st.integers(0, 5)) == 5:
+        user_res.append(user_res[0])  # a resource listed twice
+    if res_names and draw(st.integers(0, 5)) == 5:
+        res_names = [*res_names, res_names[0]]  # a resource asked for twice
     out: dict[str, Any] = {"config": config, "user_classes": user, "parent_classes": parent, "lookups": lookups}
     if res_names:
         out |= {"user_resources": user_res, "parent_resources": parent_res, "resource_lookups": res_names}
+    if draw(st.integers(0, 3)) > 0:  # protocol 3: getResource, mostly of names getResources is asked too
+        singles = draw(st.lists(st.sampled_from(res_names or res_pool), max_size=3))
+        out["resource_lookup_one"] = singles + draw(st.lists(st.sampled_from([*res_pool, *_JDK_FILES]), max_size=1))
     return out
 
 

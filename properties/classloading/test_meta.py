@@ -38,6 +38,52 @@ def _resolved(result: str) -> Callable[[dict[str, Any]], bool]:
     return check
 
 
+PATTERN_KEYS = ("classloader.parent-first-patterns.default", "classloader.parent-first-patterns",
+                "classloader.parent-first-patterns.additional")
+ODD_STARTS: dict[str, Callable[[str], bool]] = {
+    "a digit": str.isdigit, "'$'": lambda c: c == "$", "'.'": lambda c: c == ".",
+    "a letter beyond ASCII": lambda c: c.isalpha() and not c.isascii(), "'_', '-' or '#'": lambda c: c in "_-#"}
+
+
+def _odd_start(text: str) -> bool:
+    return bool(text) and any(starts(text[0]) for starts in ODD_STARTS.values())
+
+
+def _pattern_values(pred: Callable[[str], bool]) -> Callable[[dict[str, Any]], bool]:
+    """Some pattern-list value of the config satisfies ``pred`` (and the request is answered)."""
+    return lambda r: _out(r) is not None and any(pred(v) for k, v in r["input"]["config"].items() if k in PATTERN_KEYS)
+
+
+def _config_value(key: str, pred: Callable[[str], bool]) -> Callable[[dict[str, Any]], bool]:
+    return lambda r: key in r["input"]["config"] and pred(r["input"]["config"][key])
+
+
+def _duplicate_entry(value: str) -> bool:
+    entries = [e for e in value.split(";") if e.strip()]
+    return len(set(entries)) < len(entries)
+
+
+def _single(pred: Callable[[str, str | None, dict[str, Any]], bool]) -> Callable[[dict[str, Any]], bool]:
+    """Some getResource lookup ``name``, answered ``found``, satisfies ``pred(name, found, input)``."""
+    def check(r: dict[str, Any]) -> bool:
+        out = _out(r)
+        return out is not None and "resource" in out and any(
+            pred(n, f, r["input"]) for n, f in zip(r["input"]["resource_lookup_one"], out["resource"], strict=True))
+    return check
+
+
+def _pattern_in_force(starts: Callable[[str], bool]) -> Callable[[dict[str, Any]], bool]:
+    """Some pattern in force starts with a character ``starts`` accepts."""
+    def check(r: dict[str, Any]) -> bool:
+        out = _out(r)
+        return out is not None and any(p[:1] and starts(p[0]) for p in out["patterns"])
+    return check
+
+
+def _both_jars_hold(name: str, inp: dict[str, Any]) -> bool:
+    return name in inp.get("user_resources", []) and name in inp.get("parent_resources", [])
+
+
 def _side(name: str, inp: dict[str, Any]) -> str:
     user, parent = name in inp["user_classes"], name in inp["parent_classes"]
     return {(True, True): "both", (True, False): "user", (False, True): "parent"}.get((user, parent), "neither")
@@ -81,6 +127,43 @@ CORNERS: dict[str, Callable[[dict[str, Any]], bool]] = {
     "a resource in both jars": lambda r: (o := _out(r)) is not None and ["user", "parent"] in o["resources"],
     "a class file as a resource": lambda r: any(x.endswith(".class") for x in r["input"].get("resource_lookups", [])),
     "a class asked for twice": lambda r: len(set(r["input"]["lookups"])) < len(r["input"]["lookups"]),
+    # the boundary shapes of every list- and string-valued input
+    "an empty pattern list": _pattern_values(lambda v: v == ""),
+    "a pattern list of one empty entry": _pattern_values(lambda v: v in (";", ";;")),
+    "a pattern list of whitespace only": _pattern_values(lambda v: v != "" and not v.strip()),
+    "a pattern list naming one pattern twice": _pattern_values(_duplicate_entry),
+    "a pattern list led by punctuation": _pattern_values(lambda v: v[:1] in (";", ",", ".", "#", "-")),
+    "a pattern list ending in punctuation": _pattern_values(lambda v: v[-1:] in (";", ",", ".", "#")),
+    "a pattern list led by whitespace": _pattern_values(lambda v: v[:1] == " " and bool(v.strip())),
+    "a pattern list ending in whitespace": _pattern_values(lambda v: v[-1:] in (" ", "\n") and bool(v.strip())),
+    **{f"a pattern in force starting with {what}": _pattern_in_force(starts) for what, starts in ODD_STARTS.items()},
+    "a lookup of an unusual first character inside a pattern of it": _lookups_with(
+        lambda n, pats, _i: _odd_start(n) and any(p[:1] == n[:1] and n.startswith(p) for p in pats)),
+    "an empty resolve order": _config_value("classloader.resolve-order", lambda v: v == ""),
+    "a resolve order led by punctuation": _config_value("classloader.resolve-order", lambda v: v[:1] in ";-$"),
+    "a resolve order ending in punctuation": _config_value("classloader.resolve-order", lambda v: v.endswith(";")),
+    "a resolve order led by a no-break space": _config_value("classloader.resolve-order", lambda v: v[:1] == "\u00a0"),
+    "an empty leak check": _config_value("classloader.check-leaked-classloader", lambda v: v == ""),
+    "a padded leak check": _config_value("classloader.check-leaked-classloader", lambda v: v != v.strip()),
+    "a leak check led by punctuation": _config_value("classloader.check-leaked-classloader", lambda v: v[:1] == ";"),
+    "a class listed twice in the user jar": lambda r: len(set(u := r["input"]["user_classes"])) < len(u),
+    "a class listed twice in the parent jar": lambda r: len(set(u := r["input"]["parent_classes"])) < len(u),
+    "no class asked for": lambda r: r["input"]["lookups"] == [],
+    "an empty user jar": lambda r: r["input"]["user_classes"] == [] and not r["input"].get("user_resources"),
+    "a resource listed twice in the user jar": lambda r: len(set(u := r["input"].get("user_resources", []))) < len(u),
+    "a resource asked for twice": lambda r: len(set(u := r["input"].get("resource_lookups", []))) < len(u),
+    "a resource of an unusual first character in a jar": lambda r: any(
+        _odd_start(n) for n in [*r["input"].get("user_resources", []), *r["input"].get("parent_resources", [])]),
+    # protocol 3: getResource
+    "getResource of a name no side holds": _single(lambda _n, f, _i: f is None),
+    "getResource of a name both jars hold, child-first": _single(
+        lambda n, f, i: _both_jars_hold(n, i) and f == "user"),
+    "getResource of a name both jars hold, parent-first": _single(
+        lambda n, f, i: _both_jars_hold(n, i) and f == "parent"),
+    "getResource of a JDK resource": _single(lambda n, f, i: f == "parent" and n not in i.get("parent_resources", [])
+                                             and n.replace("/", ".").removesuffix(".class") not in i["parent_classes"]),
+    "getResource of a name getResources is asked too": _single(lambda n, _f, i: n in i.get("resource_lookups", [])),
+    "getResource of an empty list": lambda r: r["input"].get("resource_lookup_one") == [],
 }
 
 BY_VERSION: dict[str, tuple[FlinkVersion, Callable[[dict[str, Any]], bool]]] = {

@@ -116,6 +116,8 @@ BAD_SIZES = (
     "abc", "m", "1 mib", "12 MiB", "1g1", "1_000", "0x10",
     "9223372036854775808", "99999999999999999999b", "8388608t", "9007199254740992k", "+1m", "1e3",
     "１２m",  # full-width digits: not ASCII
+    # punctuation or a no-break space at either end (Java's trim() leaves U+00A0), digits beyond ASCII
+    "1m;", ";1m", "$1m", ",1m", "1m,", "#1m", "1m\u00a0", "\u00a01m", "١m",
 )
 
 _style = st.integers(0, 8 * 3 * 3 * 4 * 16 - 1)
@@ -150,14 +152,19 @@ fraction_text = st.one_of(
     st.sampled_from(("0", "0.0", "0.1", "0.4", "0.5", "0.99", "0.999999", "1", "1.0", "0.01")),
     st.floats(0, 0.5).map(repr),
     st.sampled_from((" 0.1 ", "1e-1", "0.1f", "0.1d", "NaN", "Infinity", "-0.1", "-0", "1.5", "abc", "", "0,1")),
+    # the edges of Float.parseFloat's syntax: a sign, a bare point, a hex float, punctuation, other digits
+    st.sampled_from(("+0.1", ".1", "1.", "0x1p-3", "0X1P-2", "0.1;", "$0.1", "\u00a00.1", "٠.١", "1e", ".")),
 )
 
 int_text = st.one_of(
     st.integers(-2, 64).map(str),
     st.sampled_from(("", "abc", "1.5", "2147483648", " 4 ", "-2147483648")),
+    # Integer.parseInt reads a sign and any Unicode decimal digit, nothing else
+    st.sampled_from(("+4", "04", "-0", "٤", "２", "4;", "$4", " ", "+", "-")),
 )
 cores_text = st.one_of(
     st.sampled_from(("0", "0.0", "-1", "1", "1.5", "2", "1e-5", "abc", "NaN", "Infinity")),
+    st.sampled_from(("", " 1 ", "+2", "0x1p1", "١")),
     st.floats(0.01, 64).map(repr),
 )
 
@@ -190,7 +197,7 @@ _tm_fractions = st.lists(st.sampled_from(TM_FRACTION_KEYS), unique=True, max_siz
 _tm_deprecated = st.lists(st.sampled_from(TM_DEPRECATED_KEYS), unique=True, max_size=2)
 _tm_legacy = st.lists(st.sampled_from(TM_LEGACY_KEYS), unique=True, max_size=2)
 _jm_legacy = st.lists(st.sampled_from(JM_LEGACY_KEYS), unique=True, max_size=2)
-_booleans_text = st.sampled_from(("true", "false", "TRUE", "True", "yes", "1", ""))
+_booleans_text = st.sampled_from(("true", "false", "TRUE", "True", "yes", "1", "", " true", "false ", "tRuE", ";true"))
 _rarely = st.integers(0, 5).map(lambda n: n == 5)  # shrinks towards False: leaves the key out
 
 

@@ -57,6 +57,25 @@ def test_every_unit_spelling_is_generated(unit: str) -> None:
                                                                           "flink.size", "process.size"))),
         ("no mode at all", lambda c: not any(TM + k in c for k in ("task.heap.size", "flink.size", "process.size"))),
         ("zero or negative cpu cores", lambda c: c.get("taskmanager.cpu.cores") in ("0", "-1", "0.0")),
+        # the boundary shapes of each kind of value
+        ("an empty size", lambda c: any(k.endswith((".size", ".min", ".max")) and x == "" for k, x in c.items())),
+        ("a size with punctuation at an end", lambda c: any(x in ("1m;", ";1m", "$1m", ",1m", "1m,", "#1m")
+                                                            for x in c.values())),
+        ("a size padded with a no-break space", lambda c: any("\u00a0" in x for x in c.values())),
+        ("a size in digits beyond ASCII", lambda c: any(x in ("١m", "１２m") for x in c.values())),
+        ("an empty fraction", lambda c: any(k.endswith("fraction") and x == "" for k, x in c.items())),
+        ("a fraction with a sign or a bare point", lambda c: any(k.endswith("fraction") and x in ("+0.1", ".1", "1.")
+                                                                 for k, x in c.items())),
+        ("a hex float fraction", lambda c: any(k.endswith("fraction") and x.lower().startswith("0x")
+                                               for k, x in c.items())),
+        ("a fraction with punctuation at an end", lambda c: any(k.endswith("fraction") and x in ("0.1;", "$0.1")
+                                                                for k, x in c.items())),
+        ("an int in digits beyond ASCII", lambda c: any(x in ("٤", "２") for x in c.values())),
+        ("an int with a sign or a leading zero", lambda c: any(x in ("+4", "04", "-0") for x in c.values())),
+        ("an empty int", lambda c: any(k in ("taskmanager.numberOfTaskSlots", "taskmanager.heap.mb",
+                                             "taskmanager.network.numberOfBuffers") and x == "" for k, x in c.items())),
+        ("empty cpu cores", lambda c: c.get("taskmanager.cpu.cores") == ""),
+        ("padded cpu cores", lambda c: c.get("taskmanager.cpu.cores") == " 1 "),
     ],
 )
 def test_taskmanager_strategy_reaches(corner: str, predicate: Callable[[dict[str, str]], bool]) -> None:
@@ -76,6 +95,10 @@ def test_legacy_keys_are_generated(key: str) -> None:
         ("heap and flink size", lambda c: JM + "heap.size" in c and JM + "flink.size" in c),
         ("direct memory limit on", lambda c: c.get(JM + "enable-jvm-direct-memory-limit") == "true"),
         ("legacy heap in mb", lambda c: "jobmanager.heap.mb" in c),
+        ("an empty boolean", lambda c: c.get(JM + "enable-jvm-direct-memory-limit") == ""),
+        ("a padded boolean", lambda c: c.get(JM + "enable-jvm-direct-memory-limit") in (" true", "false ")),
+        ("a boolean of mixed case", lambda c: c.get(JM + "enable-jvm-direct-memory-limit") == "tRuE"),
+        ("a boolean led by punctuation", lambda c: c.get(JM + "enable-jvm-direct-memory-limit") == ";true"),
     ],
 )
 def test_jobmanager_strategy_reaches(corner: str, predicate: Callable[[dict[str, str]], bool]) -> None:

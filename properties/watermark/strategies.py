@@ -81,8 +81,10 @@ def sequences(index: str, max_n: int | None = None) -> st.SearchStrategy[dict[st
     return st.integers(0, 65535).flatmap(lambda x: long if x % 20 == 19 else short)
 
 
-KEYS = ("a", "b", "c", "", "key-1")
-_timer_step = st.tuples(st.integers(0, 5), st.integers(0, 1 << 16), st.integers(0, len(KEYS) - 1), st.booleans())
+KEYS = ("a", "b", "c", "", "key-1", "ü", "$k", "1", " a")  # the empty key, keys of unusual first characters
+NAMESPACES = (None, "window-1", "window-1", "", "ü-window", " ")  # None: VoidNamespace
+_timer_step = st.tuples(st.integers(0, 5), st.integers(0, 1 << 16), st.integers(0, len(KEYS) - 1),
+                        st.integers(0, len(NAMESPACES) - 1))
 
 
 @st.composite
@@ -99,8 +101,8 @@ def timer_scripts(draw: st.DrawFn) -> dict[str, Any]:
         else:
             events.append({"watermark": t})
             continue
-        if ns:
-            ev["namespace"] = "window-1"
+        if NAMESPACES[ns] is not None:
+            ev["namespace"] = NAMESPACES[ns]
         events.append(ev)
     if draw(_tail):
         events.append({"watermark": LONG_MAX})

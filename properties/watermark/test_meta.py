@@ -120,6 +120,14 @@ TIMER_CORNERS = {
                                                          if "register" in e}) > len({e["register"] for e in _ev(r)
                                                                                      if "register" in e}),
     "a namespace": lambda r: any("namespace" in e for e in _ev(r)),
+    "the empty namespace": lambda r: any(e.get("namespace") == "" for e in _ev(r)),
+    "a namespace beyond ASCII": lambda r: any(not e.get("namespace", "").isascii() for e in _ev(r)),
+    "a namespace of whitespace": lambda r: any(e.get("namespace") == " " for e in _ev(r)),
+    "the empty key": lambda r: any(e.get("key") == "" for e in _ev(r)),
+    "a key of an unusual first character": lambda r: any(e.get("key", "a")[:1] in ("ü", "$", "1", " ") for e in _ev(r)),
+    "two namespaces of one key at one time": lambda r: any(
+        a.get("key") == b.get("key") and a.get("register") == b.get("register") is not None
+        and a.get("namespace") != b.get("namespace") for i, a in enumerate(_ev(r)) for b in _ev(r)[i + 1:]),
 }
 
 

@@ -48,6 +48,11 @@ import org.apache.flink.configuration.CoreOptions;
  * loader for a class of a named (JDK) module: the platform loader delegates to the application
  * loader for the packages of JDK modules defined to it (jdk.compiler, jdk.jshell, ...).
  *
+ * <p>{@code resources} lists where {@code getResources} finds each name; {@code resource} (protocol 3,
+ * only when the request has {@code resource_lookup_one}) where {@code getResource} finds each name, or
+ * null. Both are asked of the loader {@code create} returned (a {@code SafetyNetWrapperClassLoader} when
+ * the leak check is on), so whether they agree is Flink's answer, not the bridge's.
+ *
  * <p>Every resource entry holds the bytes of an empty but valid manifest, so that names the jar
  * code treats specially ({@code META-INF/MANIFEST.MF} in any case, signature files) stay inert:
  * with other bytes, a {@code META-INF/MANIFEST.MF} entry makes every class of a named package in
@@ -72,6 +77,7 @@ public final class ClassLoadingArea implements Area {
         List<String> userResources = names(input, "user_resources", true);
         List<String> parentResources = names(input, "parent_resources", true);
         List<String> resourceLookups = names(input, "resource_lookups", true);
+        List<String> singleLookups = names(input, "resource_lookup_one", true);
         Map<String, String> userEntries = entries("user", userClasses, userResources);
         Map<String, String> parentEntries = entries("parent", parentClasses, parentResources);
         Map<String, String> configMap = Area.config(input);
@@ -125,6 +131,13 @@ public final class ClassLoadingArea implements Area {
                     resources.add(resources(loader, name, prefixes(userUrls), prefixes(parentUrls)));
                 }
                 out.put("resources", resources);
+                if (input.containsKey("resource_lookup_one")) {
+                    List<Object> single = new ArrayList<>();
+                    for (String name : singleLookups) {
+                        single.add(resource(loader, name, prefixes(userUrls), prefixes(parentUrls)));
+                    }
+                    out.put("resource", single);
+                }
                 return out;
             }
         } finally {
@@ -205,28 +218,29 @@ public final class ClassLoadingArea implements Area {
     private static List<Object> resources(ClassLoader loader, String name, List<String> userPrefixes,
             List<String> parentPrefixes) throws IOException {
         List<Object> where = new ArrayList<>();
-        String first = null;
         Enumeration<URL> urls = loader.getResources(name);
         while (urls.hasMoreElements()) {
-            String url = urls.nextElement().toString();
-            if (first == null) {
-                first = url;
-            }
-            if (startsWithAny(url, userPrefixes)) {
-                where.add("user");
-            } else if (startsWithAny(url, parentPrefixes) || url.startsWith("jrt:/")) {
-                where.add("parent");
-            } else {
-                throw new IllegalStateException("resource " + name + " found at an unexpected place " + url);
-            }
-        }
-        URL single = loader.getResource(name);
-        String got = single == null ? null : single.toString();
-        if (first == null ? got != null : !first.equals(got)) {
-            throw new IllegalStateException("getResource(" + name + ") = " + got
-                    + " is not the first element of getResources, " + first);
+            where.add(side(name, urls.nextElement(), userPrefixes, parentPrefixes));
         }
         return where;
+    }
+
+    /** Where {@code loader.getResource(name)} finds it: "user", "parent", or null for nowhere. */
+    private static Object resource(ClassLoader loader, String name, List<String> userPrefixes,
+            List<String> parentPrefixes) {
+        URL url = loader.getResource(name);
+        return url == null ? null : side(name, url, userPrefixes, parentPrefixes);
+    }
+
+    private static String side(String name, URL found, List<String> userPrefixes, List<String> parentPrefixes) {
+        String url = found.toString();
+        if (startsWithAny(url, userPrefixes)) {
+            return "user";
+        }
+        if (startsWithAny(url, parentPrefixes) || url.startsWith("jrt:/")) {
+            return "parent";
+        }
+        throw new IllegalStateException("resource " + name + " found at an unexpected place " + url);
     }
 
     /** The loader a SafetyNetWrapperClassLoader delegates to, or {@code loader} itself. */
