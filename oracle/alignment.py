@@ -15,12 +15,14 @@ via ``AbstractAlignedBarrierHandlerState``: AL-* in :data:`RULES`.
 
 At-least-once: ``CheckpointBarrierTracker``; ``pendingCheckpoints`` is a deque, oldest first: ALO-* in :data:`RULES`.
 
-Explained (:mod:`oracle.explain`), the rules that decided an event land on the trace entries it adds
-(``trace[k]``), the rule that decided the entry first (the handler's, for a record the consumption
-order); an event that adds no entry (a barrier that only blocks its channel, an ignored one, an
+Explained (:mod:`oracle.explain`), the rules that decided an event land on the trace entries it adds,
+the rule that decided the entry first (the handler's; for a record the consumption order), on each
+field of the entry (``trace[k].abort[0]``, ``trace[k].abort[1]``, ``trace[k].snapshot``): so an
+implementation that has something else at ``trace[k]`` lacks Flink's abort there, whatever it has
+instead. An event that adds no entry (a barrier that only blocks its channel, an ignored one, an
 arrival queued behind a blocked channel) decides no entry by itself: its rules land after those of
-the next entry added, where its effect shows, or past the trace's end. So the first rule of an
-entry never depends on what came before it.
+the next entry added, where its effect shows, or past the trace's end (``trace[n]``). So the first
+rule of an entry never depends on what came before it.
 """
 
 from __future__ import annotations
@@ -227,8 +229,8 @@ class Gate:
         self.queued: set[int] = set()  # channels with a non-empty queue
         self.trace: list[dict[str, Any]] = []
         self.failed = False
-        # what the task consumes in order: IN-3 (the input model), ALO-1 (the tracker blocks nothing)
-        self.order_rule = "IN-3" if isinstance(handler, AlignedHandler) else "ALO-1"
+        # what the task consumes in order: IN-3 (the input model), and ALO-1: the tracker blocks nothing
+        self.order_rules = ("IN-3",) if isinstance(handler, AlignedHandler) else ("IN-3", "ALO-1")
         self.explaining = tracing_active()
         self.unlanded: dict[str, None] = {}  # rules of events that added no entry, for the next one
 
@@ -262,11 +264,14 @@ class Gate:
             self.unlanded.update(dict.fromkeys(rules))
             return
         for k in range(start, len(self.trace)):
-            at("trace", k)
-            because(*rules)
-            if k == start:
-                because(*self.unlanded)
-                self.unlanded = {}
+            for name, value in self.trace[k].items():
+                parts: list[tuple[int, ...]] = [(j,) for j in range(len(value))] if isinstance(value, list) else [()]
+                for part in parts:
+                    at("trace", k, name, *part)
+                    because(*rules)
+                    if k == start:
+                        because(*self.unlanded)
+        self.unlanded = {}
 
     def _drain(self) -> None:
         """IN-3: consume the earliest queued event of an unblocked channel while there is one."""
@@ -292,7 +297,7 @@ class Gate:
 
     def _handle(self, event: Event) -> None:
         if event.kind == "record":
-            because(self.order_rule, "IN-4")  # which record is processed here: the consumption order
+            because(*self.order_rules, "IN-4")  # which record is processed here: the consumption order
             self.trace.append({"process": [event.channel, event.value]})
             return
         effects: tuple[Effect, ...]
