@@ -216,8 +216,8 @@ class Coordinator:
 
     def _not_started(self) -> None:
         """CC-2: the head waits (a trigger is in progress, or max_concurrent checkpoints are pending)."""
-        self.explain("triggered", "CC-2")
         self.explain("queued", "CC-2")
+        self.explain("triggered", "CC-2")
 
     def _start(self, request: Request | None) -> None:
         """``startTriggeringCheckpoint``: the rest happens on the main thread, after what is queued."""
