@@ -297,7 +297,8 @@ class Gate:
 
     def _handle(self, event: Event) -> None:
         if event.kind == "record":
-            because(*self.order_rules, "IN-4")  # which record is processed here: the consumption order
+            if self.explaining:  # the hot path: records are most of what a task consumes
+                because(*self.order_rules, "IN-4")  # which record is processed here: the consumption order
             self.trace.append({"process": [event.channel, event.value]})
             return
         effects: tuple[Effect, ...]

@@ -76,3 +76,30 @@ def test_every_declared_rule_is_traced_or_unrecorded_with_why() -> None:
     assert set(UNRECORDED) <= declared
     assert set(NOT_INSTRUMENTED) <= set(ORACLE_MODULES)
     assert all(why for why in (*UNRECORDED.values(), *NOT_INSTRUMENTED.values()))
+
+
+def _first_rules(area: str, inp: dict[str, Any], flink: str = "2.3") -> dict[tuple[str | int, ...], str]:
+    """The first rule recorded for each part of the answer (what the judge keys a divergence by)."""
+    explanation = oracle.explain_answer({"area": area, "flink": flink, "input": inp})[1]
+    return {d.path: d.rules[0] for d in explanation.decisions if d.rules}
+
+
+def test_a_trace_entry_is_explained_first_by_the_rule_that_added_it_whatever_came_before() -> None:
+    """A subsumed checkpoint's abort is AL-3's, also after events that added no entry (an ignored
+    cancel marker, an obsolete barrier): their rules land after it."""
+    subsumed = [{"channel": 0, "barrier": 2}, {"channel": 1, "barrier": 3}]
+    before = [{"channel": 1, "cancel": 1}, {"channel": 1, "barrier": 1}]
+    for events in (subsumed, [subsumed[0], *before, subsumed[1]]):
+        first = _first_rules("checkpoint.alignment", {"mode": "exactly_once", "channels": 2, "events": events})
+        assert first[("trace", 0, "abort", 0)] == first[("trace", 0, "abort", 1)] == "AL-3"
+
+
+def test_a_coordinator_step_field_is_explained_by_its_own_decision() -> None:
+    """A duplicate acknowledgement is CC-6's even when a timer expired another checkpoint in the
+    same step (CC-9 explains the abort, not the ack)."""
+    inp = {"config": {"max_concurrent": 2, "timeout_ms": 10}, "tasks": ["a", "b"],
+           "events": [{"at": 0, "trigger": "checkpoint"}, {"at": 5, "trigger": "checkpoint"},
+                      {"at": 6, "ack": "a", "checkpoint": 2}, {"at": 12, "ack": "a", "checkpoint": 2}]}
+    first = _first_rules("checkpoint.coordinator", inp)
+    assert first[("steps", 3, "aborted")] == "CC-9"
+    assert first[("steps", 3, "ack")] == "CC-6"
