@@ -243,9 +243,8 @@ class Gate:
             else:
                 if self.explaining:
                     at(*ASIDE, seq, "arrival")
-                because("IN-1")
-                if self.blocked[event.channel]:
-                    because("IN-2")  # it waits for its channel's resumeConsumption
+                # why it waits: its channel is blocked until resumed, or earlier arrivals go first
+                because("IN-2" if self.blocked[event.channel] else "IN-3", "IN-1")
                 self.queues[event.channel].append((seq, event))
                 self.queued.add(event.channel)
                 if self.explaining:
