@@ -12,7 +12,8 @@ after its barrier (it was not blocked), which the replay counts again: never few
 
 Each rule is enforced where its ID appears below; ``because(ID)`` says so to an explanation
 (:mod:`oracle.explain`), for each part of the answer in the order the job derives it: the checkpoint
-restored, each source's offset, each replayed record's output, the counts after the replay.
+restored, each source's offset, each replayed record's output, the counts after the replay (decided
+on the answer as a whole, after the rest: their keys are records).
 """
 
 from __future__ import annotations
@@ -100,7 +101,11 @@ def recover(payload: Mapping[str, Any], version: FlinkVersion, restore: Restore 
             counts[event["record"]] = counts.get(event["record"], 0) + 1
             output.append([event["record"], counts[event["record"]]])
     if explaining:
-        at("counts")
+        at("output", len(output))  # a record replayed beyond Flink's departs here
+        because("RC-5", "RC-4")
+        # the counts, last: a map keyed by records (data), so it is decided as a part of the answer
+        # as a whole, which then departs by which of its fields differ ("differs in counts")
+        at()
         because("RC-3", "RC-5")  # the restored state, then the replay
     return {"restored_from": restored, "offsets": offsets, "counts": dict(sorted(counts.items())),
             "output": output}
