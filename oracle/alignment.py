@@ -14,6 +14,15 @@ barriers where 1.14+ keeps a channel set), states ``WaitingForFirstBarrier`` / `
 via ``AbstractAlignedBarrierHandlerState``: AL-* in :data:`RULES`.
 
 At-least-once: ``CheckpointBarrierTracker``; ``pendingCheckpoints`` is a deque, oldest first: ALO-* in :data:`RULES`.
+
+Explained (:mod:`oracle.explain`), the rules that decided an event land on the trace entries it adds,
+the rule that decided the entry first (the handler's; for a record the consumption order), on each
+field of the entry (``trace[k].abort[0]``, ``trace[k].abort[1]``, ``trace[k].snapshot``): so an
+implementation that has something else at ``trace[k]`` lacks Flink's abort there, whatever it has
+instead. An event that adds no entry (a barrier that only blocks its channel, an ignored one, an
+arrival queued behind a blocked channel) decides no entry by itself: its rules land after those of
+the next entry added, where its effect shows, or past the trace's end (``trace[n]``). So the first
+rule of an entry never depends on what came before it.
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ import attrs
 
 from oracle import area
 from oracle.alignment_handlers import Abort, AlignedHandler, Block, Effect, Fail, Resume, Tracker, Trigger
+from oracle.explain import ASIDE, at, because, recorded, tracing_active
 from oracle.protocol import JAVA_LONG_MAX, BadRequest
 from oracle.rules import Declared
 from oracle.versions import FlinkVersion, pick, v
@@ -201,10 +211,11 @@ def run(request: Request, version: FlinkVersion, upto: int | None = None) -> lis
     mode, channels, after_finish = request.mode, request.channels, request.after_finish
     events = request.events if upto is None else request.events[:upto]
     handler: Handler
+    legacy = pick(LEGACY_TRACKER, version)
     if mode == "exactly_once":
-        handler = AlignedHandler(channels, after_finish=after_finish)
+        handler = AlignedHandler(channels, after_finish=after_finish, legacy=legacy)
     else:
-        handler = Tracker(channels, after_finish=after_finish, legacy=pick(LEGACY_TRACKER, version))
+        handler = Tracker(channels, after_finish=after_finish, legacy=legacy)
     return Gate(channels, handler).run(events)
 
 
@@ -218,18 +229,48 @@ class Gate:
         self.queued: set[int] = set()  # channels with a non-empty queue
         self.trace: list[dict[str, Any]] = []
         self.failed = False
+        # what the task consumes in order: IN-3 (the input model), and ALO-1: the tracker blocks nothing
+        self.order_rules = ("IN-3",) if isinstance(handler, AlignedHandler) else ("IN-3", "ALO-1")
+        self.explaining = tracing_active()
+        self.unlanded: dict[str, None] = {}  # rules of events that added no entry, for the next one
 
     def run(self, events: list[Event]) -> list[dict[str, Any]]:
         for seq, event in enumerate(events):
             if self.failed:
                 break
             if not self.queued and not self.blocked[event.channel]:
-                self._consume(event)  # IN-3 fast path: nothing waits before it
+                self._consume(seq, event)  # IN-3 fast path: nothing waits before it
             else:
-                self.queues[event.channel].append((seq, event))  # IN-1
+                if self.explaining:
+                    at(*ASIDE, seq, "arrival")
+                # why it waits: its channel is blocked until resumed, or earlier arrivals go first
+                because("IN-2" if self.blocked[event.channel] else "IN-3", "IN-1")
+                self.queues[event.channel].append((seq, event))
                 self.queued.add(event.channel)
+                if self.explaining:
+                    self._land((*ASIDE, seq, "arrival"), len(self.trace))
             self._drain()
+        if self.explaining and self.unlanded:
+            at("trace", len(self.trace))  # an entry past the end would depart here
+            because(*self.unlanded)
         return self.trace
+
+    def _land(self, aside: tuple[str | int, ...], start: int) -> None:
+        """Repeat the rules recorded ``aside`` on the entries added since ``start``, the first also
+        followed by the rules of the events before it that added none (see the module's docstring)."""
+        rules = recorded(*aside)
+        if len(self.trace) == start:
+            self.unlanded.update(dict.fromkeys(rules))
+            return
+        for k in range(start, len(self.trace)):
+            for name, value in self.trace[k].items():
+                parts: list[tuple[int, ...]] = [(j,) for j in range(len(value))] if isinstance(value, list) else [()]
+                for part in parts:
+                    at("trace", k, name, *part)
+                    because(*rules)
+                    if k == start:
+                        because(*self.unlanded)
+        self.unlanded = {}
 
     def _drain(self) -> None:
         """IN-3: consume the earliest queued event of an unblocked channel while there is one."""
@@ -239,14 +280,24 @@ class Gate:
                 return
             channel = min(ready, key=lambda c: self.queues[c][0][0])
             queue = self.queues[channel]
-            _, event = queue.popleft()
+            seq, event = queue.popleft()
             if not queue:
                 self.queued.discard(channel)
-            self._consume(event)
+            self._consume(seq, event)
 
-    def _consume(self, event: Event) -> None:
+    def _consume(self, seq: int, event: Event) -> None:
         """IN-4 ... IN-6."""
+        start = len(self.trace)
+        if self.explaining:
+            at(*ASIDE, seq)
+        self._handle(event)
+        if self.explaining:
+            self._land((*ASIDE, seq), start)
+
+    def _handle(self, event: Event) -> None:
         if event.kind == "record":
+            if self.explaining:  # the hot path: records are most of what a task consumes
+                because(*self.order_rules, "IN-4")  # which record is processed here: the consumption order
             self.trace.append({"process": [event.channel, event.value]})
             return
         effects: tuple[Effect, ...]
@@ -258,17 +309,23 @@ class Gate:
             effects = self.handler.cancel(event.channel, event.value)
         else:
             raise AssertionError(f"unvalidated event {event!r}")
+        because("IN-4")  # after the handler's own rules: they decide what it adds
         for effect in effects:
             if isinstance(effect, Block):
+                because("IN-2")
                 self.blocked[effect.channel] = True
             elif isinstance(effect, Resume):
+                because("IN-2")
                 self.blocked[effect.channel] = False
             elif isinstance(effect, Trigger):
+                because("IN-5")
                 self.trace.append({"snapshot": effect.checkpoint})
                 self.trace.append({"emit_barrier": effect.checkpoint})
             elif isinstance(effect, Abort):
+                because("IN-5")
                 self.trace.append({"abort": [effect.checkpoint, effect.reason]})
             elif isinstance(effect, Fail):
+                because("IN-6")
                 self.trace.append({"fail": effect.exception})
                 self.failed = True
 

@@ -10,6 +10,11 @@ the order Flink performs them: :class:`Block` / :class:`Resume` (the handler's c
 (``CheckpointableTask.abortCheckpointOnBarrier``). The rules are listed in :mod:`oracle.alignment`.
 
 Channel identities are the indices of the channels of one input gate (``InputChannelInfo(0, c)``).
+
+Each rule is enforced where its ID appears below; ``because(ID)`` says so to an explanation
+(:mod:`oracle.explain`), the rule that decides what a call adds to the trace first (a subsumed
+checkpoint's abort before the new barrier's alignment, a failure before the count that reached it),
+1.13's rules (AL-9, ALO-10) after the rule they vary, so that a cause is named alike in every release.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ from __future__ import annotations
 from collections import deque
 
 import attrs
+
+from oracle.explain import because
 
 # CheckpointFailureReason names the handlers abort with.
 SUBSUMED = "CHECKPOINT_DECLINED_SUBSUMED"
@@ -71,11 +78,12 @@ class AlignedHandler:
     ``CollectingBarriers`` states (exactly-once, unaligned checkpoints off): AL-1 ... AL-9.
 
     ``after_finish`` is ``execution.checkpointing.checkpoints-after-tasks-finish(.enabled)``; 1.13
-    has no such option and behaves as if it were off (AL-9).
+    (``legacy``) has no such option and behaves as if it were off (AL-9).
     """
 
-    def __init__(self, channels: int, *, after_finish: bool) -> None:
+    def __init__(self, channels: int, *, after_finish: bool, legacy: bool = False) -> None:
         self.after_finish = after_finish
+        self.legacy = legacy
         self.current = -1  # currentCheckpointId
         self.last_done = -1  # lastCancelledOrCompletedCheckpointId
         self.open = channels  # numOpenChannels
@@ -90,15 +98,24 @@ class AlignedHandler:
     def barrier(self, channel: int, checkpoint: int) -> tuple[Effect, ...]:
         """``processBarrier(barrier, channel, isRpcTriggered=false)``."""
         if self.current > checkpoint or (self.current == checkpoint and not self.pending()):
-            return (Resume(channel),)  # AL-2 obsolete: only the network block is released
+            because("AL-2")  # obsolete: only the network block is released
+            if self.current == checkpoint:
+                because("AL-1")  # its checkpoint is no longer pending
+            return (Resume(channel),)
         out: list[Effect] = []
-        if checkpoint > self.current:  # AL-3 checkNewCheckpoint
+        if checkpoint > self.current and self.pending():
+            because("AL-3", "AL-1")  # the pending checkpoint is subsumed: its abort comes first
+        because("AL-4")  # the barrier's channel is aligned (and the alignment may complete)
+        if checkpoint > self.current:  # checkNewCheckpoint
+            because("AL-3")
             if self.pending():
                 out += self._abort(self.current, SUBSUMED)
             self.current = checkpoint
             self.aligned = set()
             self.target = self.open
-        self.aligned.add(channel)  # AL-4 markCheckpointAlignedAndTransformState
+        self.aligned.add(channel)  # markCheckpointAlignedAndTransformState
+        if self.legacy:
+            because("AL-9")  # 1.13 counts barriers, to the same effect
         self.blocked.append(channel)
         out.append(Block(channel))
         if len(self.aligned) == self.target:
@@ -107,14 +124,19 @@ class AlignedHandler:
 
     def cancel(self, channel: int, checkpoint: int) -> tuple[Effect, ...]:
         """AL-5 ``processCancellationBarrier``."""
+        because("AL-5")
         if checkpoint > self.current or (checkpoint == self.current and self.aligned):
             return self._abort(checkpoint, ON_CANCELLATION_BARRIER)
         return ()
 
     def end(self, channel: int) -> tuple[Effect, ...]:
         """``processEndOfPartition``: AL-7 (after-finish off) / AL-8 (on)."""
+        because("AL-8" if self.after_finish else "AL-7")
+        if self.legacy:
+            because("AL-9")  # 1.13: no checkpoints after finish
         self.open -= 1
         if not self.pending():
+            because("AL-1")
             return ()
         if not self.after_finish:
             return self._abort(self.current, INPUT_END_OF_STREAM)
@@ -125,6 +147,7 @@ class AlignedHandler:
 
     def _trigger(self) -> tuple[Effect, ...]:
         """AL-4: all barriers in: trigger, then ``unblockAllChannels``; the checkpoint is done."""
+        because("AL-4")
         out: list[Effect] = [Trigger(self.current), *self._unblock_all()]
         self.aligned = set()
         self.last_done = self.current
@@ -132,6 +155,7 @@ class AlignedHandler:
 
     def _abort(self, checkpoint: int, reason: str) -> tuple[Effect, ...]:
         """AL-6 ``abortInternal``."""
+        because("AL-6")
         self.current = max(checkpoint, self.current)
         self.last_done = max(self.last_done, checkpoint)
         self.aligned = set()
@@ -197,28 +221,47 @@ class Tracker:
     def barrier(self, channel: int, checkpoint: int) -> tuple[Effect, ...]:
         """``processBarrier``."""
         if self._single(checkpoint):
+            because("ALO-2")
+            self._legacy()
             self.aligning = False  # markAlignmentStartAndEnd
-            return (Trigger(checkpoint),)  # ALO-2
+            return (Trigger(checkpoint),)
         for pos, entry in enumerate(self.entries):
-            if entry.checkpoint == checkpoint:  # ALO-3
+            if entry.checkpoint == checkpoint:
                 if entry.mark(channel, distinct=not self.legacy) != self._target(entry):
+                    because("ALO-3")
+                    self._legacy()
                     return ()
                 for _ in range(pos + 1):
                     self.entries.popleft()
-                return () if entry.aborted else self._trigger(checkpoint)
-        if checkpoint > self.latest:  # ALO-4
+                if entry.aborted:
+                    because("ALO-3")
+                    self._legacy()
+                    return ()
+                return self._trigger(checkpoint, "ALO-3")
+        if checkpoint > self.latest:
+            because("ALO-4")
             self.aligning = True  # markAlignmentStart
             self.latest = checkpoint
             self.entries.append(_Entry(checkpoint, self.open, {channel}))
             if len(self.entries) > MAX_CHECKPOINTS_TO_TRACK:
                 self.entries.popleft()
-        return ()  # ALO-5: an older barrier of no pending checkpoint is ignored
+            return ()
+        because("ALO-5")  # an older barrier of no pending checkpoint is ignored
+        return ()
+
+    def _legacy(self) -> None:
+        """ALO-10 after the rule it varies: 1.13 counts barriers against its fixed channel count."""
+        if self.legacy:
+            because("ALO-10")
 
     def cancel(self, channel: int, checkpoint: int) -> tuple[Effect, ...]:
         """``processCancellationBarrier``: ALO-6, ALO-7."""
         if self._single(checkpoint):
+            because("ALO-6")
+            self._legacy()
             self.aligning = False  # resetAlignment
             return (Abort(checkpoint, ON_CANCELLATION_BARRIER),)
+        because("ALO-7")
         out: list[Effect] = []
         while self.entries and self.entries[0].checkpoint < checkpoint:
             entry = self.entries.popleft()
@@ -229,6 +272,7 @@ class Tracker:
             if head.mark_aborted():
                 out.append(Abort(checkpoint, ON_CANCELLATION_BARRIER))
             if head.mark(channel, distinct=not self.legacy) == self._target(head):
+                self._legacy()
                 self.entries.popleft()
         elif checkpoint > self.latest:
             out.append(Abort(checkpoint, ON_CANCELLATION_BARRIER))
@@ -241,6 +285,8 @@ class Tracker:
         if not self.legacy:
             self.open -= 1
         if not self.after_finish:
+            because("ALO-8")
+            self._legacy()  # 1.13: the channel count stays, and no checkpoints after finish
             out: list[Effect] = []
             while self.entries:
                 entry = self.entries.popleft()
@@ -253,15 +299,23 @@ class Tracker:
             if entry.mark(channel, distinct=True) == entry.target:
                 for _ in range(pos + 1):
                     self.entries.popleft()
-                return () if entry.aborted else self._trigger(entry.checkpoint)
+                if entry.aborted:
+                    because("ALO-9")
+                    return ()
+                return self._trigger(entry.checkpoint, "ALO-9")
+        because("ALO-9")
         return ()
 
-    def _trigger(self, checkpoint: int) -> tuple[Effect, ...]:
-        """``triggerCheckpointOnAligned``; ALO-11: completing the latest pending checkpoint ends
-        the alignment (``markAlignmentEnd()``), whose ``checkState(duration >= 0)`` fails when no
-        alignment is in progress: ``relativeTimeNanos() - Long.MIN_VALUE`` overflows."""
+    def _trigger(self, checkpoint: int, rule: str) -> tuple[Effect, ...]:
+        """``triggerCheckpointOnAligned`` after ``rule`` completed it; ALO-11: completing the latest
+        pending checkpoint ends the alignment (``markAlignmentEnd()``), whose
+        ``checkState(duration >= 0)`` fails when no alignment is in progress:
+        ``relativeTimeNanos() - Long.MIN_VALUE`` overflows."""
         if checkpoint == self.latest:
             if not self.aligning:
+                because("ALO-11", rule)  # the failure is what this call adds
                 return (Fail("IllegalStateException"),)
             self.aligning = False
+        because(rule)
+        self._legacy()
         return (Trigger(checkpoint),)

@@ -9,6 +9,9 @@ and ``processWatermarkStatus``, reached through ``AbstractInput``) combine their
 
 1.13 has no ``IndexedCombinedWatermarkStatus``: the operator sees no stream status at all.
 
+Each rule is enforced where its ID appears below; ``because(ID)`` says so to an explanation
+(:mod:`oracle.explain`), the rule that says what an event emits first: CWS-2 for a watermark, CWS-4
+for a status (1.13: CWS-6, CWS-7), then the rules of how the combined watermark was derived.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable
 
+from oracle.explain import because
 from oracle.rules import Declared
 from oracle.valve import LONG_MIN, Arrival, Element, Status, Watermark
 
@@ -93,6 +97,7 @@ class IndexedCombinedWatermarkStatus:
 
     def update_watermark(self, index: int, timestamp: int) -> bool:
         """``updateWatermark``: CWS-1 then CWS-2/3; true when the combined watermark advanced."""
+        because("CWS-1")
         self._set_idle(index, False)
         if timestamp > self._watermark[index]:
             self._watermark[index] = timestamp
@@ -117,12 +122,17 @@ class IndexedCombinedWatermarkStatus:
         """``CombinedWatermarkStatus.updateCombinedWatermark``."""
         self.idle = self._active_inputs == 0
         if not self.idle:
+            because("CWS-2")
             candidate = self._active_min.minimum()
         elif self._flush_when_all_idle:
+            because("CWS-3")  # 2.2+: the maximum over all inputs
             candidate = self._max_watermark
         else:
+            because("CWS-3")  # up to 2.1: no watermark while every input is idle
             return False
         if candidate is None or candidate <= self.combined:
+            if self.combined == LONG_MIN:
+                because("CWS-8")  # nothing exceeds the initial combined watermark
             return False
         self.combined = candidate
         return True
@@ -137,9 +147,12 @@ class CombiningOperator:
     def feed(self, arrival: Arrival) -> tuple[Element, ...]:
         element, status = arrival.element, self._status
         if isinstance(element, Watermark):  # processWatermark1/2, reportWatermark
+            because("CWS-2")  # what a watermark can emit: the combined watermark
             advanced = status.update_watermark(arrival.index, element.timestamp)
+            because("CWS-5")  # and never a status, even where it ends the combined idleness
             return (Watermark(status.combined),) if advanced else ()
-        was_idle = status.idle  # processWatermarkStatus(status, index)
+        because("CWS-4")  # processWatermarkStatus(status, index)
+        was_idle = status.idle
         advanced = status.update_status(arrival.index, element is Status.IDLE)
         emitted: tuple[Element, ...] = (Watermark(status.combined),) if advanced else ()
         return (*emitted, element) if was_idle != status.idle else emitted
@@ -164,16 +177,20 @@ class LegacyCombiningTask:
 
     def _operator_watermark(self, index: int, timestamp: int) -> tuple[Element, ...]:
         """``processWatermark1/2``: store as is, emit the new minimum if it exceeds the last."""
+        because("CWS-6")
         self._watermark[index] = timestamp
         self._min.push(index)
         low = self._min.minimum()
         if low is None or low <= self._combined:
+            if self._combined == LONG_MIN:
+                because("CWS-8")  # nothing exceeds the initial combined watermark
             return ()
         self._combined = low
         return (Watermark(low),)
 
     def _task_status_change(self, index: int, status: Status) -> tuple[Element, ...]:
         """``StreamTaskNetworkOutput.emitStreamStatus`` then ``OperatorChain.toggleStreamStatus``."""
+        because("CWS-7")
         idle = status is Status.IDLE
         if self._input_idle[index] != idle:
             self._input_idle[index] = idle

@@ -5,6 +5,12 @@ Semantics in docs/protocol/checkpoint-coordinator.md. The machine is
 :mod:`oracle.coordinator_machine`; version tables, ``CheckpointFailureManager`` and the store are
 in :mod:`oracle.coordinator_rules`. All classes below are in ``org.apache.flink.runtime.checkpoint``
 unless named otherwise.
+
+Each rule is enforced where its ID appears; ``because(ID)`` says so to an explanation
+(:mod:`oracle.explain`), at the field of ``steps[i]`` it decides (``steps[i].aborted`` for an abort,
+``steps[i].job_failed`` for what the failure manager made of it ...), the rule that decides the
+field first; what decides no field of its step by itself (a task failing, a success resetting the
+failure count) is recorded aside.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import attrs
 from oracle import area
 from oracle.coordinator_machine import Config, Coordinator, Step
 from oracle.coordinator_rules import JAVA_INT_MAX, Rules, rules_for
+from oracle.explain import ERROR, at, because
 from oracle.protocol import BadRequest, Rejected, field, java_long
 from oracle.rules import Declared
 from oracle.versions import FlinkVersion
@@ -144,12 +151,14 @@ def coordinator_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[
     if rejected is not None:
         return rejected
     machine = Coordinator(config, tasks, sources, rules)
-    return {"steps": [_step(machine, e) for e in events]}
+    return {"steps": [_step(machine, i, e) for i, e in enumerate(events)]}
 
 
-def _step(machine: Coordinator, event: Event) -> dict[str, Any]:
+def _step(machine: Coordinator, i: int, event: Event) -> dict[str, Any]:
     before = machine.store.ids()
+    machine.begin(i)
     machine.advance(event.at)
+    machine.aside()
     if event.kind == "trigger":
         machine.trigger(event.trigger)
     elif event.kind == "ack":
@@ -161,6 +170,8 @@ def _step(machine: Coordinator, event: Event) -> dict[str, Any]:
     elif event.kind == "restart":
         machine.restart(event.task)
     machine.drain()
+    if machine.queue:
+        machine.explain("queued", "CC-2")  # what is still queued could not start
     out: dict[str, Any]
     step, out = machine.step, {}
     if step.triggered:
@@ -190,13 +201,18 @@ def _rejection(config: Config) -> Rejected | None:
     """CC-19: what ``CheckpointCoordinatorConfiguration`` and the store's constructor throw."""
     if (config.timeout_ms < 10 or config.min_pause_ms < 0 or config.max_concurrent < 1
             or config.tolerable_failures < 0):
-        return Rejected("IllegalArgumentException", "")
+        return _invalid("")
     if config.unaligned and config.max_concurrent > 1:
-        return Rejected("IllegalArgumentException",
-                        "maxConcurrentCheckpoints can't be > 1 if UnalignedCheckpoints enabled")
+        return _invalid("maxConcurrentCheckpoints can't be > 1 if UnalignedCheckpoints enabled")
     if config.retained < 1:
-        return Rejected("IllegalArgumentException", "Must retain at least one checkpoint.")
+        return _invalid("Must retain at least one checkpoint.")
     return None
+
+
+def _invalid(message: str) -> Rejected:
+    at(*ERROR)
+    because("CC-19")
+    return Rejected("IllegalArgumentException", message)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -288,6 +304,7 @@ def _event(event: Mapping[str, Any], kind: str, at: int, where: str, tasks: list
     if kind == "ack":
         return Event(at, kind, task=task, checkpoint=checkpoint)
     reason = field(event, "reason", str, where)
+    because("CC-12")  # the version's CheckpointFailureReason values
     if reason not in rules.reasons:
         raise BadRequest(f"{where}.reason = {reason!r} is not a CheckpointFailureReason of this Flink version")
     return Event(at, kind, task=task, checkpoint=checkpoint, reason=reason)

@@ -16,6 +16,7 @@ from collections import deque
 import attrs
 
 from oracle.coordinator_rules import Completed, CompletedStore, FailureManager, Props, Rules
+from oracle.explain import ASIDE, at, because, tracing_active
 
 MAX_QUEUED = 1000  # CheckpointRequestDecider.DEFAULT_MAX_QUEUED_REQUESTS
 RECENT_IDS = 16  # CheckpointCoordinator.NUM_GHOST_CHECKPOINT_IDS
@@ -99,6 +100,30 @@ class Coordinator:
         self.request_seq = 0
         self.periodic_token = 0
         self.step = Step()
+        self.index = 0  # the event whose step is being decided
+        self.explaining = tracing_active()
+
+    # --- explanation (oracle.explain) -----------------------------------------------------------
+
+    def begin(self, index: int) -> None:
+        """The next event, ``index``, is handled: what it decides lands on ``steps[index]``."""
+        self.index = index
+        self.aside()
+
+    def decides(self, key: str) -> None:
+        """What is decided next is ``steps[index].<key>``."""
+        if self.explaining:
+            at("steps", self.index, key)
+
+    def aside(self) -> None:
+        """What is decided next decides no field of the step by itself."""
+        if self.explaining:
+            at(*ASIDE, self.index)
+
+    def explain(self, key: str, *rules: str) -> None:
+        """``rules`` decide ``steps[index].<key>``."""
+        self.decides(key)
+        because(*rules)
 
     # --- time ---------------------------------------------------------------------------------
 
@@ -108,9 +133,12 @@ class Coordinator:
             due, _, kind, ref = heapq.heappop(self.timers)
             if kind == "cancel" and ref in self.pending:
                 self.now = due
+                self.explain("aborted", "CC-9")  # the canceller: expired
                 self._abort(self.pending[ref], "CHECKPOINT_EXPIRED", task_level=False)
             elif kind == "periodic" and ref == self.periodic_token:
                 self.now = due
+                self.aside()
+                because("CC-9")  # the rescheduled periodic trigger requests a checkpoint
                 self.submit(self._props("periodic"))
             self.drain()
         self.now = at
@@ -124,7 +152,7 @@ class Coordinator:
         while self.fifo:
             task = self.fifo.popleft()
             if task == _QUEUED:
-                self._execute_queued()
+                self._execute_queued(queued_run=True)
             else:
                 assert isinstance(task, Request)
                 self._run_trigger(task)
@@ -146,33 +174,50 @@ class Coordinator:
         request = Request(self.request_seq, props)
         self.request_seq += 1
         if len(self.queue) >= MAX_QUEUED and not self.queue[-1].props.periodic:
+            self.explain("rejected", "CC-1")
             self.step.rejected.append("TOO_MANY_CHECKPOINT_REQUESTS")
             return
         bisect.insort(self.queue, request, key=Request.order)
         if len(self.queue) > MAX_QUEUED:
+            self.explain("rejected", "CC-1")
             self.queue.pop()
             self.step.rejected.append("TOO_MANY_CHECKPOINT_REQUESTS")
         self._start(self._choose())
+        if self.explaining and any(r is request for r in self.queue):
+            self.explain("queued", "CC-1")  # after what decided that it could not start (CC-2)
 
-    def _execute_queued(self) -> None:
-        self._start(self._choose())
+    def _execute_queued(self, *, queued_run: bool = False) -> None:
+        self._start(self._choose(queued_run=queued_run))
 
-    def _choose(self) -> Request | None:
+    def _choose(self, *, queued_run: bool = False) -> Request | None:
         """``CheckpointRequestDecider.chooseRequestToExecute`` (CC-2, CC-3)."""
         if self.triggering or not self.queue:
+            if self.queue:
+                self._not_started()
             return None
         head = self.queue[0]
         if len(self.pending) >= self.config.max_concurrent:
-            return self.queue.pop(0) if head.props.forced else None
+            if head.props.forced:
+                return self.queue.pop(0)
+            self._not_started()
+            return None
         if not head.props.forced and head.props.periodic:
             delay = self.last_completion - (OFFSET_MS + self.now) + self.min_pause
             if delay > 0:
+                self.explain("rejected", "CC-3")
+                if queued_run:
+                    because("CC-10")  # one of the runs Flink queues
                 self.queue.pop(0)
                 self.step.rejected.append("MINIMUM_TIME_BETWEEN_CHECKPOINTS")
                 self.periodic_token += 1  # rescheduleTrigger: cancel the periodic trigger, schedule anew
                 self._schedule(delay, "periodic", self.periodic_token)
                 return None
         return self.queue.pop(0)
+
+    def _not_started(self) -> None:
+        """CC-2: the head waits (a trigger is in progress, or max_concurrent checkpoints are pending)."""
+        self.explain("queued", "CC-2")
+        self.explain("triggered", "CC-2")
 
     def _start(self, request: Request | None) -> None:
         """``startTriggeringCheckpoint``: the rest happens on the main thread, after what is queued."""
@@ -184,9 +229,13 @@ class Coordinator:
         """The plan, the id, the pending checkpoint and its canceller (CC-4, CC-5)."""
         if not all(self.running[t] for t in self.required):
             reason = "NOT_ALL_REQUIRED_TASKS_RUNNING"
+            self.explain("rejected", "CC-4")
+            self.explain("triggered", "CC-4")  # takes no id
             self.step.rejected.append(reason)
+            self.decides("job_failed")
             self._fail_job(self.failures.failed(None, request.props, reason, task_level=False))
         else:
+            self.explain("triggered", "CC-5", "CC-4", "CC-2")
             checkpoint_id = self.next_id
             self.next_id += 1
             waiting = {(t, self.attempt[t]) for t in self.tasks}
@@ -202,8 +251,11 @@ class Coordinator:
         """``receiveAcknowledgeMessage`` / ``PendingCheckpoint.acknowledgeTask`` (CC-6)."""
         pending = self.pending.get(checkpoint_id)
         if pending is None:
-            self.step.was_pending = checkpoint_id in self.recent  # CC-18
+            self.explain("ack", "CC-18")  # no result: the checkpoint is no longer pending
+            self.explain("was_pending", "CC-18")
+            self.step.was_pending = checkpoint_id in self.recent
             return
+        self.explain("ack", "CC-6")
         who = (task, self.attempt[task])
         if who in pending.waiting:
             pending.waiting.remove(who)
@@ -218,17 +270,21 @@ class Coordinator:
         """``receiveDeclineMessage``: the task's exception aborts the checkpoint (CC-8)."""
         pending = self.pending.get(checkpoint_id)
         if pending is not None:
+            self.explain("aborted", "CC-8")
             self._abort(pending, reason, task_level=True)
 
     def fail(self, task: str) -> None:
         """The task's attempt is no longer RUNNING; the coordinator is not told (CC-4)."""
+        because("CC-4")  # the next checkpoint plan finds it not running
         self.running[task] = False
 
     def restart(self, task: str) -> None:
         """``SchedulerBase.restoreState``: a new attempt, and every pending checkpoint is aborted."""
+        because("CC-11")  # later acknowledgements of the old attempt are UNKNOWN (CC-6)
         self.attempt[task] += 1
         self.running[task] = True
         for pending in list(self.pending.values()):
+            self.explain("aborted", "CC-11")
             self._abort(pending, "JOB_FAILOVER_REGION", task_level=False)
 
     # --- completion and abortion --------------------------------------------------------------
@@ -236,17 +292,22 @@ class Coordinator:
     def _complete(self, pending: Pending) -> None:
         """``completePendingCheckpoint`` and ``cleanupAfterCompletedCheckpoint`` (CC-7, CC-10)."""
         cid, props = pending.checkpoint_id, pending.props
+        self.explain("completed", "CC-6")  # the last acknowledgement completes it
         completed = Completed(cid, props.savepoint, props.synchronous)
+        because("CC-10")
         self.fifo.append(_QUEUED)  # finalizeCheckpoint disposes: CheckpointsCleaner post-clean-up
         if self.rules.stores_savepoints:
-            self.failures.succeeded(cid)
+            self._succeeded(cid)
+            self.explain("retained", "CC-16", "CC-17")  # 1.13-1.14 store savepoints too
             self.store.add(completed)
         else:
+            self.explain("retained", "CC-16")
             if not props.savepoint:
                 subsumed = self.store.add(completed)
                 if self.rules.store_cleanup_schedules:
+                    because("CC-10")
                     self.fifo.extend([_QUEUED] * len(subsumed))
-            self.failures.succeeded(cid)
+            self._succeeded(cid)
         self.step.completed.append(cid)
         del self.pending[cid]
         self.fifo.append(_QUEUED)  # scheduleTriggerRequest
@@ -256,16 +317,25 @@ class Coordinator:
         if self.rules.stores_savepoints or not props.savepoint or props.synchronous:
             for other in list(self.pending.values()):  # dropSubsumedCheckpoints
                 if other.checkpoint_id < cid and not other.props.savepoint:
+                    self.explain("aborted", "CC-7")
                     self._abort(other, "CHECKPOINT_SUBSUMED", task_level=False)
 
+    def _succeeded(self, cid: int) -> None:
+        self.aside()  # a success decides later failures (CC-13)
+        self.failures.succeeded(cid)
+
     def _abort(self, pending: Pending, reason: str, task_level: bool) -> None:
-        """``abortPendingCheckpoint`` (CC-8, CC-9, CC-11)."""
+        """``abortPendingCheckpoint`` (CC-8, CC-9, CC-11), after the caller's ``explain("aborted", rule)``."""
         cid = pending.checkpoint_id
         self.step.aborted[str(cid)] = reason
+        because("CC-10")
         self.fifo.append(_QUEUED)  # PendingCheckpoint.dispose: CheckpointsCleaner post-clean-up
         if not (pending.props.savepoint and reason == "CHECKPOINT_SUBSUMED"):
-            # else PendingCheckpoint.abort throws "Bug: savepoints must never be subsumed" first
+            self.decides("job_failed")
             self._fail_job(self.failures.failed(cid, pending.props, reason, task_level))
+        else:
+            # PendingCheckpoint.abort throws "Bug: savepoints must never be subsumed" first
+            self.explain("job_failed", "CC-8")
         del self.pending[cid]
         if self.rules.remembers_all_removed or reason == "CHECKPOINT_EXPIRED":
             self._remember(cid)

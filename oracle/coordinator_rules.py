@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 
 import attrs
 
+from oracle.explain import because
 from oracle.versions import FlinkVersion, pick, v
 
 JAVA_INT_MAX = 2**31 - 1
@@ -193,32 +194,45 @@ class FailureManager:
 
     def succeeded(self, checkpoint_id: int) -> None:
         """``handleCheckpointSuccess``: a newer success resets the count (CC-13)."""
+        because("CC-13")
         if self._last_success is None or checkpoint_id > self._last_success:
             self._last_success = checkpoint_id
             self._clear()
 
     def failed(self, checkpoint_id: int | None, props: Props, reason: str, task_level: bool) -> str | None:
-        """A failed trigger (``checkpoint_id`` None) or an aborted pending checkpoint (CC-14)."""
+        """A failed trigger (``checkpoint_id`` None) or an aborted pending checkpoint (CC-14); the
+        counter's rule (CC-13) first wherever the counter decides, in every version alike."""
         info = self._rules.reasons[reason]
         if self._rules.legacy_failure_manager:
             if checkpoint_id is None:
-                return None  # 1.13: onTriggerFailure without a pending checkpoint only logs
+                because("CC-13", "CC-14")  # 1.13: onTriggerFailure without a pending checkpoint only logs
+                return None
             if props.savepoint and props.synchronous:
+                because("CC-14")
                 return None if info.preflight else info.message
-            return self._against_counter(checkpoint_id, reason)
+            failed = self._against_counter(checkpoint_id, reason)
+            if props.savepoint:
+                because("CC-14")  # up to 1.14.2 a savepoint's failure counts as a checkpoint's
+            return failed
         cid = -1 if checkpoint_id is None else checkpoint_id
         if info.preflight or not task_level:
-            return None if props.savepoint else self._against_counter(cid, reason)
+            if props.savepoint:
+                because("CC-14")  # job-level: ignored for a savepoint
+                return None
+            return self._against_counter(cid, reason)
         if props.savepoint and props.synchronous:
+            because("CC-14")  # task-level failure of a synchronous savepoint
             return info.message
         return self._against_counter(cid, reason)
 
     def _against_counter(self, cid: int, reason: str) -> str | None:
+        because("CC-13")
         legacy = self._rules.legacy_failure_manager
         if not ((cid == -1 and not legacy) or self._last_success is None or cid > self._last_success):
             return None
         self._count(cid, reason)
         if self._counter > self._tolerable:
+            because("CC-15")
             self._clear()
             return self._rules.exceeded_message(self._rules.reasons[reason])
         return None

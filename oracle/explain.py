@@ -24,6 +24,9 @@ import attrs
 Path = tuple[str | int, ...]
 ERROR: Path = ("error",)  # a rejection's decisions are recorded here
 INPUT: Path = ("input",)  # how the input was read (options parsed, names checked)
+# decisions recorded aside until the module knows which part of the answer they decided (an event
+# that adds entries to a trace, or none): no answer has this part, so the judge never departs here
+ASIDE: Path = ("aside",)
 
 
 @attrs.frozen
@@ -88,6 +91,16 @@ def at(*path: str | int) -> None:
     if trace is not None:
         trace.path = path
         trace.record(())
+
+
+def recorded(*path: str | int) -> tuple[str, ...]:
+    """The rules recorded so far at exactly ``path`` of the answer being explained (() when none is):
+    a module that learns only after deciding which parts of its answer a decision produced records
+    it :data:`ASIDE`, then repeats these rules ``at`` each part (see :mod:`oracle.alignment`)."""
+    trace = _TRACE.get()
+    if trace is None:
+        return ()
+    return tuple(trace.rules.get(path, ()))
 
 
 def tracing_active() -> bool:

@@ -9,6 +9,11 @@ handlers, so the same trace); then the job fails. Recovery: RC-* in :data:`RULES
 Exactly-once (aligned) snapshots hold exactly the records before the barriers, so every record is
 counted once after recovery; at-least-once snapshots may also hold records that arrived on a channel
 after its barrier (it was not blocked), which the replay counts again: never fewer, maybe more.
+
+Each rule is enforced where its ID appears below; ``because(ID)`` says so to an explanation
+(:mod:`oracle.explain`), for each part of the answer in the order the job derives it: the checkpoint
+restored, each source's offset, each replayed record's output, the counts after the replay (decided
+on the answer as a whole, after the rest: their keys are records).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import Any
 
 from oracle import area
 from oracle.alignment import parse, run
+from oracle.explain import at, because, tracing_active
 from oracle.protocol import BadRequest
 from oracle.rules import Declared
 from oracle.versions import FlinkVersion
@@ -70,18 +76,37 @@ def recover(payload: Mapping[str, Any], version: FlinkVersion, restore: Restore 
     parsed = parse({k: val for k, val in payload.items() if k != "fail_after"}, version)  # validates all events
     trace = run(parsed, version, upto=fail_after)
     channels = payload["channels"]
+    explaining = tracing_active()
+    if explaining:
+        at("restored_from")
     restored, offsets, state = (restore or restore_latest)(trace, events[:fail_after], channels)
+    if explaining:
+        for ch in range(channels):
+            at("offsets", ch)
+            because("RC-4", "RC-1")  # rewound to the checkpoint's offset: the barrier's, or all once it ended
     counts = dict(state)
     output: list[list[Any]] = []
     position = [0] * channels
-    for event in events:  # RC-4, RC-5: every source replays its log from its offset, in arrival order
+    for event in events:  # every source replays its log from its offset, in arrival order
         if "record" not in event:
             continue
         ch = event["channel"]
         position[ch] += 1
         if position[ch] > offsets[ch]:
+            if explaining:
+                at("output", len(output))
+                if event["record"] in state:
+                    because("RC-3")  # its count goes on from the restored one
+                because("RC-5", "RC-4")  # the next record replayed
             counts[event["record"]] = counts.get(event["record"], 0) + 1
             output.append([event["record"], counts[event["record"]]])
+    if explaining:
+        at("output", len(output))  # a record replayed beyond Flink's departs here
+        because("RC-5", "RC-4")
+        # the counts, last: a map keyed by records (data), so it is decided as a part of the answer
+        # as a whole, which then departs by which of its fields differ ("differs in counts")
+        at()
+        because("RC-3", "RC-5")  # the restored state, then the replay
     return {"restored_from": restored, "offsets": offsets, "counts": dict(sorted(counts.items())),
             "output": output}
 
@@ -103,8 +128,10 @@ def restore_from(trace: list[dict[str, Any]], before: list[dict[str, Any]], chan
             processed[key] = processed.get(key, 0) + 1
         elif "snapshot" in step:
             snapshots.setdefault(step["snapshot"], dict(processed))
+    because("RC-2")  # the latest checkpoint that is complete (RC-1), else none
     for cid in sorted(snapshots, reverse=latest):
         offsets = _offsets(before, channels, cid)
+        because("RC-1")
         if offsets is not None:
             return cid, offsets, snapshots[cid]
     return None, [0] * channels, {}

@@ -149,7 +149,9 @@ class EventTimeTimerService:
 
     def register(self, timer: Timer) -> None:
         """``registerEventTimeTimer`` (ITS-1, ITS-7)."""
-        because("ITS-1")
+        because("ITS-1", "ITS-5")  # queued once, where its timestamp sifts it (ITS-4)
+        if self.current_watermark is not None and timer.timestamp <= self.current_watermark:
+            because("ITS-7")  # not fired now: at the next watermark
         self._queue.add(timer)
 
     def delete(self, timer: Timer) -> None:
@@ -167,5 +169,5 @@ class EventTimeTimerService:
             fired.append(self._queue.poll())
             head = self._queue.peek()
         if len(fired) > 1:
-            because("ITS-6")  # equal timestamps fire in heap order
+            because("ITS-4", "ITS-6")  # by timestamp alone: equal timestamps fire in heap order
         return tuple(fired)

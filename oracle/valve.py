@@ -217,6 +217,8 @@ class StatusWatermarkValve:
         because("SWV-4")
         low = self._aligned_min.minimum()
         if low is None or low <= self._last_watermark:
+            if self._last_watermark == LONG_MIN:
+                because("SWV-9")  # nothing exceeds the initial output watermark
             return ()
         self._last_watermark = low
         return (Watermark(low),)
