@@ -51,8 +51,8 @@ def measure(label: str, impl: str, area: str, examples: int, seed: int) -> dict[
            "divergences": report["divergences"],
            "causes": [{"cause": c["cause"], "explained_by": c["explained_by"], "releases": c["releases"],
                        "cases": c["cases"], "signature": c["signature"]} for c in report["counterexamples"]]}
-    print(f"{label}: {row['divergences']} divergence(s), {row['failing_cases']} failing cases ({row["requests"]} requests, shrinking included) "
-          f"at {len(report['runs'])} release(s)", flush=True)
+    print(f"{label}: {row['divergences']} divergence(s), {row['failing_cases']} failing cases "
+          f"({row['requests']} requests, shrinking included) at {len(report['runs'])} release(s)", flush=True)
     return row
 
 
