@@ -17,12 +17,13 @@ import functools
 import gzip
 from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 
 from oracle import area
-from oracle.classloading_config import JavaException, LoaderSettings, UnmodelledValue, settings
+from oracle.classloading_config import JavaException, LoaderSettings, UnmodelledValue, settings, splitter_rule
+from oracle.explain import ERROR, at, because, recorded, tracing_active
 from oracle.protocol import BadRequest, Rejected, field, string_map
 from oracle.rules import Declared
 from oracle.versions import FlinkVersion
@@ -100,6 +101,7 @@ PROHIBITED = "error:SecurityException"
 OBJECT = "java.lang.Object"
 MAX_NAME = 1024  # UTF-16 chars
 MAX_NAMES = 100_000
+_T = TypeVar("_T")
 
 
 @functools.cache
@@ -141,6 +143,30 @@ class Loaders:
 
     def load(self, name: str) -> str:
         """``loader.loadClass(name)``: where the class comes from, ``not_found`` or ``error:<Exception>``."""
+        found = self._load(name)
+        if tracing_active():
+            because(*self._why(name, found))
+        return found
+
+    def _why(self, name: str, found: str) -> tuple[str, ...]:
+        """The rules that decided where ``loadClass(name)`` found the class, the one that gave the answer
+        first: CL-7 or CL-8 (which side is asked first) where the first side asked answered, then CL-9
+        where that is the parent; CL-12 first where the search moved on past a side that lacked the
+        class; CL-10 or CL-11 for an error, first where the first side asked failed."""
+        order = "CL-7" if self.settings.child_first else "CL-8"
+        user_first = self.settings.child_first and not self.parent_first(name)
+        if found.startswith("error:"):
+            parent = None if name in jdk_classes() else _define(name, self.parent_classes, self.parent_resources)
+            from_parent = parent not in (None, NOT_FOUND) and not (
+                user_first and class_file(name) in self.user_resources)
+            own = from_parent or _define(name, self.user_classes, self.user_resources) is not None
+            rule = "CL-10" if own else "CL-11"
+            return (rule, order) if from_parent != user_first else ("CL-12", order, rule)
+        if found == (USER if user_first else PARENT):
+            return (order,) if user_first else (order, "CL-9")
+        return ("CL-12", order) if found != PARENT else ("CL-12", order, "CL-9")
+
+    def _load(self, name: str) -> str:
         if self.settings.child_first and not self.parent_first(name):
             found = self._find_in_user_jar(name)  # CL-7
             return found if found != NOT_FOUND else self._delegate(name)
@@ -167,7 +193,7 @@ class Loaders:
         if failed:
             return failed
         if self.settings.child_first:  # the superclass, resolved through this loader (CL-11)
-            superclass = self.load(OBJECT)
+            superclass = self._load(OBJECT)
             if superclass != PARENT:
                 return superclass
         return USER
@@ -176,11 +202,13 @@ class Loaders:
         """CL-14: where ``getResource(name)`` finds ``name``: the first place ``getResources`` lists, None for
         nowhere (``ChildFirstClassLoader.getResource`` asks ``findResource`` first, then ``super.getResource``,
         which asks the parent first: the order of :meth:`resources` in both resolve orders)."""
+        because("CL-14")
         found = self.resources(name)
         return found[0] if found else None
 
     def resources(self, name: str) -> list[str]:
         """CL-13: where ``getResources(name)`` finds ``name``, in order."""
+        because("CL-13")
         user = [USER] if name in self.user_resources else []
         parent = ([PARENT] if self._in_jdk(name) else []) + ([PARENT] if name in self.parent_resources else [])
         return user + parent if self.settings.child_first else parent + user
@@ -276,19 +304,29 @@ def resolve_with(inp: Mapping[str, Any], version: FlinkVersion, loaders: type[Lo
     resource_lookups = _names(inp, "resource_lookups", "/")
     single_lookups = _names(inp, "resource_lookup_one", "/")  # protocol 3 (docs/protocol/v3.md)
     config = string_map(inp, "config", "input")
+    at("patterns")  # reading the settings decides the patterns in force, or the rejection
     try:
         loader_settings = read_settings(config, version)
     except JavaException as exc:
+        rules = recorded("patterns")
+        at(*ERROR)
+        because(*rules)
         return Rejected(exc.simple_name, exc.message)
     except UnmodelledValue as exc:
         raise BadRequest(f"input.config: the oracle does not model {exc} as a YAML list value") from None
     model = loaders(loader_settings, frozenset(user_classes), frozenset(parent_classes),
                       user_resources, parent_resources)
-    out: dict[str, Any] = {
-        "patterns": list(loader_settings.patterns),
-        "resolved": [model.load(name) for name in lookups],
-        "resources": [model.resources(name) for name in resource_lookups],
-    }
+    because("CL-1", splitter_rule(version))
+    out: dict[str, Any] = {"patterns": list(loader_settings.patterns),
+                           "resolved": [_at("resolved", i, model.load, name) for i, name in enumerate(lookups)],
+                           "resources": [_at("resources", i, model.resources, name)
+                                         for i, name in enumerate(resource_lookups)]}
     if "resource_lookup_one" in inp:  # the answer holds "resource" only where the request asks
-        out["resource"] = [model.resource(name) for name in single_lookups]
+        out["resource"] = [_at("resource", i, model.resource, name) for i, name in enumerate(single_lookups)]
     return out
+
+
+def _at(part: str, i: int, answer: Callable[[str], _T], name: str) -> _T:
+    """``answer(name)``, the ``i``-th entry of the answer's ``part``, its rules recorded there."""
+    at(part, i)
+    return answer(name)

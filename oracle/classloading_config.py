@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 
 import attrs
 
+from oracle.explain import because
 from oracle.javanum import IllegalArgumentException, JavaException, java_trim
 from oracle.memory_options import ConfigOption, Configuration, FallbackKey
 from oracle.versions import FlinkVersion, pick, v
@@ -58,15 +59,25 @@ def settings(config: Mapping[str, str], version: FlinkVersion) -> LoaderSettings
     default_opt = ConfigOption(DEFAULT_KEY, "string", defaults, "", (FallbackKey("classloader.parent-first-patterns",
                                                                                   True),))
     additional_opt = ConfigOption(ADDITIONAL_KEY, "string", (), "")
-    patterns = (*conf.get(default_opt, split), *conf.get(additional_opt, split))
+    try:
+        patterns = (*conf.get(default_opt, split), *conf.get(additional_opt, split))
+    except JavaException:
+        because(SPLITTER_RULE[split], "CL-6")
+        raise
     order = conf.get(RESOLVE_ORDER)
     if java_equals_ignore_case(order, "child-first"):
         child_first = True
     elif java_equals_ignore_case(order, "parent-first"):
         child_first = False
     else:
+        because("CL-5")
         raise IllegalArgumentException(f"Unknown resolve order: {order}")
-    return LoaderSettings(child_first, tuple(patterns), conf.get(CHECK_LEAKED))
+    try:
+        check_leaked = conf.get(CHECK_LEAKED)
+    except JavaException:
+        because("CL-6")
+        raise
+    return LoaderSettings(child_first, tuple(patterns), check_leaked)
 
 
 # --------------------------------------------------------------------------------------------
@@ -160,6 +171,7 @@ def yaml_then_split(value: str) -> tuple[str, ...]:
     """CL-4: the YAML sequence's items if ``value`` is one, else :func:`escaped_split`."""
     items = _yaml_sequence(value)
     if items is None or any(item is None for item in items):  # not a list, or a null item: NPE, fallback
+        because("CL-3")
         return escaped_split(value)
     return tuple(item for item in items if item is not None)  # every item: None was ruled out above
 
@@ -297,6 +309,13 @@ SPLITTERS: Mapping[FlinkVersion, Callable[[str], tuple[str, ...]]] = {
     v("1.15"): escaped_split,
     v("1.19"): yaml_then_split,
 }
+SPLITTER_RULE: Mapping[Callable[[str], tuple[str, ...]], str] = {
+    guava_split: "CL-2", escaped_split: "CL-3", yaml_then_split: "CL-4"}
+
+
+def splitter_rule(version: FlinkVersion) -> str:
+    """The rule by which ``version`` splits a pattern list (CL-2, CL-3 or CL-4)."""
+    return SPLITTER_RULE[pick(SPLITTERS, version)]
 
 # --------------------------------------------------------------------------------------------
 # CL-5: String.equalsIgnoreCase against an ASCII word
@@ -314,4 +333,4 @@ def java_equals_ignore_case(text: str, word: str) -> bool:
                for a, b in zip(text, word, strict=True))
 
 
-__all__ = ["JavaException", "LoaderSettings", "UnmodelledValue", "settings"]
+__all__ = ["JavaException", "LoaderSettings", "UnmodelledValue", "settings", "splitter_rule"]

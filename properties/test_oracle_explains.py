@@ -27,9 +27,7 @@ from properties.oracle_rules import ORACLE_MODULES
 VERSIONS = tuple(parse_version(x) for x in ("1.13", "1.14.0", "1.17.0", "1.19", "2.2"))
 
 # modules that do not say yet which rule decided what (oracle.explain), with why
-NOT_INSTRUMENTED = {
-    "classloading": "oracle/classloading*.py is being changed; it is instrumented after that change",
-}
+NOT_INSTRUMENTED: dict[str, str] = {}
 # rules of instrumented modules that no generated request records, with why
 UNRECORDED: dict[str, str] = {}
 

@@ -279,8 +279,8 @@ def departure(expected: Mapping[str, Any], actual: Mapping[str, Any], explanatio
         where = "error: " + _error_words(exp_err, ())
         return Departure(ANSWERS_WHERE_FLINK_REJECTS, where, "error", rejection, exp_err, actual.get("output"))
     if isinstance(act_err, dict) and act_err.get("type") == "BadRequest":
-        return Departure(REFUSES, "BadRequest", "error", explanation.at(INPUT), expected.get("output", exp_err),
-                         act_err)
+        # one cause whatever Flink's reading of the request decided: why it refuses is the implementation's own
+        return Departure(REFUSES, "BadRequest", "error", (), expected.get("output", exp_err), act_err)
     if exp_err is None and isinstance(act_err, dict):
         kind = " ".join(str(act_err[k]) for k in ("type", "exception") if act_err.get(k))
         return Departure(REJECTS_WHAT_FLINK_ACCEPTS, f"error: {kind}", "error", (), expected.get("output"), act_err)
@@ -309,7 +309,9 @@ def departure(expected: Mapping[str, Any], actual: Mapping[str, Any], explanatio
 def how(expected: object, actual: object) -> str:
     """How a part of an answer differs from Flink's, in the words that tell causes apart: which kind
     of element a list has extra or lacks (``lacks a {watermark}``, ``has an extra {status}``), which
-    keys of an object differ, or that a value does; never the values."""
+    keys of an object differ, which word of an enumeration it answers where Flink answers another
+    (``is user where Flink answers otherwise``: Flink's part is told by the rule that decided it), or
+    that a value does; never the values."""
     if isinstance(expected, list) and isinstance(actual, list):
         exp, act = Counter(map(_canon, expected)), Counter(map(_canon, actual))
         extra, missing = _kinds(act - exp, actual), _kinds(exp - act, expected)
@@ -324,7 +326,12 @@ def how(expected: object, actual: object) -> str:
         return f"differs in {', '.join(keys)}"
     if expected is _MISSING or actual is _MISSING:
         return "is missing" if actual is _MISSING else "is unexpected"
+    if isinstance(expected, str) and isinstance(actual, str) and _WORD.fullmatch(expected) and _WORD.fullmatch(actual):
+        return f"is {actual} where Flink answers otherwise"  # a word of an enumeration is a kind, not a value
     return "differs"
+
+
+_WORD = re.compile(r"[A-Za-z_:]{1,40}")  # a word of an enumeration: user, not_found, error:SecurityException
 
 
 def _canon(value: object) -> str:
