@@ -298,12 +298,18 @@ def departure(expected: Mapping[str, Any], actual: Mapping[str, Any], explanatio
             continue
         e, a = value_at(exp_out, d.path), value_at(act_out, d.path)
         if e != a:
-            return Departure(DIFFERS, f"{path_text(d.path, folded=True)} {how(e, a)}", path_text(d.path), d.rules,
+            return Departure(DIFFERS, _where(d.path, e, a), path_text(d.path), d.rules,
                              _shown(e), _shown(a))
     path = first_difference_path(exp_out, act_out) or ()
     e, a = value_at(exp_out, path), value_at(act_out, path)
-    return Departure(DIFFERS, f"{path_text(path, folded=True)} {how(e, a)}", path_text(path), (), _shown(e),
+    return Departure(DIFFERS, _where(path, e, a), path_text(path), (), _shown(e),
                      _shown(a))
+
+
+def _where(path: Path, expected: object, actual: object) -> str:
+    """The part departed from, positions folded, and how it differs there (nothing more for a value)."""
+    differs = how(expected, actual)
+    return path_text(path, folded=True) + ("" if differs == "differs" else f" {differs}")
 
 
 def how(expected: object, actual: object) -> str:
