@@ -3,11 +3,11 @@ engine's author writes one: ``watermark.valve`` only, no capabilities answer, a 
 anything else. It keeps one watermark, status and alignment per channel and takes the minimum over
 the aligned channels on every change (no heap), so it shares no code with the oracle.
 
-usage: python tests/docs_valve.py [--bug no-flush|no-idle|reemit]
+usage: python tests/docs_valve.py [--bug no-flush|no-idle|reemit ...]
 
 ``--bug`` plants one mistake an author makes: ``no-flush`` (the last channel going idle does not flush
 the maximum watermark), ``no-idle`` (IDLE is never forwarded), ``reemit`` (a channel becoming active
-again re-emits the output watermark).
+again re-emits the output watermark); ``--bug`` given several times plants them together.
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ MIN = -(2**63)
 
 
 class Valve:
-    def __init__(self, channels: int, bug: str | None) -> None:
+    def __init__(self, channels: int, bugs: frozenset[str]) -> None:
         self.wm = [MIN] * channels
         self.idle = [False] * channels
         self.aligned = [True] * channels
         self.out_wm = MIN
         self.out_idle = False
-        self.bug = bug
+        self.bugs = bugs
 
     def _new_min(self) -> list[dict[str, Any]]:
         aligned = [w for w, a in zip(self.wm, self.aligned, strict=True) if a]
@@ -54,21 +54,21 @@ class Valve:
             if all(self.idle):
                 out: list[dict[str, Any]] = []
                 top = max(self.wm)
-                if holds_min and top > self.out_wm and self.bug != "no-flush":
+                if holds_min and top > self.out_wm and "no-flush" not in self.bugs:
                     self.out_wm = top
                     out.append({"watermark": top})
                 self.out_idle = True
-                return out + ([] if self.bug == "no-idle" else [{"status": "IDLE"}])
+                return out + ([] if "no-idle" in self.bugs else [{"status": "IDLE"}])
             return self._new_min() if holds_min else []
         if self.wm[ch] >= self.out_wm:
             self.aligned[ch] = True
         if self.out_idle:
             self.out_idle = False
-            return [{"status": "ACTIVE"}] + ([{"watermark": self.out_wm}] if self.bug == "reemit" else [])
+            return [{"status": "ACTIVE"}] + ([{"watermark": self.out_wm}] if "reemit" in self.bugs else [])
         return []
 
 
-def answer(req: dict[str, Any], bug: str | None = None) -> dict[str, Any]:
+def answer(req: dict[str, Any], bugs: frozenset[str] = frozenset()) -> dict[str, Any]:
     rid = req.get("id")
     if req.get("area") != "watermark.valve":
         return {"id": rid, "error": {"type": "BadRequest", "message": f"unknown area {req.get('area')}"}}
@@ -76,7 +76,7 @@ def answer(req: dict[str, Any], bug: str | None = None) -> dict[str, Any]:
     channels = inp.get("channels")
     if not isinstance(channels, int) or channels < 1:
         return {"id": rid, "error": {"type": "BadRequest", "message": "channels must be a positive integer"}}
-    valve = Valve(channels, bug)
+    valve = Valve(channels, bugs)
     emitted = []
     for e in inp.get("events", []):
         ch = e.get("channel")
@@ -93,11 +93,11 @@ def answer(req: dict[str, Any], bug: str | None = None) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--bug", choices=("no-flush", "no-idle", "reemit"))
-    bug = parser.parse_args().bug
+    parser.add_argument("--bug", choices=("no-flush", "no-idle", "reemit"), action="append", default=[])
+    bugs = frozenset(parser.parse_args().bug)
     for line in sys.stdin:
         if line.strip():
-            print(json.dumps(answer(json.loads(line), bug)), flush=True)
+            print(json.dumps(answer(json.loads(line), bugs)), flush=True)
 
 
 if __name__ == "__main__":

@@ -10,8 +10,9 @@ configuration's answer smaller and another's rejected). For each, this runs
 (every minor release's newest patch, the oracle at that release as Flink) and records the
 divergences the report names: their cause keys, the releases each was seen at, and the failing
 cases. It then runs the same check on implementations written outside the oracle: the protocol-1
-valve written from the protocol pages (tests/docs_valve.py) with each of its planted bugs. The
-summary counts the implementations by how many divergences they got.
+valve written from the protocol pages (tests/docs_valve.py) with each of its planted bugs, and with
+two and three of them planted together (each departs at its own rule, so together they should be
+as many divergences as bugs). The summary counts the implementations by how many divergences they got.
 """
 
 from __future__ import annotations
@@ -66,8 +67,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     todo = [(f"mutant:{m.name}", f"mutant:{m.name}", m.area) for m in sorted(MUTANTS.values(), key=lambda m: m.name)
             if fnmatch.fnmatch(m.name, args.mutants)]
-    todo += [(f"docs_valve --bug {bug}", f"cmd:{sys.executable} tests/docs_valve.py --bug {bug}", "watermark.valve")
-             for bug in DOCS_VALVE_BUGS]
+    for bugs in (*([bug] for bug in DOCS_VALVE_BUGS), DOCS_VALVE_BUGS[:2], DOCS_VALVE_BUGS[1:], DOCS_VALVE_BUGS):
+        flags = " ".join(f"--bug {bug}" for bug in bugs)
+        todo.append((f"docs_valve {flags}", f"cmd:{sys.executable} tests/docs_valve.py {flags}", "watermark.valve"))
     with ThreadPoolExecutor(args.jobs) as pool:
         rows = list(pool.map(lambda t: measure(*t, args.examples, args.seed), todo))
     caught = [r for r in rows if r["divergences"]]
