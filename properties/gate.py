@@ -71,6 +71,7 @@ class Gate:
         divergence raises its :class:`Diverges`, a case that cannot be checked is rejected (Hypothesis
         draws another). ``final``: whether this is the run Hypothesis reports (the failure is then
         shrunk further and spelled out); None: ask Hypothesis."""
+        __tracebackhide__ = True  # a failure shows the divergence, not the suite's code
         judge = self.judge(area, version)
         sent = judge.prepare({"area": area, "flink": str(version), "input": payload})
         if sent is None:

@@ -24,13 +24,14 @@ import oracle
 from flinkspec.impls import features as feat
 from flinkspec.impls import spelling
 from flinkspec.impls.capabilities import Capabilities, CapabilitiesError, parse
+from flinkspec.impls.features import CURRENT
 from oracle import classloading_config as clc
 from oracle.versions import SUPPORTED, parse_version, pick
 from properties import corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 FEATURE = feat.BY_NAME["config.spelling"]
-PLAIN_ONLY = Capabilities(protocol=2, unsupported_features=("config.spelling",))
+PLAIN_ONLY = Capabilities(protocol=CURRENT, unsupported_features=("config.spelling",))
 AREAS = ("memory.taskmanager", "memory.jobmanager", "classloading.resolve")
 SPLITTERS = sorted({pick(clc.SPLITTERS, ver) for ver in SUPPORTED}, key=lambda f: f.__name__)
 

@@ -31,14 +31,14 @@ if __name__ != "__main__":
 
 
 def partial_engine(request: dict[str, Any]) -> dict[str, Any]:
-    """An engine that has no timers, knows it does not flush idle valves at 2.3 (WM-4, WM-EQ), and
+    """An engine that has no timers, knows it does not flush idle valves at 2.3 (SWV-5, WM-EQ), and
     also carries an undeclared memory bug (the JobManager heap is the whole Flink memory)."""
     from flinkspec.mutants import MUTANTS
 
     if request.get("area") == "capabilities":
         return {"id": request["id"], "output": {"unsupported": [
             {"area": "watermark.timers", "why": "no event-time timers yet"},
-            {"area": "watermark.valve", "flink": "2.3", "rule": ["WM-4", "WM-EQ"], "why": "no all-idle flush"}]}}
+            {"area": "watermark.valve", "flink": "2.3", "rule": ["SWV-5", "WM-EQ"], "why": "no all-idle flush"}]}}
     if request.get("area") == "watermark.valve":
         return MUTANTS["valve-no-flush"].answer(request)
     return MUTANTS["jm-xmx-total-flink"].answer(request)
@@ -79,7 +79,7 @@ def test_fanout_finds_the_mutant_and_writes_every_report(reference: dict[str, An
     assert reference["schema"] == 1 and reference["verdict"] == "invalid"
     assert reference["fanout"]["checked_cases"] == 1500 and reference["fanout"]["partitions"] == 3
     rules = {c["rule"] for c in reference["counterexamples"]}
-    assert "WM-EQ" in rules and rules <= {"WM-EQ", "WM-4"}, rules
+    assert rules == {"SWV-5"}, rules  # the oracle's flush rule decided the part the mutant departs from
     smallest = min(len(c["request"]["input"]["events"]) for c in reference["counterexamples"])
     assert smallest <= 3
 
@@ -114,7 +114,7 @@ def test_declared_capabilities_are_not_supported_and_the_rest_still_runs(
     runs = {r["area"]: r["verdict"] for r in report["runs"]}
     assert runs == {"watermark.valve": "valid", "memory.jobmanager": "invalid"}, runs
     unsupported = {(u["area"], u["rule"]) for u in report["unsupported"]}
-    assert unsupported == {("watermark.timers", None), ("memory.taskmanager", None), ("watermark.valve", "WM-4"),
+    assert unsupported == {("watermark.timers", None), ("memory.taskmanager", None), ("watermark.valve", "SWV-5"),
                            ("watermark.valve", "WM-EQ")}
     assert {c["area"] for c in report["counterexamples"]} == {"memory.jobmanager"}
     assert "n/s" in (tmp_path / "report.html").read_text()
@@ -125,13 +125,13 @@ def test_declared_capabilities_are_not_supported_and_the_rest_still_runs(
 def test_check_honours_a_capabilities_file(tmp_path: Path) -> None:
     """`flinkspec check --capabilities`: the declared rule is not supported, not a failure."""
     caps = tmp_path / "caps.json"
-    caps.write_text(json.dumps({"unsupported": [{"rule": ["WM-4", "WM-EQ"], "why": "no all-idle flush"}]}))
+    caps.write_text(json.dumps({"unsupported": [{"rule": ["SWV-5", "WM-EQ"], "why": "no all-idle flush"}]}))
     res = subprocess.run([sys.executable, "-m", "flinkspec.cli", "check", "--impl", MUTANT, *VALVE, "--examples",
                           "300", "--capabilities", str(caps), "--report", str(tmp_path)], capture_output=True,
                          text=True, timeout=600, cwd=ROOT)
     assert res.returncode == 0, res.stderr
     report = json.loads((tmp_path / "report.json").read_text())
-    assert report["verdict"] == "valid" and [u["rule"] for u in report["unsupported"]] == ["WM-4", "WM-EQ"]
+    assert report["verdict"] == "valid" and [u["rule"] for u in report["unsupported"]] == ["SWV-5", "WM-EQ"]
     assert "n/s" in (tmp_path / "report.html").read_text()  # check writes the HTML report too
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"unsupported": [{"rule": "WM-99"}]}))

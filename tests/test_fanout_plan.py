@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from flinkspec.impls.capabilities import CapabilitiesError, parse
+from flinkspec.judge.divergence import Signature
 from oracle.versions import SUPPORTED, parse_version
 from spark_harness.driver import with_task_retries
 from spark_harness.plan import partition, plan
@@ -63,14 +64,15 @@ def test_candidates_keep_the_smallest_of_each_shape_per_divergence() -> None:
     """Per divergence at most three failures, one per shape, smallest first; the cases of every
     failure seen are counted, also of those no longer kept."""
     def failure(req: dict[str, Any]) -> Failure:
-        return Failure("watermark.valve", "2.3", "differs in output.emitted[]", ("WM-EQ",), ("x",), req, {}, None,
-                       size(req), shape(req))
+        cause = Signature("differs in output.emitted[]", ("WM-EQ",), "differs", "output.emitted[] lacks a {watermark}",
+                          ("SWV-5",))
+        return Failure("watermark.valve", "2.3", cause, ("x",), req, {}, None, size(req), shape(req))
 
     small = valve({"channel": 0, "watermark": 1}, {"channel": 0, "status": "IDLE"})
     large = valve({"channel": 1, "watermark": 1000}, {"channel": 1, "status": "IDLE"})
     others = [valve(*[{"channel": 0, "watermark": i}] * k) for i, k in ((1, 3), (2, 4), (3, 5))]
     found = candidates([failure(large), failure(small), *map(failure, others)])
-    kept = found[("watermark.valve", "2.3", "differs in output.emitted[]", ())]
+    kept = found[("watermark.valve", "2.3", ("differs", "output.emitted[] lacks a {watermark}", ("SWV-5",)))]
     assert len(kept) == 3 and kept[0].request == small
     assert [f.size for f in kept] == sorted(f.size for f in kept)
     assert sum(f.cases for f in kept) == 5

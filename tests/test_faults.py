@@ -83,7 +83,8 @@ def test_an_answer_that_does_not_arrive_or_decode_is_an_error_not_a_verdict(tmp_
     assert "Traceback" not in res.stderr and res.stderr.count(says) == 1, res.stderr
     report = json.loads((tmp_path / "report.json").read_text())
     assert report["verdict"] == "unknown" and not report["counterexamples"]
-    assert says in report["runs"][0]["infra_error"] and report["runs"][0]["checked"] == 4
+    # the cases answered before request 5 are judged and kept (a case may also have sent a twin request)
+    assert says in report["runs"][0]["infra_error"] and 1 <= report["runs"][0]["checked"] <= 4
 
 
 JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(alphabet="ab[]{}\\\""),

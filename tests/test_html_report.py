@@ -50,8 +50,9 @@ def counterexample(mutant: str, request: dict[str, Any]) -> dict[str, Any]:
     broken = evaluate(req, actual, parse_version(req["flink"]), AREAS[req["area"]])
     assert broken, f"{mutant} does not fail on {request}"
     rule, message, expected = broken[0]
-    return Counterexample(req["area"], req["flink"], rule, RULES[rule].text, request, expected, actual, message,
-                          replay_command(f"mutant:{mutant}", request)).to_json()
+    return Counterexample(area=req["area"], flink=req["flink"], rule=rule, rule_text=RULES[rule].text,
+                          request=request, expected=expected, actual=actual, difference=message,
+                          replay=replay_command(f"mutant:{mutant}", request)).to_json()
 
 
 VALVE = {"area": "watermark.valve", "flink": "2.3", "input": {"channels": 2, "events": [

@@ -125,12 +125,13 @@ def _replace(value: Any, path: tuple[Any, ...], new: Any) -> Any:
 # fields the protocol lets be null: there a null is a value like any other, judged as one (recovery's
 # restored_from: null is "restored no checkpoint", which RCV-5 rightly rejects once a checkpoint completed)
 NULLABLE = {"restored_from"}
+NULLABLE_ITEMS = {"resource"}  # protocol 3: getResource finds nothing (docs/protocol/v3.md)
 
 
 def _wrong_type(old: Any, new: Any, path: tuple[Any, ...] = ()) -> bool:
     """``new`` is garbage of another type than ``old`` (a bool is not an int), or a container of nulls; a
     null where the protocol allows one is not."""
-    if new is None and path and path[-1] in NULLABLE:
+    if new is None and path and (path[-1] in NULLABLE or (len(path) > 1 and path[-2] in NULLABLE_ITEMS)):
         return False
     return type(old) is not type(new) or new in ([None], [[None]], {"x": None})
 

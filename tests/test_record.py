@@ -77,4 +77,4 @@ def test_recorded_answers_catch_a_mutant() -> None:
     res = run("pytest", "-q", "-p", "no:cacheprovider", "properties/test_recorded_answers.py",
               "--impl", "mutant:memory-overhead-unclamped", "--flink", "2.3", "-k", "taskmanager")
     assert res.returncode == 1, res.stdout
-    assert "differ from Flink 2.3's recorded ones" in res.stdout and "flinkspec replay" in res.stdout
+    assert "divergence(s) on Flink 2.3's recorded inputs" in res.stdout and "flinkspec replay" in res.stdout

@@ -344,7 +344,9 @@ def test_a_runner_honours_declared_features_and_unsupported_parts(
 def test_serve_answers_the_capabilities_request_as_the_suite_sees_the_implementation() -> None:
     """A built-in implementation speaks the suite's protocol; a `python:` one answers for itself."""
     ask = json.dumps({"id": 0, "area": "capabilities", "input": {}}) + "\n"
-    for impl, want in [("oracle", {"id": 0, "output": {"protocol": 2}}),
+    from flinkspec.impls.features import CURRENT
+
+    for impl, want in [("oracle", {"id": 0, "output": {"protocol": CURRENT}}),
                        ("python:tests.test_vectors:declaring", declaring({"id": 0, "area": "capabilities"}))]:
         done = subprocess.run([*SERVE, impl], input=ask, capture_output=True, text=True, timeout=120, cwd=ROOT)
         assert json.loads(done.stdout) == want, done.stderr

@@ -237,6 +237,10 @@ def to_junit(report: dict[str, Any]) -> str:
             f"{signature_of(c)} — {plural(cases(c), 'failing case')} at Flink {releases_text(c)}; "
             f"explained by {explained}"))
         f.text = _xml(_junit_text(report, c))
+        run = next((r for r in report["runs"] if (r["area"], r["flink"]) == (c["area"], c["flink"])), None)
+        held_back = _not_held(report, run) if run else []
+        if held_back:
+            ET.SubElement(case, "system-out").text = _xml("\n".join(held_back))
     for r in report["runs"]:
         if (r["area"], r["flink"]) in showed and not r["infra_error"]:
             continue  # its divergences are testcases of their own

@@ -62,6 +62,7 @@ AREA_OF_FILE = {
                    "coordinator_rules", "recovery"),
     "java numbers (memory, classloading)": ("javanum", "javadtoa"),
     "protocol and dispatch": ("__init__", "protocol", "versions", "rules"),
+    "explanations (which rule decided each part)": ("explain",),
 }
 
 
@@ -92,6 +93,8 @@ def area_tests(area: str) -> list[str]:
         "protocol and dispatch": ["properties/test_protocol_errors.py", "properties/test_java_numbers.py",
                                   *memory, *watermark, *classloading,
                                   *checkpoint],
+        "explanations (which rule decided each part)": ["properties/test_oracle_explains.py",
+                                                        "tests/test_divergences.py"],
     }[area]
 
 

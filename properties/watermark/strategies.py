@@ -83,26 +83,32 @@ def sequences(index: str, max_n: int | None = None) -> st.SearchStrategy[dict[st
 
 KEYS = ("a", "b", "c", "", "key-1", "ü", "$k", "1", " a")  # the empty key, keys of unusual first characters
 NAMESPACES = (None, "window-1", "window-1", "", "ü-window", " ")  # None: VoidNamespace
-_timer_step = st.tuples(st.integers(0, 5), st.integers(0, 1 << 16), st.integers(0, len(KEYS) - 1),
-                        st.integers(0, len(NAMESPACES) - 1))
+_timer_step = st.tuples(st.integers(0, 5), st.integers(0, 1 << 16), st.integers(0, 2), st.integers(0, 1))
+# each script uses a few keys and namespaces of all these, so that its deletions and re-registrations
+# meet the timers it registered (over all of KEYS x NAMESPACES they would rarely meet)
+_key_palette = st.lists(st.integers(0, len(KEYS) - 1), min_size=1, max_size=3)
+_namespace_palette = st.lists(st.integers(0, len(NAMESPACES) - 1), min_size=1, max_size=2)
 
 
 @st.composite
 def timer_scripts(draw: st.DrawFn) -> dict[str, Any]:
     """Timers registered (often twice), deleted, and watermarks mostly advancing."""
     pool = sorted(draw(st.lists(_timestamp, min_size=1, max_size=6)))
+    keys = [KEYS[i] for i in draw(_key_palette)]
+    namespaces = [NAMESPACES[i] for i in draw(_namespace_palette)]
     events: list[dict[str, Any]] = []
     for kind, ts, key, ns in draw(st.lists(_timer_step, max_size=40)):
         t = pool[ts % len(pool)]
         if kind <= 2:
-            ev: dict[str, Any] = {"register": t, "key": KEYS[key]}
+            ev: dict[str, Any] = {"register": t, "key": keys[key % len(keys)]}
         elif kind == 3:
-            ev = {"delete": t, "key": KEYS[key]}
+            ev = {"delete": t, "key": keys[key % len(keys)]}
         else:
             events.append({"watermark": t})
             continue
-        if NAMESPACES[ns] is not None:
-            ev["namespace"] = NAMESPACES[ns]
+        namespace = namespaces[ns % len(namespaces)]
+        if namespace is not None:
+            ev["namespace"] = namespace
         events.append(ev)
     if draw(_tail):
         events.append({"watermark": LONG_MAX})
