@@ -129,7 +129,8 @@ def _spell(pieces: list[str], version: FlinkVersion, draw: st.DrawFn) -> str:
     if style == "yaml":
         items = [p if draw(st.booleans()) else f"'{p}'" for p in pieces if _yaml_plain(p)]
         items += draw(st.sampled_from([[], [], ["1"], ["true"], ["0x1F"], ["''"]]))
-        return draw(st.sampled_from(["[{}]", "[ {} ]", "[{},]"])).format(", ".join(items))
+        forms = ["[{}]", "[ {} ]", "[{},]"] if items else ["[{}]", "[ {} ]"]  # '[,]' is no YAML list Flink reads
+        return draw(st.sampled_from(forms)).format(", ".join(items))
     if style == "yaml-null":
         return "[" + ", ".join([*(p for p in pieces[:1] if _yaml_plain(p)), "~"]) + "]"
     return ";".join(pieces)
