@@ -94,8 +94,13 @@ class Signature:
 def _rejection(error: object) -> str:
     if not isinstance(error, dict):
         return _short(error)
-    words = " ".join(str(error[k]) for k in ("type", "exception") if error.get(k))
+    words = _error_kind(error)
     return _short(f"{words}: {error['message']}" if error.get("message") else words)
+
+
+def _error_kind(error: Mapping[str, Any]) -> str:
+    """An error's type and exception name, those it has (``InvalidConfiguration IllegalArgumentException``)."""
+    return " ".join(str(error[k]) for k in ("type", "exception") if error.get(k))
 
 
 def _short(value: object, limit: int = 160) -> str:
@@ -282,8 +287,8 @@ def departure(expected: Mapping[str, Any], actual: Mapping[str, Any], explanatio
         # one cause whatever Flink's reading of the request decided: why it refuses is the implementation's own
         return Departure(REFUSES, "BadRequest", "error", (), expected.get("output", exp_err), act_err)
     if exp_err is None and isinstance(act_err, dict):
-        kind = " ".join(str(act_err[k]) for k in ("type", "exception") if act_err.get(k))
-        return Departure(REJECTS_WHAT_FLINK_ACCEPTS, f"error: {kind}", "error", (), expected.get("output"), act_err)
+        return Departure(REJECTS_WHAT_FLINK_ACCEPTS, f"error: {_error_kind(act_err)}", "error", (),
+                         expected.get("output"), act_err)
     if isinstance(exp_err, dict) and isinstance(act_err, dict):
         fields = ("type", "exception", "message") if strict_messages else ("type",)
         if all(exp_err.get(f) == act_err.get(f) for f in fields):
