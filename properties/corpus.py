@@ -26,6 +26,7 @@ def draw(strategy: st.SearchStrategy[dict[str, Any]], n: int, seed: int) -> list
         return out
 
     @settings(max_examples=n, database=None, deadline=None, phases=[Phase.generate],
+              derandomize=False,  # Hypothesis derandomizes under CI=true; the seed given must count
               suppress_health_check=list(HealthCheck))
     @given(strategy)
     def collect(value: dict[str, Any]) -> None:

@@ -39,10 +39,12 @@ if TYPE_CHECKING:
     from flinkspec.impls.capabilities import Capabilities
     from properties.gate import Gate
 
-settings.register_profile("dev", max_examples=40, deadline=None)
+# Hypothesis's own default derandomizes where it sees a CI (CI=true, as GitHub Actions sets): dev and
+# thorough say derandomize=False, so that --hypothesis-seed counts there as anywhere
+settings.register_profile("dev", max_examples=40, deadline=None, derandomize=False)
 settings.register_profile("ci", max_examples=150, deadline=None, derandomize=True, print_blob=True,
                           suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("thorough", max_examples=3000, deadline=None, verbosity=Verbosity.normal,
+settings.register_profile("thorough", max_examples=3000, deadline=None, derandomize=False, verbosity=Verbosity.normal,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 

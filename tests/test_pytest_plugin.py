@@ -27,7 +27,8 @@ SEEDS = range(5)  # the valve mutant is caught by most Hypothesis seeds within t
 
 def run_pytest(cwd: Path, *args: str, module: str = "properties.test_conformance") -> subprocess.CompletedProcess[str]:
     """``pytest --pyargs MODULE ARGS`` in ``cwd`` with the quick Hypothesis profile."""
-    env = {**os.environ, "HYPOTHESIS_PROFILE": "dev"}
+    # CI=true as on a CI runner, where Hypothesis derandomizes by default: the seeds given must still count
+    env = {**os.environ, "HYPOTHESIS_PROFILE": "dev", "CI": "true"}
     cmd = [sys.executable, "-m", "pytest", "--pyargs", module, "-p", "properties.plugin",
            "-p", "no:cacheprovider", "-ra", *args]
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
