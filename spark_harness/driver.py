@@ -31,7 +31,7 @@ from typing import Any
 
 import attrs
 
-from flinkspec.engine.check import AreaRun, Counterexample
+from flinkspec.engine.check import AreaRun, Counterexample, dissolve
 from flinkspec.impls import Implementation
 from flinkspec.judge.verdict import replay_command
 from spark_harness.plan import Chunk, partition
@@ -296,7 +296,7 @@ def assemble(pairs: Sequence[tuple[str, str]], parts: Sequence[tuple[Chunk, ...]
         more = f" (and {len(errs) - 1} more)" if len(errs) > 1 else ""
         runs[key].infra_error = f"{unchecked} case(s) unchecked: {errs[0][1]}{more}"
     for run in runs.values():
-        run.counterexamples.sort(key=_order)
+        run.counterexamples = sorted(dissolve(run.counterexamples), key=_order)
         run.seconds = round(run.seconds, 3)
     return list(runs.values()), shrink_cases
 

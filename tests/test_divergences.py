@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
-from flinkspec.judge.divergence import differing_paths, signature, template
+from flinkspec.engine.check import Counterexample, dissolve
+from flinkspec.judge.divergence import differing_paths, parts, signature, template
+from oracle.explain import Decision, Explanation
 
 ROOT = Path(__file__).resolve().parent.parent
 PLANTED = f"cmd:{sys.executable} {ROOT / 'tests' / 'planted_bugs.py'}"
@@ -104,6 +106,48 @@ def test_signatures_tell_causes_apart_and_keep_one_cause_together() -> None:
     assert differing_paths([[1], [2]], [[1]], "x") == ["x lacks an element"]
     extra = ["x[] has an extra element"]
     assert differing_paths([["a"]], [["b", "a"]], "x") == differing_paths([[]], [["b"]], "x") == extra
+
+
+def test_one_bug_met_by_different_rules_is_one_cause_and_an_optional_field_is_no_kind() -> None:
+    """The same departure explained by different rules (the aligner's and the tracker's, one release's
+    splitter or another's) is one cause; a fired timer with and without its namespace is one kind."""
+    flink = {"output": {"fired": [{"key": "a", "namespace": "n", "timestamp": 1}, {"key": "a", "timestamp": 2}]}}
+    late = {"output": {"fired": []}}
+    req = {"area": "watermark.timers", "flink": "2.3", "input": {"events": []}}
+    one, other = (Explanation((Decision(("fired",), rules),)) for rules in (("ITS-3",), ("ITS-4",)))
+    a, b = (signature(req, late, flink, ["ITS-EQ"], explanation=e) for e in (one, other))
+    assert a.key == b.key and a.where == "output.fired lacks a {key, timestamp}", a
+    assert a.explains == ("ITS-3",) and b.explains == ("ITS-4",)
+    unlocated = signature(req, late, None, ["WM-3", "WM-EQ"]), signature(req, late, None, ["WM-4", "WM-EQ"])
+    assert unlocated[0].key != unlocated[1].key  # without Flink's answer, the rules broken tell causes apart
+
+
+@pytest.mark.parametrize(("where", "made_of"), [
+    ("output.emitted[] lacks a {status} and a {watermark}",
+     ("output.emitted[] lacks a {status}", "output.emitted[] lacks a {watermark}")),
+    ("output.fired[] has an extra {key, timestamp} and a {watermark}",
+     ("output.fired[] has an extra {key, timestamp}", "output.fired[] has an extra {watermark}")),
+    ("output.emitted[] has a {watermark} where Flink has a {status}", ()),
+    ("output.emitted[] has an extra {status}", ()),
+    ("output.task_heap", ()),
+    ("error: InvalidConfiguration IllegalArgumentException", ()),
+])
+def test_a_composite_departure_is_made_of_single_ones(where: str, made_of: tuple[str, ...]) -> None:
+    assert parts(where) == made_of
+
+
+def test_a_composite_of_known_causes_is_counted_under_each_and_opens_none() -> None:
+    def found(where: str, cases: int, flink: str) -> Counterexample:
+        return Counterexample(area="watermark.valve", flink=flink, rule="SWV-5", rule_text="", request={},
+                              expected=None, actual={}, difference="", replay="", cases=cases,
+                              cause=("differs", f"output.emitted[] {where}", ()), releases=(flink,))
+    status, watermark = found("lacks a {status}", 10, "2.3"), found("lacks a {watermark}", 5, "2.3")
+    both = found("lacks a {status} and a {watermark}", 2, "1.19")
+    kept = dissolve([status, watermark, both])
+    assert [(c.cause[1], c.cases, c.releases) for c in kept] == [
+        ("output.emitted[] lacks a {status}", 12, ("2.3", "1.19")),
+        ("output.emitted[] lacks a {watermark}", 7, ("2.3", "1.19"))]
+    assert dissolve([status, both]) == [status, both]  # a part not seen on its own: the composite is a cause
 
 
 @pytest.mark.flink

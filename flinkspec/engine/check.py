@@ -16,7 +16,7 @@ import contextlib
 import json
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import attrs
@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
 from flinkspec.impls import Implementation, ImplementationBroken
 from flinkspec.impls.capabilities import EVERYTHING, Capabilities
-from flinkspec.judge.divergence import Cause, Signature, features
+from flinkspec.judge.divergence import Cause, Signature, features, parts
 from flinkspec.judge.verdict import REDUCE_CALLS, Conformance, Group, Judge, replay_command, said
 from oracle.versions import FlinkVersion
 from properties import corpus
@@ -208,7 +208,7 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
     if run.infra_error is None:
         found = [_reduce_group(g, jg, REDUCE_CALLS if i < REDUCE_DIVERGENCES else REDUCE_FEW_CALLS)
                  for i, g in enumerate(found)]
-    run.counterexamples = sorted((_counterexample(g, impl_spec, strict_messages) for g in found),
+    run.counterexamples = sorted(dissolve([_counterexample(g, impl_spec, strict_messages) for g in found]),
                                  key=lambda c: (-c.cases, c.rules))
     run.cases, run.checked, run.failing, run.not_checked = jg.cases, jg.checked, jg.failing, dict(jg.not_checked)
     run.seconds = time.monotonic() - started
@@ -309,7 +309,29 @@ def divergences(runs: Sequence[AreaRun]) -> list[Counterexample]:
         releases = sorted({r for c in seen for r in (c.releases or (c.flink,))}, key=_release_rank)
         merged.append(attrs.evolve(best, cases=sum(c.cases for c in seen),
                                    releases=(best.flink, *(r for r in releases if r != best.flink))))
-    return sorted(merged, key=lambda c: (-c.cases, c.area, c.rules))
+    return sorted(dissolve(merged), key=lambda c: (-c.cases, c.area, c.rules))
+
+
+def made_of(c: Counterexample, known: Collection[tuple[str, Cause]]) -> tuple[tuple[str, Cause], ...]:
+    """The known causes (area and cause) a composite divergence ``c`` is made of (it lacks two kinds of
+    element, or has one where Flink has another: :func:`flinkspec.judge.divergence.parts`), when every
+    one of them is known; else ()."""
+    kind, where, _ = c.cause
+    found = tuple((c.area, (kind, part, ())) for part in parts(where))
+    return found if found and all(k in known for k in found) else ()
+
+
+def dissolve(found: Sequence[Counterexample]) -> list[Counterexample]:
+    """``found`` with each composite divergence whose every part is a divergence of its own counted
+    under those (its cases and releases added to theirs) instead of opening a divergence of its own."""
+    by_key = {(c.area, c.cause): c for c in found}
+    for c in found:
+        for key in made_of(c, by_key):
+            part = by_key[key]
+            more = tuple(r for r in c.releases or (c.flink,) if r not in (part.releases or (part.flink,)))
+            by_key[key] = attrs.evolve(part, cases=part.cases + c.cases,
+                                       releases=(*(part.releases or (part.flink,)), *more))
+    return [by_key[(c.area, c.cause)] for c in found if not made_of(c, by_key)]
 
 
 def _size(request: dict[str, Any]) -> tuple[int, int]:

@@ -34,24 +34,28 @@ MAX_PATHS = 8
 # checkpoint ids to reasons; docs/protocol/v2.md: recovery's ``counts`` maps record keys to counts): a
 # difference anywhere in one is one difference of the map, written ``counts{}``
 DATA_MAPS = ("aborted", "counts")
+# fields an element of an answer's list carries only sometimes, not part of its kind (docs/protocol/v2.md: a
+# fired timer carries ``namespace`` only when it was registered with one)
+OPTIONAL_FIELDS = ("namespace",)
 _QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
 _NUMBER = re.compile(r"(?<![A-Za-z_])-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?(?: ?(?:bytes|[kmgt]?b)\b)?")
 _KEY = re.compile(r"[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)+")  # a Flink configuration key, kept in a template
 
 
-Cause = tuple[str, str, tuple[str, ...]]  # what tells divergences apart: kind, where, the explaining rules
+Cause = tuple[str, str, tuple[str, ...]]  # what tells divergences apart: kind, where (or the rules broken, where none)
 
 
 @attrs.frozen
 class Signature:
     """How one answer differs from Flink's: ``what`` in words, every rule it breaks, and its cause.
 
-    The cause is what tells divergences apart (:attr:`key`): the kind of departure (``kind``), the
-    part of the answer it first departs at (``where``, list positions folded), and the rules that
-    explain it (``because``): the first of the oracle's rules that decided that part of Flink's answer
-    (:mod:`oracle.explain`), else the rules other than the differential and refusal rules that the
-    answer breaks. Never the values, nor an error message's text (an implementation's wording is
-    its own), nor the rules a departing sequence happens to break after its first departure."""
+    The cause is what tells divergences apart (:attr:`key`): the kind of departure (``kind``) and the
+    part of the answer it first departs at (``where``, list positions folded, with how it differs
+    there). The rules that explain it (``because``: the oracle's rules that decided that part of
+    Flink's answer, :mod:`oracle.explain`) are reported, not keyed; only an answer judged without
+    Flink's is told apart by the rules it breaks. Never the values, nor an error message's text (an
+    implementation's wording is its own), nor the rules a departing sequence happens to break after
+    its first departure."""
 
     what: str
     rules: tuple[str, ...]
@@ -62,11 +66,13 @@ class Signature:
 
     @property
     def key(self) -> Cause:
-        # the first rule that decided the part departed from is the one that governs it (the valve's
-        # rule for an IDLE status, the timer service's for a watermark); the rules after it are steps
-        # of that decision, applied or not by circumstance
-        explaining = self.because[:1] or tuple(r for r in self.rules if not r.endswith(GENERIC_RULES))
-        return (self.kind or self.what, self.where, explaining)
+        # a located departure is its own cause whichever rule decided that part of Flink's answer: one
+        # bug meets different rules by circumstance (the aligner's and the tracker's rule for the same
+        # missing snapshot, the splitter of one release or another), and the rules are what explains
+        # it, not what tells it apart; an answer judged without Flink's is told apart by the rules it breaks
+        if self.departure is not None:
+            return (self.kind, self.where, ())
+        return (self.kind or self.what, self.where, tuple(r for r in self.rules if not r.endswith(GENERIC_RULES)))
 
     def text(self) -> str:
         return f"{self.what}; breaks {', '.join(self.rules)}"
@@ -329,8 +335,8 @@ def how(expected: object, actual: object) -> str:
         if not extra and not missing:
             return "in another order"
         if not missing:
-            return f"has an extra {extra}"
-        return f"lacks a {missing}" if not extra else f"has a {extra} where Flink has a {missing}"
+            return EXTRA + extra
+        return LACKS + missing if not extra else f"has a {extra}{INSTEAD}{missing}"
     if isinstance(expected, dict) and isinstance(actual, dict):
         keys = sorted(k for k in expected.keys() | actual.keys()
                       if expected.get(k, _MISSING) != actual.get(k, _MISSING))
@@ -343,6 +349,21 @@ def how(expected: object, actual: object) -> str:
 
 
 _WORD = re.compile(r"[A-Za-z_:]{1,40}")  # a word of an enumeration: user, not_found, error:SecurityException
+EXTRA, LACKS, INSTEAD, AND = "has an extra ", "lacks a ", " where Flink has a ", " and a "
+
+
+def parts(where: str) -> tuple[str, ...]:
+    """The single departures a composite one (:func:`how`) is made of: ``P lacks a A and a B`` is
+    ``P lacks a A`` and ``P lacks a B``, and so for extra elements; () for a single departure. One
+    element where Flink has another (``has a X where Flink has a Y``) is a departure of its own:
+    an implementation that emits a status where Flink emits a watermark has neither bug of one that
+    emits a status too many and one that leaves a watermark out."""
+    path, _, differs = where.partition(" ")
+    for head in (EXTRA, LACKS):
+        if differs.startswith(head):
+            kinds = differs.removeprefix(head).split(AND)
+            return tuple(f"{path} {head}{k}" for k in kinds) if len(kinds) > 1 else ()
+    return ()
 
 
 def _canon(value: object) -> str:
@@ -352,12 +373,12 @@ def _canon(value: object) -> str:
 def _kinds(which: Counter[str], values: list[Any]) -> str:
     """The kinds of the list elements ``which`` counts: ``{key, ...}`` for an object, else the JSON type."""
     kinds = sorted({_kind(v) for v in values if which[_canon(v)] > 0})
-    return " and a ".join(kinds)
+    return AND.join(kinds)
 
 
 def _kind(value: object) -> str:
     if isinstance(value, dict):
-        return "{" + ", ".join(sorted(value)) + "}"
+        return "{" + ", ".join(sorted(k for k in value if k not in OPTIONAL_FIELDS)) + "}"
     return {bool: "boolean", int: "number", float: "number", str: "string", list: "list"}.get(type(value), "null")
 
 

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from flinkspec.engine.check import AreaRun, Counterexample
+from flinkspec.engine.check import AreaRun, Counterexample, made_of
+from flinkspec.judge.divergence import parts
 from flinkspec.reports.html_report import jar_text, plural
 
 
@@ -68,10 +69,17 @@ class Printer:
     def run(self, run: AreaRun) -> None:
         out = self.out or sys.stderr
         print(f"  {run_line(run)}", file=out)
-        for c in run.counterexamples:
+        # a composite is dissolved once its parts are known, here as in the report (divergences())
+        singles = [c for c in run.counterexamples if not parts(c.cause[1])]
+        for c in (*singles, *(c for c in run.counterexamples if parts(c.cause[1]))):
             key = (c.area, c.cause)
             if key in self.numbers:
                 print(f"  [{self.numbers[key]}] again at Flink {c.flink}: {plural(c.cases, 'failing case')}", file=out)
+                continue
+            if under := made_of(c, self.numbers):
+                both = " and ".join(f"[{self.numbers[k]}]" for k in under)
+                print(f"  {both} together at Flink {c.flink}: {plural(c.cases, 'failing case')}, counted under each",
+                      file=out)
                 continue
             self.numbers[key] = len(self.numbers) + 1
             print("\n".join(divergence_lines(c, self.numbers[key])), file=out)
