@@ -51,7 +51,7 @@ def test_the_pytest_gate_gives_the_catalogues_verdict(name: str, tmp_path: Path)
     impl, verdict = CATALOGUE[name]
     env = {**os.environ, "HYPOTHESIS_PROFILE": "dev"}
     done = subprocess.run([PY, "-m", "pytest", "--pyargs", "properties", "-p", "properties.plugin",
-                           "-p", "no:cacheprovider", "-q", "--impl", impl, *SCOPE], cwd=tmp_path, env=env,
+                           "-p", "no:cacheprovider", "-q", "-x", "--impl", impl, *SCOPE], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=900)
     out = done.stdout + done.stderr
     assert _verdict(done.returncode, out) == verdict, out
