@@ -170,8 +170,7 @@ def _step(machine: Coordinator, i: int, event: Event) -> dict[str, Any]:
     elif event.kind == "restart":
         machine.restart(event.task)
     machine.drain()
-    if machine.queue:
-        machine.explain("queued", "CC-2")  # what is still queued could not start
+    machine.settle()
     out: dict[str, Any]
     step, out = machine.step, {}
     if step.triggered:

@@ -184,7 +184,10 @@ class Coordinator:
             self.step.rejected.append("TOO_MANY_CHECKPOINT_REQUESTS")
         self._start(self._choose())
         if self.explaining and any(r is request for r in self.queue):
-            self.explain("queued", "CC-1")  # after what decided that it could not start (CC-2)
+            # queued for now (CC-1, after what decided that it could not start, CC-2): the step's
+            # ``queued`` is decided when the step ends (Flink may start it before), so this is aside
+            self.aside()
+            because("CC-1")
 
     def _execute_queued(self, *, queued_run: bool = False) -> None:
         self._start(self._choose(queued_run=queued_run))
@@ -215,9 +218,16 @@ class Coordinator:
         return self.queue.pop(0)
 
     def _not_started(self) -> None:
-        """CC-2: the head waits (a trigger is in progress, or max_concurrent checkpoints are pending)."""
-        self.explain("queued", "CC-2")
-        self.explain("triggered", "CC-2")
+        """CC-2: the head waits (a trigger is in progress, or max_concurrent checkpoints are pending); for
+        now: the step's ``queued`` and ``triggered`` are decided when it ends (:meth:`settle`)."""
+        self.aside()
+        because("CC-2")
+
+    def settle(self) -> None:
+        """The step ends: what is still queued could not start (CC-2) and waits in the queue (CC-1)."""
+        if self.queue:
+            self.explain("queued", "CC-2", "CC-1")
+            self.explain("triggered", "CC-2")
 
     def _start(self, request: Request | None) -> None:
         """``startTriggeringCheckpoint``: the rest happens on the main thread, after what is queued."""

@@ -34,6 +34,9 @@ MAX_PATHS = 8
 # checkpoint ids to reasons; docs/protocol/v2.md: recovery's ``counts`` maps record keys to counts): a
 # difference anywhere in one is one difference of the map, written ``counts{}``
 DATA_MAPS = ("aborted", "counts")
+# lists and maps an answer leaves out where they would be empty (docs/protocol/v1.md: a coordinator step's keys,
+# "an absent key means nothing of that kind")
+EMPTY_WHEN_ABSENT = ("triggered", "rejected", "completed", "aborted", "retained")
 # fields an element of an answer's list carries only sometimes, not part of its kind (docs/protocol/v2.md: a
 # fired timer carries ``namespace`` only when it was registered with one)
 OPTIONAL_FIELDS = ("namespace",)
@@ -318,9 +321,29 @@ def departure(expected: Mapping[str, Any], actual: Mapping[str, Any], explanatio
 
 
 def _where(path: Path, expected: object, actual: object) -> str:
-    """The part departed from, positions folded, and how it differs there (nothing more for a value)."""
-    differs = how(expected, actual)
+    """The part departed from, positions folded, and how it differs there (nothing more for a value).
+    A field of :data:`EMPTY_WHEN_ABSENT` left out is an empty one, so that leaving out an aborted
+    checkpoint is one departure whether or not the step aborts others; a map whose keys are data
+    (:data:`DATA_MAPS`) differs in an entry, never in named keys."""
+    if path and path[-1] in EMPTY_WHEN_ABSENT:
+        if expected is _MISSING and isinstance(actual, list | dict) and actual:
+            expected = type(actual)()
+        if actual is _MISSING and isinstance(expected, list | dict) and expected:
+            actual = type(expected)()
+    if path and path[-1] in DATA_MAPS and isinstance(expected, dict) and isinstance(actual, dict):
+        differs = _entries(expected, actual)
+    else:
+        differs = how(expected, actual)
     return path_text(path, folded=True) + ("" if differs == "differs" else f" {differs}")
+
+
+def _entries(expected: dict[str, Any], actual: dict[str, Any]) -> str:
+    """How a map whose keys are data differs: it lacks an entry, has an extra one, or one's value differs."""
+    if expected.keys() > actual.keys():
+        return "lacks an entry"
+    if actual.keys() > expected.keys():
+        return "has an extra entry"
+    return "differs in an entry"
 
 
 def how(expected: object, actual: object) -> str:
