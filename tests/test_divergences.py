@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import subprocess
@@ -11,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from flinkspec.engine.check import Counterexample, dissolve
+from flinkspec.engine.check import AreaRun, Counterexample, dissolve
 from flinkspec.judge.divergence import differing_paths, parts, signature, template
+from flinkspec.reports.console import Printer
 from oracle.explain import Decision, Explanation
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -148,6 +150,23 @@ def test_a_composite_of_known_causes_is_counted_under_each_and_opens_none() -> N
         ("output.emitted[] lacks a {status}", 12, ("2.3", "1.19")),
         ("output.emitted[] lacks a {watermark}", 7, ("2.3", "1.19"))]
     assert dissolve([status, both]) == [status, both]  # a part not seen on its own: the composite is a cause
+
+
+def test_the_console_prints_a_composite_of_known_causes_as_counted_under_each() -> None:
+    """Seen at a later release than its parts, a composite is a line naming them, not a new divergence."""
+    def found(where: str, flink: str) -> Counterexample:
+        return Counterexample(area="watermark.valve", flink=flink, rule="SWV-5", rule_text="",
+                              request={"input": {"channels": 1}}, expected=None, actual={}, difference="",
+                              replay="flinkspec replay ...", cases=3,
+                              cause=("differs", f"output.emitted[] {where}", ()))
+    out = io.StringIO()
+    printer = Printer(out)
+    printer.run(AreaRun("watermark.valve", "2.2", counterexamples=[found("lacks a {status}", "2.2"),
+                                                                    found("lacks a {watermark}", "2.2")]))
+    printer.run(AreaRun("watermark.valve", "2.3", counterexamples=[found("lacks a {status} and a {watermark}", "2.3")]))
+    text = out.getvalue()
+    assert "  [1] and [2] together at Flink 2.3: 3 failing cases, counted under each" in text, text
+    assert "[3]" not in text, text
 
 
 @pytest.mark.flink
