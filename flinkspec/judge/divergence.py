@@ -40,6 +40,9 @@ EMPTY_WHEN_ABSENT = ("triggered", "rejected", "completed", "aborted", "retained"
 # fields an element of an answer's list carries only sometimes, not part of its kind (docs/protocol/v2.md: a
 # fired timer carries ``namespace`` only when it was registered with one)
 OPTIONAL_FIELDS = ("namespace",)
+# fields of a list element whose value is a word of an enumeration, part of its kind (docs/protocol/v1.md: a
+# valve's emitted ``{"status": "IDLE"}`` and ``{"status": "ACTIVE"}`` are two kinds of element, not two values)
+ENUM_FIELDS = ("status",)
 _QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
 _NUMBER = re.compile(r"(?<![A-Za-z_])-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?(?: ?(?:bytes|[kmgt]?b)\b)?")
 _KEY = re.compile(r"[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)+")  # a Flink configuration key, kept in a template
@@ -401,7 +404,8 @@ def _kinds(which: Counter[str], values: list[Any]) -> str:
 
 def _kind(value: object) -> str:
     if isinstance(value, dict):
-        return "{" + ", ".join(sorted(k for k in value if k not in OPTIONAL_FIELDS)) + "}"
+        return "{" + ", ".join(f"{k}: {value[k]}" if k in ENUM_FIELDS and isinstance(value[k], str) else k
+                               for k in sorted(value) if k not in OPTIONAL_FIELDS) + "}"
     return {bool: "boolean", int: "number", float: "number", str: "string", list: "list"}.get(type(value), "null")
 
 
