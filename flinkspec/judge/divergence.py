@@ -1,22 +1,23 @@
-"""Divergences: failing answers grouped by *how* they differ from Flink, not by which rule they break.
+"""Divergences: failing answers grouped by *how* they depart from Flink, not by which rule they break.
 
 One bug of an implementation usually breaks several rules on the same request (a wrong managed
 size breaks the sum rule, the explicit-size rule and the differential rule at once), and two bugs
-may break the same rule (a fraction Flink cannot parse accepted, and a slot count Flink rejects
-accepted, both "accept what Flink rejects"). A *divergence* is the set of failing answers with one
-signature:
+may break the same rule. A *divergence* is the set of failing answers with one cause
+(:attr:`Signature.key`):
 
-- what differs from Flink's answer (the oracle's, proven against the jars): which output fields
-  (list positions folded, so the same field of another event is the same difference), or an
-  output where Flink rejects (with Flink's exception and its message reduced to a template that
-  keeps the configuration keys it names and drops the values), or an error where Flink answers
-  (with the answer's error type, exception and message template), or another error;
-- the rules the answer breaks, all of them.
+- the kind of departure: the output differs from Flink's; it answers where Flink rejects (Flink's
+  exception and its message reduced to a template that keeps the configuration keys it names and
+  drops the values); it rejects what Flink accepts (its error type and exception); it refuses a
+  valid request; it rejects differently;
+- where it first departs, in the order the oracle decided the parts of Flink's answer
+  (:mod:`oracle.explain`), list positions folded, with how it differs there (which kind of element
+  a list lacks or has extra, which word of an enumeration it answers): never the values.
 
-Two failures with different signatures are never merged; each divergence is reported once, with
-its failing-case count and one shrunk representative (see :mod:`flinkspec.engine.check`).
+The rules that decided that part and the rules the answer breaks explain a divergence; only
+answers judged without Flink's answer are told apart by them. Each divergence is reported once,
+with its failing-case count and one shrunk representative (see :mod:`flinkspec.engine.check`),
+and docs/check.md gives the rule as users read it.
 """
-
 from __future__ import annotations
 
 import json
@@ -369,12 +370,16 @@ def how(expected: object, actual: object) -> str:
         return f"differs in {', '.join(keys)}"
     if expected is _MISSING or actual is _MISSING:
         return "is missing" if actual is _MISSING else "is unexpected"
-    if isinstance(expected, str) and isinstance(actual, str) and _WORD.fullmatch(expected) and _WORD.fullmatch(actual):
+    if _is_word(expected) and _is_word(actual):
         return f"is {actual} where Flink answers otherwise"  # a word of an enumeration is a kind, not a value
     return "differs"
 
 
 _WORD = re.compile(r"[A-Za-z_:]{1,40}")  # a word of an enumeration: user, not_found, error:SecurityException
+
+
+def _is_word(value: object) -> bool:
+    return isinstance(value, str) and _WORD.fullmatch(value) is not None
 EXTRA, LACKS, INSTEAD, AND = "has an extra ", "lacks a ", " where Flink has a ", " and a "
 
 
@@ -404,7 +409,7 @@ def _kinds(which: Counter[str], values: list[Any]) -> str:
 
 def _kind(value: object) -> str:
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {value[k]}" if k in ENUM_FIELDS and isinstance(value[k], str) else k
+        return "{" + ", ".join(f"{k}: {value[k]}" if k in ENUM_FIELDS and _is_word(value[k]) else k
                                for k in sorted(value) if k not in OPTIONAL_FIELDS) + "}"
     return {bool: "boolean", int: "number", float: "number", str: "string", list: "list"}.get(type(value), "null")
 
