@@ -64,11 +64,16 @@ class Counterexample:
     cause: Cause = ("", "", ())  # what tells divergences apart (Signature.key)
     releases: tuple[str, ...] = ()  # every release it was seen at (the representative's first)
 
+    @property
+    def seen_at(self) -> tuple[str, ...]:
+        """Every release it was seen at: :attr:`releases`, else the representative's."""
+        return self.releases or (self.flink,)
+
     def to_json(self) -> dict[str, Any]:
         return {**attrs.asdict(self), "rules": list(self.rules), "features": list(self.features),
                 "messages": list(self.messages), "explained_by": list(self.explained_by),
                 "cause": [self.cause[0], self.cause[1], list(self.cause[2])],
-                "releases": list(self.releases or (self.flink,))}
+                "releases": list(self.seen_at)}
 
 
 @attrs.define
@@ -306,16 +311,16 @@ def divergences(runs: Sequence[AreaRun]) -> list[Counterexample]:
     merged = []
     for seen in by_cause.values():
         best = min(seen, key=lambda c: (_size(c.request), -_release_rank(c.flink)))
-        releases = sorted({r for c in seen for r in (c.releases or (c.flink,))}, key=_release_rank)
+        releases = sorted({r for c in seen for r in c.seen_at}, key=_release_rank)
         merged.append(attrs.evolve(best, cases=sum(c.cases for c in seen),
                                    releases=(best.flink, *(r for r in releases if r != best.flink))))
     return sorted(dissolve(merged), key=lambda c: (-c.cases, c.area, c.rules))
 
 
 def made_of(c: Counterexample, known: Collection[tuple[str, Cause]]) -> tuple[tuple[str, Cause], ...]:
-    """The known causes (area and cause) a composite divergence ``c`` is made of (it lacks two kinds of
-    element, or has one where Flink has another: :func:`flinkspec.judge.divergence.parts`), when every
-    one of them is known; else ()."""
+    """The known causes (area and cause) a composite divergence ``c`` is made of (it lacks, or has
+    extra, two kinds of element: :func:`flinkspec.judge.divergence.parts`), when every one of them is
+    known; else ()."""
     kind, where, _ = c.cause
     found = tuple((c.area, (kind, part, ())) for part in parts(where))
     return found if found and all(k in known for k in found) else ()
@@ -328,9 +333,8 @@ def dissolve(found: Sequence[Counterexample]) -> list[Counterexample]:
     for c in found:
         for key in made_of(c, by_key):
             part = by_key[key]
-            more = tuple(r for r in c.releases or (c.flink,) if r not in (part.releases or (part.flink,)))
-            by_key[key] = attrs.evolve(part, cases=part.cases + c.cases,
-                                       releases=(*(part.releases or (part.flink,)), *more))
+            more = tuple(r for r in c.seen_at if r not in part.seen_at)
+            by_key[key] = attrs.evolve(part, cases=part.cases + c.cases, releases=(*part.seen_at, *more))
     return [by_key[(c.area, c.cause)] for c in found if not made_of(c, by_key)]
 
 

@@ -18,6 +18,7 @@ answers judged without Flink's answer are told apart by them. Each divergence is
 with its failing-case count and one shrunk representative (see :mod:`flinkspec.engine.check`),
 and docs/check.md gives the rule as users read it.
 """
+
 from __future__ import annotations
 
 import json
@@ -380,6 +381,8 @@ _WORD = re.compile(r"[A-Za-z_:]{1,40}")  # a word of an enumeration: user, not_f
 
 def _is_word(value: object) -> bool:
     return isinstance(value, str) and _WORD.fullmatch(value) is not None
+
+
 EXTRA, LACKS, INSTEAD, AND = "has an extra ", "lacks a ", " where Flink has a ", " and a "
 
 

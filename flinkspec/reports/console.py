@@ -36,7 +36,7 @@ def run_line(run: AreaRun) -> str:
 def divergence_lines(c: Counterexample, number: int, *, at: str | None = None) -> list[str]:
     """A divergence as a reader needs it: where it departs from Flink (Flink's answer and the
     implementation's), the rules that explain it, how often, the plain request, the replay."""
-    where = at or f"{c.area} at Flink {versions_text(list(c.releases or (c.flink,)))}"
+    where = at or f"{c.area} at Flink {versions_text(list(c.seen_at))}"
     explained = c.explained_by or tuple(r for r in c.rules if r.endswith("-EQ")) or c.rules or (c.rule,)
     lines = [f"  [{number}] {where}: {c.signature or c.difference}"]
     if c.difference and c.difference != c.signature:
@@ -69,9 +69,9 @@ class Printer:
     def run(self, run: AreaRun) -> None:
         out = self.out or sys.stderr
         print(f"  {run_line(run)}", file=out)
-        # a composite is dissolved once its parts are known, here as in the report (divergences())
-        singles = [c for c in run.counterexamples if not parts(c.cause[1])]
-        for c in (*singles, *(c for c in run.counterexamples if parts(c.cause[1]))):
+        # single departures first: a composite is dissolved once its parts are known, here as in the
+        # report (divergences())
+        for c in sorted(run.counterexamples, key=lambda c: bool(parts(c.cause[1]))):
             key = (c.area, c.cause)
             if key in self.numbers:
                 print(f"  [{self.numbers[key]}] again at Flink {c.flink}: {plural(c.cases, 'failing case')}", file=out)
