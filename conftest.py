@@ -3,4 +3,4 @@ package loads it through its ``pytest11`` entry point): the options --impl, --fl
 --capabilities, --conformance and --strict-messages, the markers, and the Hypothesis profiles
 dev/ci/thorough chosen by HYPOTHESIS_PROFILE."""
 
-pytest_plugins = ["properties.plugin"]
+pytest_plugins = ["flinkspec.plugin"]

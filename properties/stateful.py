@@ -1,6 +1,6 @@
 """Shared plumbing of the suite's state machines (valve, alignment, coordinator): each step sends the
 whole sequence so far to the implementation under test, judged as every route judges
-(:class:`properties.gate.Gate`), and the machine checks that a longer sequence never revises what a
+(:class:`flinkspec.plugin.gate.Gate`), and the machine checks that a longer sequence never revises what a
 shorter one answered."""
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ from hypothesis import settings
 from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
 
 from oracle.versions import FlinkVersion
-from properties.gate import Gate
+from properties.under_test import Judged
 
 
 class JudgedMachine(RuleBasedStateMachine):
     """A machine whose steps are requests of one area, judged as they are answered."""
 
-    gate: Gate
+    gate: Judged
     version: FlinkVersion
 
     def judged(self, area: str, payload: dict[str, Any], rid: int) -> dict[str, Any]:
@@ -27,7 +27,7 @@ class JudgedMachine(RuleBasedStateMachine):
         return output
 
 
-def run(machine: type[JudgedMachine], gate: Gate, version: FlinkVersion, *, steps: int | None = None) -> None:
+def run(machine: type[JudgedMachine], gate: Judged, version: FlinkVersion, *, steps: int | None = None) -> None:
     """Run ``machine`` against the implementation behind ``gate`` at ``version``; ``steps`` caps
     examples and steps (for machines whose every step re-sends a long sequence) whatever the profile."""
     bound = type(machine.__name__, (machine,), {"gate": gate, "version": version})

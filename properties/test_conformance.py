@@ -1,7 +1,7 @@
 """The generic conformance property: for every area and version, every generated request gets
 an answer that keeps every rule of the area and (at level ``flink``) equals real Flink's.
 
-It judges through :class:`properties.gate.Gate`, the same judge as ``flinkspec check``: requests and
+It judges through :class:`flinkspec.plugin.gate.Gate`, the same judge as ``flinkspec check``: requests and
 Flink's answers are fitted to what the implementation speaks (a case it cannot be sent or compared
 on is rejected, counted, never failed), rules it declares unsupported are not held against it, and
 a failure is one *divergence*. Each divergence raises its own exception class, so that Hypothesis
@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from oracle.versions import FlinkVersion
 from properties.areas import AREAS
-from properties.gate import Gate
+from properties.under_test import Judged
 
 DRAW_LIMIT = 600  # characters of a drawn request Hypothesis prints; the failure has the request sent
 
@@ -34,7 +34,7 @@ Request = dict[str, Any]
 @pytest.mark.parametrize("area", list(AREAS))
 @settings(suppress_health_check=[*settings().suppress_health_check, HealthCheck.filter_too_much])
 @given(data=st.data())
-def test_answers_keep_every_rule_of_the_area(gate: Gate, area: str, flink_version: FlinkVersion,
+def test_answers_keep_every_rule_of_the_area(gate: Judged, area: str, flink_version: FlinkVersion,
                                               data: st.DataObject) -> None:
     """Every answer keeps the area's invariants and agrees with the oracle."""
     if flink_version not in AREAS[area].versions:

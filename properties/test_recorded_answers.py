@@ -17,13 +17,11 @@ from typing import Any
 
 import pytest
 
-from flinkspec.impls import Implementation
-from flinkspec.judge.compare import compare
-from flinkspec.judge.verdict import replay_command
 from oracle.versions import FlinkVersion
 from properties.areas import AREAS, EXTRA_CORPORA, area_of_corpus
-from properties.gate import Gate
+from properties.compare import compare
 from properties.recordings import RECORDED, read
+from properties.under_test import Implementation, Judged
 
 BATCH = 200  # answers judged per batch; the test stops after the first batch that differs
 # FLINKSPEC_RECORDED_LIMIT="area=N,..." judges only the first N records of each version of those
@@ -46,10 +44,10 @@ def _recorded(area: str) -> dict[str, list[dict[str, Any]]]:
 
 
 @pytest.mark.parametrize("corpus", [*AREAS, *EXTRA_CORPORA])
-def test_gives_real_flinks_recorded_answers(impl: Implementation, gate: Gate, flink_version: FlinkVersion,
+def test_gives_real_flinks_recorded_answers(impl: Implementation, gate: Judged, flink_version: FlinkVersion,
                                             corpus: str, request: pytest.FixtureRequest) -> None:
     """The oracle gives every recorded answer byte for byte; any other implementation is judged on
-    the recorded inputs as every route judges (:class:`properties.gate.Gate`), the oracle standing
+    the recorded inputs as every route judges (:class:`flinkspec.plugin.gate.Gate`), the oracle standing
     for the recorded answers it gives."""
     records = _recorded(corpus).get(str(flink_version))
     if corpus in LIMITS and records:
@@ -76,7 +74,7 @@ def test_gives_real_flinks_recorded_answers(impl: Implementation, gate: Gate, fl
                 continue  # an input the oracle does not model (flinkspec.tools.record): refusing it is allowed
             diff = compare(norm(rec["answer"]), norm(actual), strict_messages=strict)
             if diff:
-                differing.append(f"{diff}\n    replay: {replay_command(spec, req, strict)}")
+                differing.append(f"{diff}\n    replay: {gate.replay(req, strict=strict)}")
         if differing:
             shown = "\n  ".join(differing[:SHOWN])
             pytest.fail(f"{len(differing)} of {len(chunk)} answers (records {start + 1}-{start + len(chunk)}) "

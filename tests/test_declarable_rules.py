@@ -108,7 +108,7 @@ def test_the_pytest_plugin_takes_every_rule_in_a_file(caps_file: Path, tmp_path:
     """The plugin reads the file at start-up (a usage error naming the unknown rule alone) and again for its
     ``capabilities`` fixture (a declaration of known rules only runs)."""
     env = {**os.environ, "HYPOTHESIS_PROFILE": "dev"}
-    base = [sys.executable, "-m", "pytest", "--pyargs", "properties.test_conformance", "-p", "properties.plugin",
+    base = [sys.executable, "-m", "pytest", "--pyargs", "properties.test_conformance", "-p", "flinkspec.plugin",
             "-p", "no:cacheprovider", "-q", "--impl", "oracle", "--area", "memory.jobmanager", "--flink", "2.3"]
     bad = subprocess.run([*base, "--capabilities", str(caps_file)], cwd=tmp_path, env=env, capture_output=True,
                          text=True, timeout=600)

@@ -102,7 +102,7 @@ def test_a_standalone_cluster_finds_what_local_finds(tmp_path: Path, capsys: pyt
         registered()
         submitted = subprocess.run(
             [str(SPARK_HOME / "bin" / "spark-submit"), "--master", url, *DRIVER_ON_LOOPBACK,
-             str(ROOT / "flinkspec" / "cli" / "spark_submit.py"), *MUTANT,
+             str(ROOT / "spark_harness" / "submit.py"), *MUTANT,
              "--report", str(tmp_path / "cluster-mutant")],
             env=env, capture_output=True, text=True, timeout=300, cwd=ROOT)
         assert submitted.returncode == 1, submitted.stderr[-3000:]

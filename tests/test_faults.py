@@ -146,7 +146,7 @@ def test_the_pytest_route_fails_the_test_with_the_cause(tmp_path: Path) -> None:
     cause and the replay line only: not a Hypothesis example shrunk for minutes, not a traceback."""
     env = {**os.environ, "HYPOTHESIS_PROFILE": "dev"}
     res = subprocess.run([sys.executable, "-m", "pytest", "--pyargs", "properties.test_conformance",
-                          "-p", "properties.plugin", "-p", "no:cacheprovider", "--impl", faulty("closeout", 3),
+                          "-p", "flinkspec.plugin", "-p", "no:cacheprovider", "--impl", faulty("closeout", 3),
                           "--area", "memory.jobmanager", "--flink", "2.3"],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     out = res.stdout + res.stderr

@@ -3,14 +3,19 @@
 Every module of oracle/, properties/, flinkspec/, spark_harness/ and bench/ is parsed with ``ast``
 (nothing is imported), so that an import inside a function counts as much as one at the top:
 
-    oracle  <-  flinkspec.errors, flinkspec.mutants  <-  flinkspec.impls (talking to an implementation)
-            <-  flinkspec.judge (judging one answer)  <-  properties (strategies, invariants, pytest)
-            <-  flinkspec.engine (check, corpus, exhaustive, diff-versions)  <-  flinkspec.reports
-            <-  flinkspec.tools, spark_harness  <-  flinkspec.cli  <-  bench
+    oracle  <-  properties (rules, strategies, invariants, the tests of the suite)
+            <-  flinkspec.errors, flinkspec.mutants  <-  flinkspec.impls (talking to an implementation)
+            <-  flinkspec.judge (judging one answer)  <-  flinkspec.engine (check, corpus, exhaustive,
+                diff-versions), flinkspec.plugin (the pytest route)  <-  flinkspec.reports
+            <-  flinkspec.tools  <-  flinkspec.cli  <-  spark_harness  <-  bench
 
-A module may import its own layer and the layers below it, never one above. A name that starts
-with an underscore is private to its package: no module of another package imports it. The rooms
-of flinkspec (``flinkspec.<room>``) import each other without a cycle.
+A module may import its own layer and the layers below it, never one above; so the top-level folders
+import one way (oracle <- properties <- flinkspec <- spark_harness <- bench): the suite reaches the
+implementation under test through protocols of its own (:mod:`properties.under_test`), and the
+``fanout`` command comes to flinkspec's CLI through an entry point. No module outside the test
+modules imports a test module. A name that starts with an underscore is private to its package: no
+module of another package imports it. The rooms of flinkspec (``flinkspec.<room>``) import each
+other without a cycle.
 """
 
 from __future__ import annotations
@@ -27,18 +32,19 @@ PACKAGES = ("oracle", "properties", "flinkspec", "spark_harness", "bench")
 # (module or package, layer): a module belongs to the longest entry that is it or contains it
 LAYERS: dict[str, int] = {
     "oracle": 0,
-    "flinkspec": 1,  # the package itself (its version), nothing else
-    "flinkspec.errors": 1,
-    "flinkspec.mutants": 1,
-    "flinkspec.impls": 2,
-    "flinkspec.judge": 3,
-    "properties": 4,
+    "properties": 1,
+    "flinkspec": 2,  # the package itself (its version), nothing else
+    "flinkspec.errors": 2,
+    "flinkspec.mutants": 2,
+    "flinkspec.impls": 3,
+    "flinkspec.judge": 4,
     "flinkspec.engine": 5,
+    "flinkspec.plugin": 5,
     "flinkspec.reports": 6,
     "flinkspec.tools": 7,
-    "spark_harness": 7,
     "flinkspec.cli": 8,
-    "bench": 9,
+    "spark_harness": 9,
+    "bench": 10,
 }
 
 
@@ -174,11 +180,45 @@ def test_flinkspecs_rooms_import_each_other_without_a_cycle() -> None:
     assert room_cycles(graph()) == []
 
 
+def folders(edges: list[Import]) -> set[tuple[str, str]]:
+    """The imports between top-level folders, as (importer, imported) pairs."""
+    return {(imp.importer.split(".")[0], target(imp).split(".")[0]) for imp in edges
+            if imp.importer.split(".")[0] != target(imp).split(".")[0]}
+
+
+def folder_cycles(edges: list[Import]) -> list[tuple[str, str]]:
+    """Pairs of top-level folders that import each other."""
+    pairs = folders(edges)
+    return sorted((a, b) for a, b in pairs if (b, a) in pairs and a < b)
+
+
+def is_test(module: str) -> bool:
+    return module.split(".")[-1].startswith(("test_", "conftest"))
+
+
+def imports_of_tests(edges: list[Import]) -> list[str]:
+    """Imports of a test module by a module that is none."""
+    return [str(imp) for imp in edges if not is_test(imp.importer) and is_test(target(imp))]
+
+
+def test_the_top_level_folders_import_one_way() -> None:
+    assert folder_cycles(graph()) == []
+    order = ["oracle", "properties", "flinkspec", "spark_harness", "bench"]
+    assert sorted(pair for pair in folders(graph()) if order.index(pair[1]) > order.index(pair[0])) == []
+
+
+def test_no_product_module_imports_a_test_module() -> None:
+    assert imports_of_tests(graph()) == []
+
+
 def test_the_checks_see_what_they_must_refuse() -> None:
     """The checks themselves: an upward import, a private name and a cycle, made up, are each found."""
-    up = Import("properties.stateful", "flinkspec.engine.check", ("check_area",), 1)
+    up = Import("properties.stateful", "flinkspec.plugin.gate", ("Gate",), 1)
     assert upward_imports([up]) and not upward_imports([Import("flinkspec.engine.check", "properties.areas", (), 1)])
     assert private_imports([Import("spark_harness.shrink", "flinkspec.engine.check", ("_reduced",), 1)])
     assert not private_imports([Import("flinkspec.engine.check", "flinkspec.engine.reduce", ("_cut",), 1)])
+    assert folder_cycles([up, Import("flinkspec.plugin.gate", "properties.areas", ("AREAS",), 1)])
+    assert imports_of_tests([Import("flinkspec.tools.vectors", "properties.checkpoint", ("test_examples",), 1)])
+    assert not imports_of_tests([Import("properties.checkpoint.test_examples", "properties.under_test", ("Judged",), 1)])
     assert room_cycles([Import("flinkspec.cli.x", "flinkspec.tools.y", ("f",), 1),
                         Import("flinkspec.tools.y", "flinkspec.cli.options", ("g",), 1)])

@@ -50,7 +50,7 @@ def test_the_pytest_gate_gives_the_catalogues_verdict(name: str, tmp_path: Path)
     implementation run, and a refusal is never a pass."""
     impl, verdict = CATALOGUE[name]
     env = {**os.environ, "HYPOTHESIS_PROFILE": "dev"}
-    done = subprocess.run([PY, "-m", "pytest", "--pyargs", "properties", "-p", "properties.plugin",
+    done = subprocess.run([PY, "-m", "pytest", "--pyargs", "properties", "-p", "flinkspec.plugin",
                            "-p", "no:cacheprovider", "-q", "-x", "--impl", impl, *SCOPE], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=900)
     out = done.stdout + done.stderr

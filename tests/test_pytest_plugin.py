@@ -1,4 +1,4 @@
-"""The pytest route (``pytest --pyargs properties --impl ...``, properties/plugin.py) as a third
+"""The pytest route (``pytest --pyargs properties --impl ...``, flinkspec/plugin) as a third
 party runs it: in a subprocess, from a directory outside this repository, so that neither this
 repository's pyproject.toml (its markers) nor its conftest.py is in play.
 
@@ -29,7 +29,7 @@ def run_pytest(cwd: Path, *args: str, module: str = "properties.test_conformance
     """``pytest --pyargs MODULE ARGS`` in ``cwd`` with the quick Hypothesis profile."""
     # CI=true as on a CI runner, where Hypothesis derandomizes by default: the seeds given must still count
     env = {**os.environ, "HYPOTHESIS_PROFILE": "dev", "CI": "true"}
-    cmd = [sys.executable, "-m", "pytest", "--pyargs", module, "-p", "properties.plugin",
+    cmd = [sys.executable, "-m", "pytest", "--pyargs", module, "-p", "flinkspec.plugin",
            "-p", "no:cacheprovider", "-ra", *args]
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
 

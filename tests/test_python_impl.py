@@ -50,7 +50,7 @@ def test_check_replay_and_serve_find_the_module_in_the_current_directory(here: P
 
 
 def test_the_pytest_plugin_finds_the_module_in_the_current_directory(here: Path) -> None:
-    res = run(here, str(BIN / "pytest"), "--pyargs", "properties.test_conformance", "-p", "properties.plugin",
+    res = run(here, str(BIN / "pytest"), "--pyargs", "properties.test_conformance", "-p", "flinkspec.plugin",
               "-p", "no:cacheprovider", "--impl", IMPL, "--area", "watermark.valve", "--flink", "2.3")
     assert res.returncode == 0, res.stdout + res.stderr
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from importlib.metadata import entry_points
 from pathlib import Path
 
 from flinkspec.cli.check import cmd_check
@@ -23,6 +24,10 @@ from flinkspec.impls import (
     ImplementationBroken,
 )
 from oracle.versions import SELECT_HELP
+
+# the entry-point group of commands that packages above flinkspec add (``fanout``, from spark_harness):
+# each names an ``add_parser(subparsers)``
+COMMANDS = "flinkspec.commands"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -95,8 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     from flinkspec.cli.classpath import add_parser as add_classpath
     from flinkspec.cli.diff_versions import add_parser as add_diff_versions
-    from flinkspec.cli.fanout import add_parser as add_fanout
     from flinkspec.cli.fingerprint import add_parser as add_fingerprint
+    from flinkspec.cli.html import add_parser as add_html
     from flinkspec.cli.jars import add_parser as add_jars
     from flinkspec.cli.memory import add_parser as add_memory
     from flinkspec.cli.record import add_parser as add_record
@@ -106,10 +111,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_classpath(sub)
     add_fingerprint(sub)
     add_jars(sub)
-    add_fanout(sub)
     add_diff_versions(sub)
     add_record(sub)
     add_vectors(sub)
+    add_html(sub)
+    for command in sorted(entry_points(group=COMMANDS), key=lambda ep: ep.name):
+        command.load()(sub)  # commands of the layers above (fanout: spark_harness)
     return p
 
 

@@ -36,7 +36,6 @@ from typing import Any
 import attrs
 
 import oracle
-from flinkspec.judge.compare import compare
 from flinkspec.judge.reduce import reduce
 from oracle.alignment import AFTER_FINISH_DEFAULT
 from oracle.classloading_config import DEFAULT_KEY, DEFAULT_PATTERNS
@@ -45,6 +44,7 @@ from oracle.memsize import parse_bytes
 from oracle.versions import RELEASES, FlinkVersion, parse_version, pick, v
 from properties import corpus
 from properties.areas import AREAS
+from properties.compare import compare
 
 Input = dict[str, Any]
 Response = dict[str, Any]

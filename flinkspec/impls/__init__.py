@@ -31,10 +31,12 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
-Request = dict[str, Any]
-Response = dict[str, Any]
+from properties.under_test import Implementation as Implementation
+from properties.under_test import Request as Request
+from properties.under_test import Response as Response
+from properties.under_test import answer_one as answer_one
 
 KNOWN_ERROR_TYPES = ("InvalidConfiguration", "BadRequest")
 DEFAULT_TIMEOUT_S = 30.0
@@ -59,18 +61,6 @@ class ImplementationBroken(RuntimeError):
 
 class UsageError(ValueError):
     """An ``--impl`` value that names no implementation; the message says what is accepted."""
-
-
-class Implementation(Protocol):
-    name: str
-
-    def answer_many(self, requests: Sequence[Request]) -> list[Response]: ...
-
-    def close(self) -> None: ...
-
-
-def answer_one(impl: Implementation, request: Request) -> Response:
-    return impl.answer_many([request])[0]
 
 
 def validate_response(name: str, request: Mapping[str, Any], resp: object) -> Response:

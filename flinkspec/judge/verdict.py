@@ -22,10 +22,10 @@ import attrs
 import oracle
 from flinkspec.impls import Implementation, answer_one
 from flinkspec.impls.capabilities import Capabilities
-from flinkspec.judge.compare import compare
 from flinkspec.judge.divergence import Cause, Signature, signature
 from flinkspec.judge.reduce import reduce
 from oracle.versions import FlinkVersion
+from properties.compare import compare
 
 Conformance = str  # "flink" | "documented"
 REDUCE_CALLS = 1000  # delta debugging of one divergence: what it reached then is reported

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, precondition, rule
 
 from oracle.versions import FlinkVersion
-from properties.gate import Gate
 from properties.stateful import JudgedMachine, run
+from properties.under_test import Judged
 
 CHANNELS = 4
 
@@ -70,6 +70,6 @@ class AlignmentMachine(JudgedMachine):
         assert all("fail" not in s for s in self.trace[:-1])
 
 
-def test_alignment_machine(gate: Gate, flink_version: FlinkVersion) -> None:
+def test_alignment_machine(gate: Judged, flink_version: FlinkVersion) -> None:
     """Run the alignment state machine against the implementation under test at each version."""
     run(AlignmentMachine, gate, flink_version, steps=25)

@@ -10,9 +10,8 @@ from typing import Any
 import pytest
 
 import oracle
-from flinkspec.impls import Implementation, answer_one
 from oracle.versions import FlinkVersion
-from properties.gate import Gate
+from properties.under_test import Implementation, Judged, answer_one
 
 TASKS = {"tasks": ["t0", "t1"], "sources": ["t0"]}
 AT0 = {"at": 0, "trigger": "periodic"}
@@ -119,7 +118,7 @@ def test_values_at_the_limits_are_no_bad_request(flink_version: FlinkVersion) ->
         assert answer.get("error", {}).get("type") != "BadRequest", (payload, answer)
 
 
-def test_the_implementation_answers_well_formed_edges_as_flink(gate: Gate, flink_version: FlinkVersion) -> None:
+def test_the_implementation_answers_well_formed_edges_as_flink(gate: Judged, flink_version: FlinkVersion) -> None:
     """A negative timeout and values at the protocol's limits are answered as Flink answers them."""
     found = gate.judge_all("checkpoint.coordinator", flink_version, [NEGATIVE_TIMEOUT, *AT_THE_LIMITS])
     assert not found, "\n\n".join(found)

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import initialize, rule
 
 from oracle.versions import FlinkVersion
-from properties.gate import Gate
 from properties.stateful import JudgedMachine, run
+from properties.under_test import Judged
 
 TASKS = ["t0", "t1", "t2"]
 
@@ -66,6 +66,6 @@ class CoordinatorMachine(JudgedMachine):
         self._send(tick=True)
 
 
-def test_coordinator_machine(gate: Gate, flink_version: FlinkVersion) -> None:
+def test_coordinator_machine(gate: Judged, flink_version: FlinkVersion) -> None:
     """Run the coordinator state machine against the implementation under test at each version."""
     run(CoordinatorMachine, gate, flink_version, steps=25)

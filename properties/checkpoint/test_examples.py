@@ -14,9 +14,8 @@ from typing import Any
 
 import pytest
 
-from flinkspec.impls import Implementation, answer_one
 from oracle.versions import FlinkVersion, parse_version
-from properties.gate import Gate
+from properties.under_test import Implementation, Judged, answer_one
 
 HERE = Path(__file__).parent
 FILES = {"checkpoint.alignment": "alignment_examples.json", "checkpoint.coordinator": "coordinator_examples.json"}
@@ -35,11 +34,11 @@ CASES = _cases()
 
 
 @pytest.mark.parametrize(("area", "example"), CASES, ids=[f"{a.split('.')[1]}-{e['name']}" for a, e in CASES])
-def test_flinks_own_scenario(impl: Implementation, gate: Gate, impl_spec: str, flink_version: FlinkVersion,
+def test_flinks_own_scenario(impl: Implementation, gate: Judged, impl_spec: str, flink_version: FlinkVersion,
                              area: str, example: dict[str, Any]) -> None:
     """The implementation reproduces the outcome Flink's own test asserts, on every version it names:
     the oracle exactly; any other implementation judged as every route judges
-    (:class:`properties.gate.Gate`), the oracle standing for the outcome it reproduces."""
+    (:class:`flinkspec.plugin.gate.Gate`), the oracle standing for the outcome it reproduces."""
     if flink_version not in {parse_version(x) for x in example["versions"]}:
         pytest.skip(f"{example['name']} is not a scenario of Flink {flink_version}")
     if impl_spec != "oracle":

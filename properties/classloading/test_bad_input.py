@@ -8,9 +8,8 @@ from typing import Any
 import pytest
 
 import oracle
-from flinkspec.impls import Implementation, answer_one
 from oracle.versions import FlinkVersion
-from properties.gate import Gate
+from properties.under_test import Implementation, Judged, answer_one
 
 BAD = [
     ({"lookups": ["a..b"]}, "lookups[0]"),
@@ -75,7 +74,7 @@ def test_names_past_the_protocols_limits_are_bad_requests(impl: Implementation, 
 UNKNOWN_ORDER = {"config": {"classloader.resolve-order": "child_first"}}
 
 
-def test_names_at_the_protocols_limits_are_answered_as_flink(gate: Gate, flink_version: FlinkVersion) -> None:
+def test_names_at_the_protocols_limits_are_answered_as_flink(gate: Judged, flink_version: FlinkVersion) -> None:
     """Names at the protocol's limits, and an unknown resolve order, are answered as Flink answers them."""
     found = gate.judge_all("classloading.resolve", flink_version,
                            [*(p for p, accepted in EDGES if accepted), UNKNOWN_ORDER])

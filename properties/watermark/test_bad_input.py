@@ -8,10 +8,9 @@ from typing import Any
 import pytest
 
 import oracle
-from flinkspec.impls import Implementation, answer_one
 from oracle.versions import FlinkVersion
 from oracle.watermark import SUBPARTITIONS_SINCE
-from properties.gate import Gate
+from properties.under_test import Implementation, Judged, answer_one
 
 W = {"channel": 0, "watermark": 1}
 SUBS = {"channels": 2, "subpartitions": [[0, 0], [1, 2]]}  # channel 1 consumes subpartitions 1..2
@@ -70,7 +69,7 @@ def test_invalid_watermark_input_is_a_bad_request(impl: Implementation, flink_ve
     assert "output" in ok, ok
 
 
-def test_a_hundred_thousand_events_are_answered_as_flink(gate: Gate, flink_version: FlinkVersion) -> None:
+def test_a_hundred_thousand_events_are_answered_as_flink(gate: Judged, flink_version: FlinkVersion) -> None:
     """100,000 events on 16 channels are answered as Flink answers them, one list per event."""
     events = [{"channel": i % 16, "watermark": i // 16} if i % 97 else {"channel": i % 16, "status": "IDLE"}
               for i in range(100_000)]
@@ -92,7 +91,7 @@ def test_a_subpartition_before_119_is_a_bad_request(impl: Implementation, flink_
     assert "input.events[0].subpartition" in answer["error"]["message"], answer
 
 
-def test_a_named_subpartition_is_answered_as_flink(gate: Gate, flink_version: FlinkVersion) -> None:
+def test_a_named_subpartition_is_answered_as_flink(gate: Judged, flink_version: FlinkVersion) -> None:
     """From 1.19 a watermark may name the subpartition it arrives on."""
     if flink_version < SUBPARTITIONS_SINCE:
         pytest.skip("a channel names its subpartitions from 1.19")

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, rule
 
 from oracle.versions import FlinkVersion
-from properties.gate import Gate
 from properties.stateful import JudgedMachine, run
+from properties.under_test import Judged
 from properties.watermark.strategies import CORNER_TIMESTAMPS
 
 CHANNELS = 3
@@ -54,6 +54,6 @@ class ValveMachine(JudgedMachine):
         assert len(self.emitted) == len(self.events)
 
 
-def test_valve_machine(gate: Gate, flink_version: FlinkVersion) -> None:
+def test_valve_machine(gate: Judged, flink_version: FlinkVersion) -> None:
     """Run the valve state machine against the implementation under test at each version."""
     run(ValveMachine, gate, flink_version)

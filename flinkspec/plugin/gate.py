@@ -114,6 +114,10 @@ class Gate:
             pytest.skip(f"not checked: no case could be sent to the implementation or compared ({whys})")
         return list(found.values())
 
+    def replay(self, request: Request, *, strict: bool = False) -> str:
+        """The command that sends ``request`` to the implementation under test again."""
+        return replay_command(self.impl_spec, request, strict)
+
     def not_checked(self, judge: Judge, area: str, version: FlinkVersion) -> NoReturn:
         """Count a case the implementation cannot be sent or compared on, by why, and reject it."""
         for why, n in judge.not_checked.items():

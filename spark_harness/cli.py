@@ -1,8 +1,8 @@
-"""``flinkspec fanout``: the properties fanned out over Spark; ``flinkspec html``: reports as one page.
+"""``flinkspec fanout``: the properties fanned out over Spark (a command of the ``flinkspec.commands``
+entry point: spark_harness sits above flinkspec, whose CLI finds it there).
 
     flinkspec fanout --impl flink:2.3.0 --cases 100000 --report reports/flink       # embedded local[*]
     flinkspec fanout --impl mutant:valve-no-flush --area watermark.valve --master spark://host:7077
-    flinkspec html reports/flink/report.json reports/my-engine/report.json --out matrix.html
 
 ``--cases N`` is the number of generated requests checked in all, shared evenly by the (area,
 version) pairs; they are cut into seeded chunks (``spark_harness.plan``), so the same ``--seed``
@@ -13,7 +13,6 @@ check``: 0 conforms, 1 does not, 2 bad usage or infrastructure errors (with what
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -52,12 +51,6 @@ def add_parser(sub: Any) -> None:
     f.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="extra Spark configuration")
     f.add_argument("--x-fault", help=argparse.SUPPRESS)  # test hook, see spark_harness.tasks.JobSpec.fault
     f.set_defaults(fn=cmd_fanout)
-
-    h = sub.add_parser("html", allow_abbrev=False,
-                       help="one HTML page (matrix implementation x version x rule) from report.json files")
-    h.add_argument("reports", nargs="+", help="report.json files (of check or fanout)")
-    h.add_argument("--out", required=True, help="the HTML file to write")
-    h.set_defaults(fn=cmd_html)
 
 
 def _conf(pairs: list[str]) -> list[tuple[str, str]]:
@@ -159,23 +152,3 @@ def cmd_fanout(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     return EXIT_FAIL if report["verdict"] == "invalid" else EXIT_OK
 
-
-def cmd_html(args: argparse.Namespace) -> int:
-    from flinkspec.reports.html_report import render
-
-    reports = []
-    for path in args.reports:
-        try:
-            data = json.loads(Path(path).read_text())
-        except (OSError, ValueError) as exc:
-            raise CliError(f"cannot read report {path}: {exc}") from None
-        if not isinstance(data, dict) or data.get("schema") != 1:
-            raise CliError(f"{path} is not a flinkspec report.json (schema 1)")
-        reports.append(data)
-    out = Path(args.out)
-    try:
-        out.write_text(render(reports))
-    except OSError as exc:
-        raise CliError(f"cannot write {out}: {exc}") from None
-    print(f"wrote {out}")
-    return EXIT_OK

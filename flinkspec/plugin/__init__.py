@@ -37,7 +37,7 @@ from oracle.versions import SUPPORTED, FlinkVersion, UnknownVersion, select_vers
 
 if TYPE_CHECKING:
     from flinkspec.impls.capabilities import Capabilities
-    from properties.gate import Gate
+    from properties.under_test import Implementation, Judged
 
 # Hypothesis's own default derandomizes where it sees a CI (CI=true, as GitHub Actions sets): dev and
 # thorough say derandomize=False, so that --hypothesis-seed counts there as anywhere
@@ -219,10 +219,10 @@ def judges_the_implementation(item: pytest.Item) -> bool:
 
 
 @pytest.fixture(scope="session")
-def impl(request: pytest.FixtureRequest) -> Iterator[object]:
+def impl(request: pytest.FixtureRequest) -> Iterator[Implementation]:
     """The implementation under test, opened once per session (never per example)."""
     from flinkspec.impls import UsageError, open_impl
-    from properties.halting import Halting
+    from flinkspec.plugin.halting import Halting
 
     try:
         handle = open_impl(request.config.getoption("--impl"))
@@ -239,7 +239,7 @@ def impl_spec(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture(scope="session")
-def capabilities(request: pytest.FixtureRequest, impl: object, impl_spec: str) -> Capabilities:
+def capabilities(request: pytest.FixtureRequest, impl: Implementation, impl_spec: str) -> Capabilities:
     """What the implementation declares (``--capabilities FILE`` plus its own answer, asked once)."""
     from flinkspec.impls.capabilities import resolve
     from properties.areas import AREAS
@@ -247,18 +247,18 @@ def capabilities(request: pytest.FixtureRequest, impl: object, impl_spec: str) -
 
     state = request.config.stash[STATE]
     if state.capabilities is None:
-        state.capabilities = resolve(impl_spec, impl, request.config.getoption("--capabilities"),  # type: ignore[arg-type]
+        state.capabilities = resolve(impl_spec, impl, request.config.getoption("--capabilities"),
                                      known_areas=AREAS, known_rules=all_rules())
     return state.capabilities
 
 
 @pytest.fixture(scope="session")
-def gate(request: pytest.FixtureRequest, impl: object, impl_spec: str, capabilities: Capabilities,
-         conformance: str, strict_messages: bool) -> Gate:
+def gate(request: pytest.FixtureRequest, impl: Implementation, impl_spec: str, capabilities: Capabilities,
+         conformance: str, strict_messages: bool) -> Judged:
     """The implementation under test as every test judges it: the same judge as ``flinkspec check``."""
-    from properties.gate import Gate
+    from flinkspec.plugin.gate import Gate
 
-    return Gate(impl, impl_spec, capabilities, conformance, strict_messages,  # type: ignore[arg-type]
+    return Gate(impl, impl_spec, capabilities, conformance, strict_messages,
                 request.config.stash[STATE].not_sent)
 
 
@@ -300,9 +300,9 @@ def _flinkspec_capabilities_gate(request: pytest.FixtureRequest) -> None:
 def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Generator[None, object, object]:
     """A property none of whose generated requests could be sent to the implementation is skipped
     with the why (Hypothesis calls that unsatisfiable), not failed; a broken implementation fails
-    the test with the cause alone (:mod:`properties.halting`)."""
+    the test with the cause alone (:mod:`flinkspec.plugin.halting`)."""
     from flinkspec.impls import ImplementationBroken
-    from properties.halting import Halt, message
+    from flinkspec.plugin.halting import Halt, message
 
     try:
         return (yield)

@@ -1,0 +1,40 @@
+"""What the suite's tests need of the implementation under test, and of the judge they reach it
+through, as protocols. flinkspec's harness provides both (the pytest plugin's ``impl`` and ``gate``
+fixtures, :mod:`flinkspec.plugin`); the suite names only these, so that ``properties/`` never
+imports the harness above it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from oracle.versions import FlinkVersion
+
+Request = dict[str, Any]
+Response = dict[str, Any]
+
+
+class Implementation(Protocol):
+    """Anything that answers protocol requests (docs/protocol/v1.md), a batch at a time."""
+
+    name: str
+
+    def answer_many(self, requests: Sequence[Request]) -> list[Response]: ...
+
+    def close(self) -> None: ...
+
+
+def answer_one(impl: Implementation, request: Request) -> Response:
+    return impl.answer_many([request])[0]
+
+
+class Judged(Protocol):
+    """The implementation under test as every route judges it: each answer against the area's rules
+    and Flink's answer, a divergence raised as a failure that names its cause."""
+
+    def answer(self, area: str, version: FlinkVersion, payload: dict[str, Any], *, final: bool | None = None
+               ) -> dict[str, Any]: ...
+
+    def judge_all(self, area: str, version: FlinkVersion, payloads: list[dict[str, Any]]) -> list[str]: ...
+
+    def replay(self, request: Request, *, strict: bool = False) -> str: ...
