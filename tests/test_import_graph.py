@@ -219,6 +219,7 @@ def test_the_checks_see_what_they_must_refuse() -> None:
     assert not private_imports([Import("flinkspec.engine.check", "flinkspec.engine.reduce", ("_cut",), 1)])
     assert folder_cycles([up, Import("flinkspec.plugin.gate", "properties.areas", ("AREAS",), 1)])
     assert imports_of_tests([Import("flinkspec.tools.vectors", "properties.checkpoint", ("test_examples",), 1)])
-    assert not imports_of_tests([Import("properties.checkpoint.test_examples", "properties.under_test", ("Judged",), 1)])
+    assert not imports_of_tests([Import("properties.checkpoint.test_examples", "properties.under_test",
+                                        ("Judged",), 1)])
     assert room_cycles([Import("flinkspec.cli.x", "flinkspec.tools.y", ("f",), 1),
                         Import("flinkspec.tools.y", "flinkspec.cli.options", ("g",), 1)])

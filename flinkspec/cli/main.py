@@ -22,6 +22,7 @@ from flinkspec.errors import CliError
 from flinkspec.impls import (
     DEFAULT_TIMEOUT_S,
     ImplementationBroken,
+    UsageError,
 )
 from oracle.versions import SELECT_HELP
 
@@ -141,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, "timeout", 1) <= 0:
             raise CliError("--timeout must be a positive number of seconds")
         return int(args.fn(args))
-    except CliError as exc:
+    except (CliError, UsageError) as exc:  # each layer's own bad usage
         print(f"flinkspec {args.command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except ImplementationBroken as exc:

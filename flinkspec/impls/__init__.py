@@ -353,8 +353,7 @@ def _fork(spec: str, jar: str, timeout: float) -> PerVersion:
     """``--impl flink:PATH``: the bridge compiled against the jar at PATH, never a download."""
     from pathlib import Path
 
-    from flinkspec.errors import CliError
-    from flinkspec.impls.fingerprint import base_of, jar_info
+    from flinkspec.impls.fingerprint import JarError, base_of, jar_info
     from flinkspec.impls.flinkjars import FlinkUnavailable, fork_bridge_command
 
     path = Path(jar)
@@ -362,7 +361,7 @@ def _fork(spec: str, jar: str, timeout: float) -> PerVersion:
         raise UsageError(f"--impl {spec}: {jar}: no such jar")
     try:
         base = jar_info(path).base
-    except CliError as exc:  # not a readable jar
+    except JarError as exc:  # not a readable jar
         raise UsageError(f"--impl {spec}: {exc}") from None
 
     def make(version: str) -> Implementation:
@@ -487,12 +486,11 @@ def spec_pinned_version(spec: str) -> str | None:
     if _is_jar(rest):
         from pathlib import Path
 
-        from flinkspec.errors import CliError
-        from flinkspec.impls.fingerprint import jar_info
+        from flinkspec.impls.fingerprint import JarError, jar_info
 
         try:
             return jar_info(Path(rest)).base
-        except CliError:  # a missing or unreadable jar: opening it reports why
+        except JarError:  # a missing or unreadable jar: opening it reports why
             return None
     return _release_name(rest)
 

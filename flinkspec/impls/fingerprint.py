@@ -22,11 +22,17 @@ from typing import Any
 
 import attrs
 
-from flinkspec.errors import CliError
+from flinkspec.impls import UsageError
 
 BRIDGE_PKG = Path(__file__).parent / "bridge" / "src" / "flinkspec" / "bridge"
 _QUALIFIED = re.compile(r"org\.apache\.flink(?:\.[a-z_][a-z0-9_]*)+(?:[.$][A-Z][A-Za-z0-9_]*)+")
 _BRIDGE_AREA = re.compile(r"\b([A-Z][A-Za-z]*Area)\b")
+
+
+class JarError(UsageError):
+    """A jar that cannot be read, or compared with Apache's: the message says why."""
+
+
 _SNAPSHOT = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?(?:[-.].*)?$")
 
 
@@ -88,13 +94,13 @@ def jar_info(jar: Path) -> JarInfo:
     from flinkspec.impls.flinkjars import jar_sha256
 
     if not jar.is_file():
-        raise CliError(f"{jar}: no such jar")
+        raise JarError(f"{jar}: no such jar")
     try:
         with zipfile.ZipFile(jar) as zf:
             mf = _manifest(zf)
             version = mf.get("Implementation-Version") or mf.get("Specification-Version") or _pom_version(zf)
     except (zipfile.BadZipFile, OSError) as exc:
-        raise CliError(f"{jar}: not a readable jar ({exc})") from None
+        raise JarError(f"{jar}: not a readable jar ({exc})") from None
     vendor = mf.get("Implementation-Vendor-Id") or mf.get("Implementation-Vendor") or mf.get("Specification-Vendor")
     return JarInfo(str(jar.resolve()), jar_sha256(jar), vendor, version, base_of(version))
 
@@ -114,7 +120,7 @@ def describe_impl(spec: str) -> dict[str, Any] | None:
         return None
     try:
         info = jar_info(Path(rest))
-    except CliError as exc:
+    except JarError as exc:
         return {"path": rest, "error": str(exc)}
     described = attrs.asdict(info)
     try:  # what a 'valid' covers: which driven classes are Apache's own
@@ -123,7 +129,7 @@ def describe_impl(spec: str) -> dict[str, Any] | None:
             "apache_release": found["apache_release"], "covers": found["covers"],
             "by_area": [{"areas": a["areas"], "classes": len(a["classes"]), "changed": a["changed"]}
                         for a in found["by_area"]]}
-    except CliError as exc:
+    except JarError as exc:
         described["fingerprint_error"] = str(exc)
     return described
 
@@ -196,14 +202,14 @@ def fingerprint(jar: Path, base: str | None, info: JarInfo | None = None) -> dic
     info = info or jar_info(jar)
     base = base or info.base
     if base is None:
-        raise CliError(f"{jar}: its manifest names no Flink version ({info.version!r}); give --base X.Y")
+        raise JarError(f"{jar}: its manifest names no Flink version ({info.version!r}); give --base X.Y")
     try:
         apache_path = dist_jar(base)
         release = resolve_patch(base)
     except UnknownVersion as exc:
-        raise CliError(f"--base: {exc}") from None
+        raise JarError(f"--base: {exc}") from None
     except FlinkUnavailable as exc:
-        raise CliError(f"Apache Flink {base} is not available to compare with: {exc}") from None
+        raise JarError(f"Apache Flink {base} is not available to compare with: {exc}") from None
     areas = []
     with zipfile.ZipFile(jar) as fork, zipfile.ZipFile(apache_path) as apache:
         served = areas_by_bridge_class()
