@@ -145,8 +145,9 @@ def test_a_bad_option_is_a_usage_error_naming_what_is_accepted(tmp_path: Path, o
 
 
 def test_the_markers_of_the_package_are_registered_by_the_plugin(tmp_path: Path) -> None:
-    """``pytest.mark.flink`` (properties/test_java_numbers.py) is known without this repository's pyproject."""
+    """The markers the package's tests use (``flinkspec_self``, properties/classloading/test_bad_input.py)
+    are known without this repository's pyproject."""
     proc = run_pytest(tmp_path, "--collect-only", "-q", "-W", "error::pytest.PytestUnknownMarkWarning",
-                      module="properties.test_java_numbers")
+                      module="properties.classloading.test_bad_input")
     assert proc.returncode == 0, output(proc)
     assert "Unknown pytest.mark" not in output(proc)
