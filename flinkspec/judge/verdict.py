@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import attrs
 
@@ -27,7 +27,7 @@ from flinkspec.judge.reduce import reduce
 from oracle.versions import FlinkVersion
 from properties.compare import compare
 
-Conformance = str  # "flink" | "documented"
+Conformance = Literal["flink", "documented"]  # the conformance levels (docs/check.md)
 REDUCE_CALLS = 1000  # delta debugging of one divergence: what it reached then is reported
 
 

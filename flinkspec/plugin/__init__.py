@@ -37,6 +37,7 @@ from oracle.versions import SUPPORTED, FlinkVersion, UnknownVersion, select_vers
 
 if TYPE_CHECKING:
     from flinkspec.impls.capabilities import Capabilities
+    from flinkspec.judge.verdict import Conformance
     from properties.under_test import Implementation, Judged
 
 # Hypothesis's own default derandomizes where it sees a CI (CI=true, as GitHub Actions sets): dev and
@@ -254,7 +255,7 @@ def capabilities(request: pytest.FixtureRequest, impl: Implementation, impl_spec
 
 @pytest.fixture(scope="session")
 def gate(request: pytest.FixtureRequest, impl: Implementation, impl_spec: str, capabilities: Capabilities,
-         conformance: str, strict_messages: bool) -> Judged:
+         conformance: Conformance, strict_messages: bool) -> Judged:
     """The implementation under test as every test judges it: the same judge as ``flinkspec check``."""
     from flinkspec.plugin.gate import Gate
 
@@ -269,8 +270,9 @@ def not_sent(request: pytest.FixtureRequest) -> Counter[tuple[str, str, str]]:
 
 
 @pytest.fixture(scope="session")
-def conformance(request: pytest.FixtureRequest) -> str:
-    return str(request.config.getoption("--conformance"))
+def conformance(request: pytest.FixtureRequest) -> Conformance:
+    level: Conformance = request.config.getoption("--conformance")  # one of the option's choices
+    return level
 
 
 @pytest.fixture(scope="session")

@@ -28,7 +28,7 @@ from hypothesis.control import current_build_context
 from flinkspec.impls import Implementation, ImplementationBroken
 from flinkspec.impls.capabilities import Capabilities
 from flinkspec.judge.divergence import Cause
-from flinkspec.judge.verdict import Found, Judge, NotChecked, replay_command, said
+from flinkspec.judge.verdict import Conformance, Found, Judge, NotChecked, replay_command, said
 from oracle.versions import FlinkVersion
 from properties.areas import AREAS
 
@@ -58,7 +58,7 @@ class Gate:
     impl: Implementation
     impl_spec: str
     capabilities: Capabilities
-    conformance: str
+    conformance: Conformance
     strict_messages: bool
     not_sent: Counter[tuple[str, str, str]] = attrs.field(factory=Counter)
 

@@ -39,6 +39,7 @@ from pathlib import Path
 
 import attrs
 
+from flinkspec.judge.verdict import Conformance
 from oracle.versions import LATEST, FlinkVersion
 
 
@@ -49,7 +50,7 @@ class Task:
     version: str
     seed: int
     examples: int
-    conformance: str = "flink"
+    conformance: Conformance = "flink"
 
 
 @attrs.frozen
@@ -75,7 +76,7 @@ class Rate:
     undocumented: str = ""  # not checked at the documented level: why the mutant breaks no documented rule
 
 
-def plan(patterns: Sequence[str], seeds: int, examples: int, conformance: str = "flink",
+def plan(patterns: Sequence[str], seeds: int, examples: int, conformance: Conformance = "flink",
          impls: Sequence[tuple[str, str]] = ()) -> list[Task]:
     """Every (mutant, version, seed) to check, in the order of the mutants' names, then every
     (area, implementation spec) of ``impls`` at the newest release."""
