@@ -23,6 +23,27 @@ from properties.watermark import strategies as watermark_strategies
 
 
 @attrs.frozen
+class AnswerShape:
+    """What telling divergences apart needs to know of an area's output beyond its JSON
+    (:mod:`flinkspec.judge.divergence`, and the release-to-release differences of
+    :mod:`flinkspec.engine.diff_versions`), as the area's protocol page defines it."""
+
+    # maps whose keys are data, not names (a coordinator step's ``aborted`` maps checkpoint ids to reasons;
+    # recovery's ``counts`` maps record keys to counts): a difference in one is one difference of the map
+    data_maps: tuple[str, ...] = ()
+    # lists and maps an answer leaves out where they would be empty ("an absent key means nothing of that kind")
+    empty_when_absent: tuple[str, ...] = ()
+    # fields an element of a list carries only sometimes, no part of its kind (a fired timer's ``namespace``)
+    optional_fields: tuple[str, ...] = ()
+    # fields of a list element whose value is a word of an enumeration, part of its kind (a valve's emitted
+    # ``{"status": "IDLE"}`` and ``{"status": "ACTIVE"}`` are two kinds of element, not two values)
+    enum_fields: tuple[str, ...] = ()
+
+
+EMITS_STATUS = AnswerShape(enum_fields=("status",))
+
+
+@attrs.frozen
 class AreaSpec:
     """One protocol area: its rule prefix and a request strategy per Flink version."""
 
@@ -39,6 +60,7 @@ class AreaSpec:
     adapt: Callable[[dict[str, Any], FlinkVersion], dict[str, Any]] = lambda inp, _ver: inp
     # large runs may reuse another area's drawn inputs, which ``adapt`` then extends
     corpus_of: str | None = None
+    shape: AnswerShape = AnswerShape()
 
     def violations(self, request: Request, response: Response, version: FlinkVersion, *,
                    documented_only: bool = False, expected: Response | None = None,
@@ -59,14 +81,17 @@ AREAS: dict[str, AreaSpec] = {
     "watermark.valve": AreaSpec(
         "watermark.valve", "WM", lambda ver: watermark_strategies.requests("watermark.valve", ver),
         size=watermark_strategies.event_count, corpus_key=lambda ver: ver >= SUBPARTITIONS_SINCE,
+        shape=EMITS_STATUS,
     ),
     "watermark.combined": AreaSpec(
         "watermark.combined", "CWM", lambda ver: watermark_strategies.requests("watermark.combined", ver),
         size=watermark_strategies.event_count, corpus_key=lambda ver: ver < v("1.14"),  # 1.13 operators see no status
+        shape=EMITS_STATUS,
     ),
     "watermark.timers": AreaSpec(
         "watermark.timers", "TIMER", lambda ver: watermark_strategies.requests("watermark.timers", ver),
         size=watermark_strategies.event_count, normalize=watermark_invariants.timers_normalize,
+        shape=AnswerShape(optional_fields=("namespace",)),
     ),
     "classloading.resolve": AreaSpec(
         "classloading.resolve", "CLR", classloading_strategies.requests,
@@ -79,10 +104,13 @@ AREAS: dict[str, AreaSpec] = {
     "checkpoint.coordinator": AreaSpec(
         "checkpoint.coordinator", "CCR", coordinator_strategies.requests,
         size=watermark_strategies.event_count, adapt=coordinator_strategies.adapt,
+        shape=AnswerShape(data_maps=("aborted",),
+                          empty_when_absent=("triggered", "rejected", "completed", "aborted", "retained")),
     ),
     "checkpoint.recovery": AreaSpec(
         "checkpoint.recovery", "RCV", recovery.requests,
         size=watermark_strategies.event_count, adapt=recovery.from_alignment, corpus_of="checkpoint.alignment",
+        shape=AnswerShape(data_maps=("counts",)),
     ),
 }
 

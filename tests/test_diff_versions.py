@@ -9,6 +9,7 @@ import pytest
 from flinkspec.cli.main import main
 from flinkspec.engine import diff_versions as dv
 from oracle.versions import parse_version
+from properties.areas import AnswerShape
 
 V = parse_version
 
@@ -78,11 +79,11 @@ def test_steps_between_distant_versions_are_named() -> None:
 
 
 def test_describe_reports_the_first_difference() -> None:
-    assert dv.describe({"output": {"a": [1, 2]}}, {"output": {"a": [1, 3]}}, "1.13", "1.14") == (
+    assert dv.describe({"output": {"a": [1, 2]}}, {"output": {"a": [1, 3]}}, "1.13", "1.14", AnswerShape()) == (
         "output", "output.a[]", "output.a[1]: 2 at 1.13, 3 at 1.14")
     bad = {"error": {"type": "BadRequest", "message": "x"}}
-    assert dv.describe(bad, {"error": {"type": "BadRequest", "message": "y"}}, "1.13", "1.14") is None
-    kind, what, _ = dv.describe(bad, {"output": {}}, "1.18", "1.19")
+    assert dv.describe(bad, {"error": {"type": "BadRequest", "message": "y"}}, "1.13", "1.14", AnswerShape()) is None
+    kind, what, _ = dv.describe(bad, {"output": {}}, "1.18", "1.19", AnswerShape())
     assert kind == "rejected-before" and what.startswith("1.18 rejects")
 
 

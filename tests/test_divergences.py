@@ -16,6 +16,7 @@ from flinkspec.engine.check import AreaRun, Counterexample, dissolve
 from flinkspec.judge.divergence import differing_paths, parts, signature, template
 from flinkspec.reports.console import Printer
 from oracle.explain import Decision, Explanation
+from properties.areas import AnswerShape
 
 ROOT = Path(__file__).resolve().parent.parent
 PLANTED = f"cmd:{sys.executable} {ROOT / 'tests' / 'planted_bugs.py'}"
@@ -104,10 +105,11 @@ def test_signatures_tell_causes_apart_and_keep_one_cause_together() -> None:
     refused = {"error": {"type": "BadRequest", "message": "nope"}}
     sigs = [signature(req, a, flink, ["WM-EQ"]) for a in (late, wrong, also_wrong, refused)]
     assert sigs[1] == sigs[2] and len({sigs[0], sigs[1], sigs[3]}) == 3
-    assert differing_paths([[1], [2], [3]], [[1], [5]], "x") == ["x[][]"]  # the first departure only
-    assert differing_paths([[1], [2]], [[1]], "x") == ["x lacks an element"]
+    assert differing_paths([[1], [2], [3]], [[1], [5]], AnswerShape(), "x") == ["x[][]"]  # the first departure only
+    assert differing_paths([[1], [2]], [[1]], AnswerShape(), "x") == ["x lacks an element"]
     extra = ["x[] has an extra element"]
-    assert differing_paths([["a"]], [["b", "a"]], "x") == differing_paths([[]], [["b"]], "x") == extra
+    none = AnswerShape()
+    assert differing_paths([["a"]], [["b", "a"]], none, "x") == differing_paths([[]], [["b"]], none, "x") == extra
 
 
 def test_one_bug_met_by_different_rules_is_one_cause_and_an_optional_field_is_no_kind() -> None:

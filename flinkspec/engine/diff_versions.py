@@ -43,7 +43,7 @@ from oracle.memory_options import NETWORK_MAX_DEFAULT
 from oracle.memsize import parse_bytes
 from oracle.versions import RELEASES, FlinkVersion, parse_version, pick, v
 from properties import corpus
-from properties.areas import AREAS
+from properties.areas import AREAS, AnswerShape
 from properties.compare import compare
 
 Input = dict[str, Any]
@@ -341,13 +341,13 @@ def _mask(message: str, limit: int = 70) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-DATA_MAPS = ("counts", "aborted")  # output maps keyed by data (record keys, checkpoint ids), not field names
-
-
-def _general(path: str) -> str:
-    """An output path without its data: list indices and the keys of :data:`DATA_MAPS` dropped."""
+def _general(path: str, shape: AnswerShape) -> str:
+    """An output path without its data: list indices and the keys of the area's maps keyed by data
+    (``shape.data_maps``: checkpoint ids, record keys) dropped."""
     path = re.sub(r"\[\d+\]", "[]", path)
-    return re.sub(r"\.(" + "|".join(DATA_MAPS) + r")\.[^.\[]+", r".\1.*", path)
+    for name in shape.data_maps:
+        path = re.sub(r"\." + name + r"\.[^.\[]+", f".{name}.*", path)
+    return path
 
 
 def _gist(err: Mapping[str, Any], words: int = 4) -> str:
@@ -356,7 +356,7 @@ def _gist(err: Mapping[str, Any], words: int = 4) -> str:
     return f"{err.get('exception') or err.get('type')}: {head} ..."
 
 
-def describe(ra: Response, rb: Response, a: str, b: str) -> tuple[str, str, str] | None:
+def describe(ra: Response, rb: Response, a: str, b: str, shape: AnswerShape) -> tuple[str, str, str] | None:
     """``(kind, what, first difference)`` for the answers of versions ``a`` and ``b``, or None if equal."""
     ea, eb = ra.get("error"), rb.get("error")
     if ra == rb or (ea and eb and "BadRequest" in (ea.get("type"), eb.get("type"))):
@@ -365,7 +365,7 @@ def describe(ra: Response, rb: Response, a: str, b: str) -> tuple[str, str, str]
         return None
     if ea is None and eb is None:
         path, va, vb = next(differing_paths(ra.get("output"), rb.get("output"), "output"))
-        return "output", _general(path), f"{path}: {_short(va)} at {a}, {_short(vb)} at {b}"
+        return "output", _general(path, shape), f"{path}: {_short(va)} at {a}, {_short(vb)} at {b}"
     if eb is None:
         assert ea is not None  # both None: the output case above
         return "rejected-before", f"{a} rejects ({_gist(ea)}), {b} accepts", f"{a}: {_short(ea)}; {b}: output"
@@ -389,7 +389,7 @@ def signatures(area: str, a: FlinkVersion, b: FlinkVersion, inp: Input) -> tuple
     answers = [ask(area, v, inp) for v in chain]
     out = []
     for i in range(1, len(chain)):
-        described = describe(answers[i - 1], answers[i], str(chain[i - 1]), str(chain[i]))
+        described = describe(answers[i - 1], answers[i], str(chain[i - 1]), str(chain[i]), AREAS[area].shape)
         if described is not None:
             out.append(_Signature(str(chain[i]), described[0], described[1]))
     return tuple(out)
@@ -401,7 +401,7 @@ def _size(area: str, inp: Input) -> tuple[int, int]:
 
 def _witness(area: str, a: FlinkVersion, b: FlinkVersion, inp: Input) -> Witness:
     ra, rb = ask(area, a, inp), ask(area, b, inp)
-    described = describe(ra, rb, str(a), str(b))
+    described = describe(ra, rb, str(a), str(b), AREAS[area].shape)
     first = described[2] if described else "(the same answer: only BadRequests)"
     return Witness(inp, ra, rb, first, tuple(s.step for s in signatures(area, a, b, inp)))
 
@@ -496,7 +496,8 @@ def undone_changes(a: FlinkVersion, b: FlinkVersion, areas: Sequence[str],
             continue
         before = _release_before(k.step)
         for inp in SEEDS.get(k.area, ()):
-            described = describe(ask(k.area, before, inp), ask(k.area, k.step, inp), str(before), str(k.step))
+            described = describe(ask(k.area, before, inp), ask(k.area, k.step, inp), str(before), str(k.step),
+                                 AREAS[k.area].shape)
             if described is None or not k.matches(k.area, str(k.step), described[1]):
                 continue
             answers = [ask(k.area, r, inp) for r in chain]

@@ -30,21 +30,9 @@ from typing import Any
 import attrs
 
 from oracle.explain import ERROR, INPUT, Explanation, Path
+from properties.areas import AREAS, AnswerShape
 
 MAX_PATHS = 8
-# output maps whose keys are data, not structure (docs/protocol/v1.md: a coordinator step's ``aborted`` maps
-# checkpoint ids to reasons; docs/protocol/v2.md: recovery's ``counts`` maps record keys to counts): a
-# difference anywhere in one is one difference of the map, written ``counts{}``
-DATA_MAPS = ("aborted", "counts")
-# lists and maps an answer leaves out where they would be empty (docs/protocol/v1.md: a coordinator step's keys,
-# "an absent key means nothing of that kind")
-EMPTY_WHEN_ABSENT = ("triggered", "rejected", "completed", "aborted", "retained")
-# fields an element of an answer's list carries only sometimes, not part of its kind (docs/protocol/v2.md: a
-# fired timer carries ``namespace`` only when it was registered with one)
-OPTIONAL_FIELDS = ("namespace",)
-# fields of a list element whose value is a word of an enumeration, part of its kind (docs/protocol/v1.md: a
-# valve's emitted ``{"status": "IDLE"}`` and ``{"status": "ACTIVE"}`` are two kinds of element, not two values)
-ENUM_FIELDS = ("status",)
 _QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
 _NUMBER = re.compile(r"(?<![A-Za-z_])-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?(?: ?(?:bytes|[kmgt]?b)\b)?")
 _KEY = re.compile(r"[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)+")  # a Flink configuration key, kept in a template
@@ -151,7 +139,7 @@ def _error_words(err: Mapping[str, Any], keys: Sequence[str], *, with_message: b
     return f"{words}: {msg}" if msg else words
 
 
-def differing_paths(exp: object, act: object, path: str = "output") -> list[str]:
+def differing_paths(exp: object, act: object, shape: AnswerShape, path: str = "output") -> list[str]:
     """Where two JSON values first differ, list positions written ``[]`` (sorted, deduplicated).
 
     In a list only the first departure counts: in lists of different lengths an element inserted or
@@ -159,15 +147,15 @@ def differing_paths(exp: object, act: object, path: str = "output") -> list[str]
     differing element,
     compared in turn. A sequence (one entry per event, or a trace) that departs from Flink's differs
     in everything after that point for the same cause, so the first departure is what tells causes
-    apart. Every differing key of a map counts; a map whose keys are data (:data:`DATA_MAPS`) is
+    apart. Every differing key of a map counts; a map whose keys are data (``shape.data_maps``) is
     one place."""
     out: set[str] = set()
-    _walk(exp, act, path, out)
+    _walk(exp, act, path, out, shape)
     return sorted(out)
 
 
-def _walk(exp: object, act: object, path: str, out: set[str]) -> None:
-    if path.rsplit(".", 1)[-1] in DATA_MAPS and isinstance(exp, dict) and isinstance(act, dict):
+def _walk(exp: object, act: object, path: str, out: set[str], shape: AnswerShape) -> None:
+    if path.rsplit(".", 1)[-1] in shape.data_maps and isinstance(exp, dict) and isinstance(act, dict):
         if exp != act:
             out.add(f"{path}{{}}")
     elif isinstance(exp, dict) and isinstance(act, dict):
@@ -177,7 +165,7 @@ def _walk(exp: object, act: object, path: str, out: set[str]) -> None:
             elif k not in exp:
                 out.add(f"{path}.{k} unexpected")
             else:
-                _walk(exp[k], act[k], f"{path}.{k}", out)
+                _walk(exp[k], act[k], f"{path}.{k}", out, shape)
     elif isinstance(exp, list) and isinstance(act, list):
         first = next((i for i, (e, a) in enumerate(zip(exp, act, strict=False)) if e != a), None)
         if first is None:
@@ -188,13 +176,13 @@ def _walk(exp: object, act: object, path: str, out: set[str]) -> None:
         elif len(exp) > len(act) and exp[first + 1] == act[first]:
             out.add(f"{path} lacks an element")
         else:
-            _walk(exp[first], act[first], f"{path}[]", out)
+            _walk(exp[first], act[first], f"{path}[]", out, shape)
     elif type(exp) is not type(act) or exp != act:
         out.add(path)
 
 
 def what_differs(expected: Mapping[str, Any] | None, actual: Mapping[str, Any], keys: Sequence[str] = (),
-                 *, strict_messages: bool = False) -> str:
+                 *, shape: AnswerShape, strict_messages: bool = False) -> str:
     """The "what differs" half of a signature (``expected`` is Flink's answer, None if unknown)."""
     if expected is None:
         return "breaks documented rules"
@@ -212,7 +200,7 @@ def what_differs(expected: Mapping[str, Any] | None, actual: Mapping[str, Any], 
             return "rejects as Flink does"
         return (f"rejects differently: {_error_words(act_err, keys, with_message=strict_messages)} where Flink "
                 f"throws {_error_words(exp_err, keys, with_message=strict_messages)}")
-    paths = differing_paths(expected.get("output"), actual.get("output"))
+    paths = differing_paths(expected.get("output"), actual.get("output"), shape)
     if not paths:
         return "answers as Flink does"
     shown = paths[:MAX_PATHS] + ([f"{len(paths) - MAX_PATHS} more"] if len(paths) > MAX_PATHS else [])
@@ -284,7 +272,7 @@ DIFFERS = "differs"
 
 
 def departure(expected: Mapping[str, Any], actual: Mapping[str, Any], explanation: Explanation, *,
-              strict_messages: bool = False) -> Departure | None:
+              shape: AnswerShape, strict_messages: bool = False) -> Departure | None:
     """Where ``actual`` first departs from Flink's ``expected`` answer, or None where it does not.
 
     For outputs, the parts of Flink's answer are visited in the order the oracle decided them
@@ -317,28 +305,29 @@ def departure(expected: Mapping[str, Any], actual: Mapping[str, Any], explanatio
             continue
         e, a = value_at(exp_out, d.path), value_at(act_out, d.path)
         if e != a:
-            return Departure(DIFFERS, _where(d.path, e, a), path_text(d.path), d.rules,
+            return Departure(DIFFERS, _where(d.path, e, a, shape), path_text(d.path), d.rules,
                              _shown(e), _shown(a))
     path = first_difference_path(exp_out, act_out) or ()
     e, a = value_at(exp_out, path), value_at(act_out, path)
-    return Departure(DIFFERS, _where(path, e, a), path_text(path), (), _shown(e),
+    return Departure(DIFFERS, _where(path, e, a, shape), path_text(path), (), _shown(e),
                      _shown(a))
 
 
-def _where(path: Path, expected: object, actual: object) -> str:
+def _where(path: Path, expected: object, actual: object, shape: AnswerShape) -> str:
     """The part departed from, positions folded, and how it differs there (nothing more for a value).
-    A field of :data:`EMPTY_WHEN_ABSENT` left out is an empty one, so that leaving out an aborted
-    checkpoint is one departure whether or not the step aborts others; a map whose keys are data
-    (:data:`DATA_MAPS`) differs in an entry, never in named keys."""
-    if path and path[-1] in EMPTY_WHEN_ABSENT:
+    A field the area leaves out where it is empty (``shape.empty_when_absent``) is an empty one, so
+    that leaving out an aborted checkpoint is one departure whether or not the step aborts others; a
+    map whose keys are data
+    (``shape.data_maps``) differs in an entry, never in named keys."""
+    if path and path[-1] in shape.empty_when_absent:
         if expected is _MISSING and isinstance(actual, list | dict) and actual:
             expected = type(actual)()
         if actual is _MISSING and isinstance(expected, list | dict) and expected:
             actual = type(expected)()
-    if path and path[-1] in DATA_MAPS and isinstance(expected, dict) and isinstance(actual, dict):
+    if path and path[-1] in shape.data_maps and isinstance(expected, dict) and isinstance(actual, dict):
         differs = _entries(expected, actual)
     else:
-        differs = how(expected, actual)
+        differs = how(expected, actual, shape)
     return path_text(path, folded=True) + ("" if differs == "differs" else f" {differs}")
 
 
@@ -351,7 +340,7 @@ def _entries(expected: dict[str, Any], actual: dict[str, Any]) -> str:
     return "differs in an entry"
 
 
-def how(expected: object, actual: object) -> str:
+def how(expected: object, actual: object, shape: AnswerShape) -> str:
     """How a part of an answer differs from Flink's, in the words that tell causes apart: which kind
     of element a list has extra or lacks (``lacks a {watermark}``, ``has an extra {status}``), which
     keys of an object differ, which word of an enumeration it answers where Flink answers another
@@ -359,7 +348,7 @@ def how(expected: object, actual: object) -> str:
     that a value does; never the values."""
     if isinstance(expected, list) and isinstance(actual, list):
         exp, act = Counter(map(_canon, expected)), Counter(map(_canon, actual))
-        extra, missing = _kinds(act - exp, actual), _kinds(exp - act, expected)
+        extra, missing = _kinds(act - exp, actual, shape), _kinds(exp - act, expected, shape)
         if not extra and not missing:
             return "in another order"
         if not missing:
@@ -404,16 +393,16 @@ def _canon(value: object) -> str:
     return json.dumps(value, sort_keys=True)
 
 
-def _kinds(which: Counter[str], values: list[Any]) -> str:
+def _kinds(which: Counter[str], values: list[Any], shape: AnswerShape) -> str:
     """The kinds of the list elements ``which`` counts: ``{key, ...}`` for an object, else the JSON type."""
-    kinds = sorted({_kind(v) for v in values if which[_canon(v)] > 0})
+    kinds = sorted({_kind(v, shape) for v in values if which[_canon(v)] > 0})
     return AND.join(kinds)
 
 
-def _kind(value: object) -> str:
+def _kind(value: object, shape: AnswerShape) -> str:
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {value[k]}" if k in ENUM_FIELDS and _is_word(value[k]) else k
-                               for k in sorted(value) if k not in OPTIONAL_FIELDS) + "}"
+        return "{" + ", ".join(f"{k}: {value[k]}" if k in shape.enum_fields and _is_word(value[k]) else k
+                               for k in sorted(value) if k not in shape.optional_fields) + "}"
     return {bool: "boolean", int: "number", float: "number", str: "string", list: "list"}.get(type(value), "null")
 
 
@@ -429,10 +418,12 @@ def signature(request: Mapping[str, Any], actual: Mapping[str, Any], expected: M
     what differs in words)."""
     config = request.get("input", {}).get("config") if isinstance(request.get("input"), dict) else None
     keys = list(config) if isinstance(config, dict) else []
-    what = what_differs(expected, actual, keys, strict_messages=strict_messages)
+    area = AREAS.get(str(request.get("area")))
+    shape = area.shape if area is not None else AnswerShape()
+    what = what_differs(expected, actual, keys, shape=shape, strict_messages=strict_messages)
     ordered = tuple(sorted(set(rules), key=_rule_order))
     gone = None if expected is None or explanation is None else departure(
-        expected, actual, explanation, strict_messages=strict_messages)
+        expected, actual, explanation, shape=shape, strict_messages=strict_messages)
     if gone is None:
         return Signature(what, ordered, what, "", ())
     if gone.kind == DIFFERS:
