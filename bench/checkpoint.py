@@ -8,14 +8,14 @@ checkpoint.coordinator Flink's own CheckpointCoordinator; the unit is one input 
 from __future__ import annotations
 
 from bench.common import corpus, options, oracle_vs_flink
-from properties.areas import AREAS
+from properties.checkpoint.area import ALIGNMENT, COORDINATOR, RECOVERY
 from properties.watermark.strategies import event_count
 
 
 def main() -> None:
     ver, n = options(1000)
-    for area in ("checkpoint.alignment", "checkpoint.coordinator", "checkpoint.recovery"):
-        oracle_vs_flink(area, corpus(AREAS[area].requests(ver), n), str(ver), unit="events", count=event_count)
+    for area in (ALIGNMENT, COORDINATOR, RECOVERY):
+        oracle_vs_flink(area.name, corpus(area.requests(ver), n), str(ver), unit="events", count=event_count)
 
 
 if __name__ == "__main__":

@@ -9,13 +9,14 @@ Goal (issue 3): valve ratio >= 0.5. The bridge is measured warm and pipelined (a
 from __future__ import annotations
 
 from bench.common import corpus, options, oracle_vs_flink
-from properties.watermark.strategies import event_count, requests
+from properties.watermark.area import COMBINED, TIMERS, VALVE
+from properties.watermark.strategies import event_count
 
 
 def main() -> None:
     ver, n = options(2000)
-    for area in ("watermark.valve", "watermark.combined", "watermark.timers"):
-        oracle_vs_flink(area, corpus(requests(area, ver), n), str(ver), unit="events", count=event_count)
+    for area in (VALVE, COMBINED, TIMERS):
+        oracle_vs_flink(area.name, corpus(area.requests(ver), n), str(ver), unit="events", count=event_count)
 
 
 if __name__ == "__main__":

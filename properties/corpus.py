@@ -14,7 +14,8 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from oracle.versions import FlinkVersion
-from properties.areas import AREAS, EXTRA_CORPORA, AreaSpec, ExtraCorpus
+from properties.area import Area, ExtraCorpus
+from properties.areas import AREAS, EXTRA_CORPORA
 
 _CACHE: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
 
@@ -39,12 +40,12 @@ def draw(strategy: st.SearchStrategy[dict[str, Any]], n: int, seed: int) -> list
 def inputs(area: str, version: FlinkVersion, n: int, seed: int) -> list[dict[str, Any]]:
     """``n`` generated ``input`` objects for ``area`` (or an extra corpus) at ``version`` (cached per
     strategy and seed)."""
-    source: ExtraCorpus | AreaSpec
+    source: ExtraCorpus | Area
     if area in EXTRA_CORPORA:  # drawn by its own strategy, used as drawn
         source, adapt = EXTRA_CORPORA[area], None
     else:
         spec = AREAS[area]
-        source = AREAS[spec.corpus_of or area]  # an area may extend another's inputs (see AreaSpec.corpus_of)
+        source = AREAS[spec.corpus_of or area]  # an area may extend another's inputs (see Area.corpus_of)
         adapt = spec.adapt
     key = (source.name, source.corpus_key(version), n, seed)
     if key not in _CACHE:

@@ -16,36 +16,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from oracle import alignment, classloading, combined, coordinator, recovery, timers, valve
 from oracle.rules import Declared
-from properties.rules import EXAMPLES, MACHINES, ORACLE, Rule
+from properties.areas import AREAS
+from properties.checkpoint.area import ALIGNMENT, COORDINATOR
+from properties.rules import ORACLE, Rule
+from properties.watermark.area import COMBINED, TIMERS, VALVE
 
-# each oracle module that declares rules: its area and the files that encode them
+# each oracle module that declares rules (:attr:`properties.area.Area.oracle`): its area, its rules and
+# the files that encode them
 ORACLE_MODULES: Mapping[str, tuple[str, tuple[Declared, ...], tuple[str, ...]]] = {
-    "timers": ("watermark.timers", timers.RULES, ("oracle/timers.py",)),
-    "valve": ("watermark.valve", valve.RULES, ("oracle/valve.py", "oracle/watermark.py")),
-    "combined": ("watermark.combined", combined.RULES, ("oracle/combined.py",)),
-    "classloading": ("classloading.resolve", classloading.RULES,
-                     ("oracle/classloading.py", "oracle/classloading_config.py")),
-    "alignment": ("checkpoint.alignment", alignment.RULES, ("oracle/alignment.py", "oracle/alignment_handlers.py")),
-    "coordinator": ("checkpoint.coordinator", coordinator.RULES,
-                    ("oracle/coordinator.py", "oracle/coordinator_machine.py", "oracle/coordinator_rules.py")),
-    "recovery": ("checkpoint.recovery", recovery.RULES, ("oracle/recovery.py",)),
-}
+    module: (area.name, encoded.rules, encoded.files) for area in AREAS.values()
+    for module, encoded in area.oracle.items()}
 DECLARED: Mapping[str, tuple[Declared, str, tuple[str, ...]]] = {
     d.id: (d, area, files) for area, rules, files in ORACLE_MODULES.values() for d in rules}
-EQ = {"watermark.timers": "TIMER-EQ", "watermark.valve": "WM-EQ", "watermark.combined": "CWM-EQ",
-      "classloading.resolve": "CLR-EQ", "checkpoint.alignment": "ALIGN-EQ",
-      "checkpoint.coordinator": "CCR-EQ", "checkpoint.recovery": "RCV-EQ"}
 
 _WM_EX = "properties/test_oracle_watermark_examples.py::"
 _CC_EX = "properties/checkpoint/test_coordinator_patch_releases.py::"
-TIMERS_EX = EXAMPLES["watermark.timers"]
-VALVE_EX = EXAMPLES["watermark.valve"]
-COMBINED_EX = EXAMPLES["watermark.combined"]
-VALVE_MACHINE = MACHINES["watermark.valve"]
-ALIGN_MACHINE = MACHINES["checkpoint.alignment"]
-COORD_MACHINE = MACHINES["checkpoint.coordinator"]
+TIMERS_EX, VALVE_EX, COMBINED_EX = (str(a.examples) for a in (TIMERS, VALVE, COMBINED))
+VALVE_MACHINE, ALIGN_MACHINE, COORD_MACHINE = (str(a.machine) for a in (VALVE, ALIGNMENT, COORDINATOR))
 CL_BAD = "properties/classloading/test_bad_input.py::"
 CC_BAD = "properties/checkpoint/test_bad_input.py::"
 
@@ -67,7 +55,7 @@ def checked(oid: str, *checks: str, eq: bool = True, note: str = "") -> Rule:
     declared, area, files = DECLARED[oid]
     source = f"{declared.source} (holds in {declared.releases}; encoded in {', '.join(files)})"
     return Rule(oid, area, declared.text, source, documented=False,
-                kind=ORACLE, checked_by=((EQ[area],) if eq else ()) + checks, note=note)
+                kind=ORACLE, checked_by=((f"{AREAS[area].prefix}-EQ",) if eq else ()) + checks, note=note)
 
 
 _TIE_NOTE = ("TIMER-EQ compares the timers one watermark fires with equal timestamps sorted (docs/protocol/v1.md's tie "

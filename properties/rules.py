@@ -26,31 +26,14 @@ NOT_CHECKED = "not checked"  # a status that starts so says why after a colon
 
 # The properties that judge every answer of an area by its invariants and its -EQ rule: the generic
 # conformance property, real Flink of every version (check_area judges both), and the area's
-# stateful machine where it has one.
+# stateful machine where it has one (:attr:`properties.area.Area.machine`).
 CONFORMANCE = "properties/test_conformance.py::test_answers_keep_every_rule_of_the_area"
 REAL_FLINK = "tests/test_real_flink.py::test_real_flink_conforms_to_the_oracle"
-MACHINES: Mapping[str, str] = {
-    "watermark.valve": "properties/watermark/test_valve_machine.py::test_valve_machine",
-    "checkpoint.alignment": "properties/checkpoint/test_alignment_machine.py::test_alignment_machine",
-    "checkpoint.coordinator": "properties/checkpoint/test_coordinator_machine.py::test_coordinator_machine",
-}
-
-# pinned answers of real Flink (its unit tests, or recorded from its jars) that the oracle must give
-_WM_EX = "properties/test_oracle_watermark_examples.py::"
-_MEM_EX = "properties/test_oracle_memory_examples.py"
-_CP_EX = "properties/checkpoint/test_examples.py::test_flinks_own_scenario"
-EXAMPLES: Mapping[str, str] = {
-    "memory.taskmanager": _MEM_EX, "memory.jobmanager": _MEM_EX,
-    "watermark.valve": _WM_EX + "test_valve_emits_what_flink_emits",
-    "watermark.combined": _WM_EX + "test_combined_operator_emits_what_flink_emits",
-    "watermark.timers": _WM_EX + "test_timers_fire_in_flinks_order",
-    "checkpoint.alignment": _CP_EX, "checkpoint.coordinator": _CP_EX,
-}
 
 
-def area_properties(area: str) -> tuple[str, ...]:
-    """The properties that apply every invariant and the ``-EQ`` rule of ``area``."""
-    return (CONFORMANCE, REAL_FLINK) + ((MACHINES[area],) if area in MACHINES else ())
+def area_properties(machine: str | None) -> tuple[str, ...]:
+    """The properties that apply every invariant and the ``-EQ`` rule of an area with ``machine``."""
+    return (CONFORMANCE, REAL_FLINK) + ((machine,) if machine else ())
 
 
 @attrs.frozen
@@ -122,7 +105,7 @@ def invariant(rule_id: str, area: str, text: str, source: str, *, documented: bo
               wording: bool = False) -> Callable[[Check], Check]:
     """Register ``fn`` as the check of rule ``rule_id`` for ``area``; a ``wording`` rule reads the
     exception names or messages of rejections, which only ``--strict-messages`` compares."""
-    rule = declare(Rule(rule_id, area, text, source, documented, checked_by=area_properties(area), wording=wording))
+    rule = declare(Rule(rule_id, area, text, source, documented, wording=wording))
 
     def register(fn: Check) -> Check:
         CHECKS.setdefault(area, []).append((rule, fn))
@@ -136,7 +119,7 @@ def metamorphic(rule_id: str, area: str, text: str, source: str, *, twin: Twin,
     """Register ``fn`` as the relation of rule ``rule_id``: the implementation is asked the request
     ``twin`` makes of each answer (a respelling the rule says means the same), and ``fn`` judges the
     two answers. Judged only where the implementation can be asked again (not on recorded answers)."""
-    rule = declare(Rule(rule_id, area, text, source, documented, checked_by=area_properties(area)))
+    rule = declare(Rule(rule_id, area, text, source, documented))
 
     def register(fn: Relation) -> Relation:
         RELATIONS.setdefault(area, []).append((rule, twin, fn))
@@ -165,7 +148,6 @@ def differential_rule(area: str, prefix: str) -> Rule:
             "flinkspec oracle, proven against the released jars",
             documented=False,
             kind=DIFFERENTIAL,
-            checked_by=area_properties(area) + ((EXAMPLES[area],) if area in EXAMPLES else ()),
         )
     )
 
@@ -183,7 +165,6 @@ def refused_rule(area: str, prefix: str) -> Rule:
             "docs/protocol/v1.md 'Envelope': BadRequest is for an unknown version or area or an input of the "
             "wrong shape",
             kind=INVARIANT,
-            checked_by=area_properties(area),
         )
     )
 
@@ -208,14 +189,23 @@ def accepted_rule(rule_id: str, area: str, accepts: Callable[[Request, FlinkVers
 
 
 def all_rules() -> dict[str, Rule]:
-    """The whole registry: every invariant and differential rule, then every oracle rule."""
-    import properties.areas  # noqa: F401  (registers the invariants)
+    """The whole registry: every invariant and differential rule, each with the properties that
+    check it (its area's, and for the ``-EQ`` rule Flink's own scenarios pinned for the area), then
+    every oracle rule."""
+    from properties.areas import AREAS
     from properties.oracle_rules import ORACLE_RULES
 
     clash = RULES.keys() & ORACLE_RULES.keys()
     if clash:
         raise ValueError(f"rule IDs declared twice: {sorted(clash)}")
-    return {**RULES, **ORACLE_RULES}
+    checked = {}
+    for rid, rule in RULES.items():
+        area = AREAS.get(rule.area)
+        by = area_properties(area.machine if area else None)
+        if rule.kind == DIFFERENTIAL and area is not None and area.examples:
+            by += (area.examples,)
+        checked[rid] = attrs.evolve(rule, checked_by=by)
+    return {**checked, **ORACLE_RULES}
 
 
 def judge(area: str, request: Request, response: Response, version: FlinkVersion,

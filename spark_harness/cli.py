@@ -2,7 +2,7 @@
 entry point: spark_harness sits above flinkspec, whose CLI finds it there).
 
     flinkspec fanout --impl flink:2.3.0 --cases 100000 --report reports/flink       # embedded local[*]
-    flinkspec fanout --impl mutant:valve-no-flush --area watermark.valve --master spark://host:7077
+    flinkspec fanout --impl mutant:valve-no-flush --master spark://host:7077
 
 ``--cases N`` is the number of generated requests checked in all, shared evenly by the (area,
 version) pairs; they are cut into seeded chunks (``spark_harness.plan``), so the same ``--seed``

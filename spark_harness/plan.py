@@ -2,7 +2,7 @@
 
 A chunk is the unit of generation: ``n`` inputs of one area drawn from one seed, checked at every
 version of ``versions`` (the requested versions that draw the same inputs, see
-``AreaSpec.corpus_key``; each version's ``AreaSpec.adapt`` makes a shared input valid for it, and an
+``Area.corpus_key``; each version's ``Area.adapt`` makes a shared input valid for it, and an
 area with ``corpus_of`` draws another area's inputs and extends them, as ``properties.corpus``
 does). The seed of a chunk depends on the run's seed, the area, the corpus key and the chunk's index
 only; partitions merely group chunks, so the cases of a run are the same on any master and with

@@ -9,7 +9,7 @@ import pytest
 from flinkspec.cli.main import main
 from flinkspec.engine import diff_versions as dv
 from oracle.versions import parse_version
-from properties.areas import AnswerShape
+from properties.area import AnswerShape
 
 V = parse_version
 

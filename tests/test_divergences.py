@@ -16,7 +16,7 @@ from flinkspec.engine.check import AreaRun, Counterexample, dissolve
 from flinkspec.judge.divergence import differing_paths, parts, signature, template
 from flinkspec.reports.console import Printer
 from oracle.explain import Decision, Explanation
-from properties.areas import AnswerShape
+from properties.area import AnswerShape
 
 ROOT = Path(__file__).resolve().parent.parent
 PLANTED = f"cmd:{sys.executable} {ROOT / 'tests' / 'planted_bugs.py'}"

@@ -22,8 +22,8 @@ def cmd_exhaustive(args: argparse.Namespace) -> int:
         timestamps = ex.parse_timestamps(args.timestamps)
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    if args.area not in ("watermark.valve", "watermark.combined"):
-        raise CliError("--area must be watermark.valve or watermark.combined")
+    if args.area not in ex.EXHAUSTIVE:
+        raise CliError(f"--area must be one of {', '.join(ex.EXHAUSTIVE)}")
     impl = open_impl_option(args.impl, args.timeout)
     versions = versions_option(args.flink, pinned_version(impl))
     differing = 0

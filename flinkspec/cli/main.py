@@ -18,6 +18,7 @@ from flinkspec.cli.options import DEFAULT_REPORT, EXIT_OK, EXIT_USAGE, CommaJoin
 from flinkspec.cli.replay import cmd_replay
 from flinkspec.cli.rules import cmd_rules
 from flinkspec.cli.serve import cmd_serve
+from flinkspec.engine.exhaustive import EXHAUSTIVE
 from flinkspec.errors import CliError
 from flinkspec.impls import (
     DEFAULT_TIMEOUT_S,
@@ -79,8 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("exhaustive", allow_abbrev=False,
                        help="every short watermark sequence, oracle against an implementation")
     impl_opts(e)
-    e.add_argument("--area", default="watermark.valve",
-                   help="watermark.valve (default) or watermark.combined")
+    e.add_argument("--area", default=EXHAUSTIVE[0], help=f"{' or '.join(EXHAUSTIVE)} (default {EXHAUSTIVE[0]})")
     e.add_argument("--flink", action=CommaJoined, help=f"{SELECT_HELP} (default: the impl's own release, else all)")
     e.add_argument("--shape", action="append", help="CHANNELSxEVENTS (repeatable; default 1x5, 2x5, 3x4)")
     e.add_argument("--timestamps", default="MIN,0,1,2,MAX",

@@ -43,7 +43,8 @@ from oracle.memory_options import NETWORK_MAX_DEFAULT
 from oracle.memsize import parse_bytes
 from oracle.versions import RELEASES, FlinkVersion, parse_version, pick, v
 from properties import corpus
-from properties.areas import AREAS, AnswerShape
+from properties.area import AnswerShape
+from properties.areas import AREAS
 from properties.compare import compare
 
 Input = dict[str, Any]

@@ -51,8 +51,14 @@ def parse_timestamps(text: str) -> list[int]:
     return out
 
 
+EXHAUSTIVE = tuple(name for name, area in AREAS.items() if area.exhaustive is not None)  # the areas it enumerates
+
+
 def sequences(area: str, shape: Shape, timestamps: list[int]) -> Iterator[dict[str, Any]]:
-    index, count = ("channel", "channels") if area == "watermark.valve" else ("input", "inputs")
+    how = AREAS[area].exhaustive
+    if how is None:
+        raise ValueError(f"{area} has no exhaustive enumeration; areas that have one: {', '.join(EXHAUSTIVE)}")
+    index, count = how.index, how.count
     alphabet: list[dict[str, Any]] = [{index: c, "watermark": t} for c in range(shape.channels) for t in timestamps]
     alphabet += [{index: c, "status": s} for c in range(shape.channels) for s in ("IDLE", "ACTIVE")]
     for length in range(shape.events + 1):

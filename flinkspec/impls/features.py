@@ -29,16 +29,17 @@ from typing import Any
 
 import attrs
 
+from properties.areas import AREAS
+
 Request = dict[str, Any]
 Output = dict[str, Any]
 
 CURRENT = 3  # the protocol version the suite speaks
-V1_AREAS = ("memory.taskmanager", "memory.jobmanager", "watermark.valve", "watermark.timers",
-            "classloading.resolve", "checkpoint.coordinator", "checkpoint.alignment")
+V1_AREAS = tuple(name for name, area in AREAS.items() if area.protocol == 1)  # the areas of docs/protocol/v1.md
 
 
 ENVELOPE = "envelope"  # a feature of the request's envelope, which every area's requests carry
-ALL_AREAS = (*V1_AREAS, "watermark.combined", "checkpoint.recovery")
+ALL_AREAS = tuple(AREAS)
 
 
 @attrs.frozen
@@ -323,10 +324,9 @@ _RECOVERY = "checkpoint.recovery"
 FEATURES: tuple[Feature, ...] = (
     Feature("flink.patch-release", 2, ENVELOPE,
             "flink naming a patch release other than its minor's newest (1.15.1)", _patch_release_named),
-    Feature("watermark.combined", 2, "watermark.combined",
-            "the combined watermark and status of a multi-input operator", _area_is("watermark.combined")),
-    Feature("checkpoint.recovery", 2, _RECOVERY,
-            "a job failing after fail_after events and recovering from its latest checkpoint", _area_is(_RECOVERY)),
+    # every area added since protocol 1, a feature of its own
+    *(Feature(area.name, area.protocol, area.name, area.description, _area_is(area.name))
+      for area in AREAS.values() if area.protocol > 1),
     Feature("watermark.valve.subpartitions", 2, "watermark.valve",
             "channels consuming several subpartitions, Flink 1.19+", _subpartitions_used, _strip_subpartitions),
     Feature("watermark.timers.namespace", 2, "watermark.timers",

@@ -12,7 +12,8 @@ products at Long.MAX_VALUE; a fixed seed), asks the JDK 17 on PATH
     python -m flinkspec.impls.javanumbers --record      # rewrites properties/recorded/java-numbers.jsonl.gz
     python -m flinkspec.impls.javanumbers --check 2000  # asks the JDK and the oracle 2,000 new questions
 
-``properties/test_java_numbers.py`` holds the oracle to the recorded answers on every test run.
+``properties/test_java_numbers.py`` holds the oracle to the recorded answers on every test run
+(:mod:`properties.java_numbers`: the oracle's answers and the recording's path).
 """
 
 from __future__ import annotations
@@ -31,31 +32,18 @@ from fractions import Fraction
 from pathlib import Path
 
 from flinkspec.impls.jdklist import JVM_FLAGS, jdk_tools
-from oracle import javanum
-from oracle.javadtoa import double_to_string, format_fixed
+from properties.java_numbers import RECORDING, Answer, Question, differences
+from properties.java_numbers import bits_of as _bits
+from properties.java_numbers import double_of as _double
 
 TOOL = Path(__file__).parent / "bridge" / "tools" / "JavaNumbers.java"
-# the recording python -m flinkspec.impls.javanumbers --record writes (properties/ reads it: a path, not an import)
-RECORDING = Path(__file__).resolve().parents[2] / "properties" / "recorded" / "java-numbers.jsonl.gz"
 TEXT_OPS = ("parseDouble", "parseFloat", "parseInt", "parseLong", "trim")
 DOUBLE_OPS = ("toString", "bigDecimal", "format0", "format1", "format3", "format6", "doubleValue")
 # BigDecimal arithmetic as Flink does it: MemorySize.multiply, CPUResource's value at its scale
 DECIMAL_OPS = ("multiply", "setScaleDown")
-Question = tuple[str, str]
-Answer = list[str]  # ["ok", result] or ["err", exception simple name, message]
 
 
 _MAX_DOUBLE = 1.7976931348623157e308
-
-
-def _bits(d: float) -> int:
-    bits: int = struct.unpack("<q", struct.pack("<d", d))[0]
-    return bits
-
-
-def _double(bits: int) -> float:
-    d: float = struct.unpack("<d", struct.pack("<q", bits))[0]
-    return d
 
 
 _PIECES = ["0", "1", "5", "9", "12", "0.1", ".", "e", "E", "-", "+", "x", "X", "p", "P", "f", "F", "d", "D",
@@ -233,49 +221,6 @@ def ask_jdk(qs: Sequence[Question]) -> list[Answer]:
         kind, *rest = line.split("\t")
         out.append(["ok", bytes.fromhex(rest[0]).decode()] if kind == "ok"
                    else ["err", rest[0], bytes.fromhex(rest[1]).decode()])
-    return out
-
-
-def oracle_answer(op: str, arg: str) -> Answer:
-    """The oracle's answer to one question, in the JDK tool's form."""
-    try:
-        if op in ("parseDouble", "parseFloat"):
-            value = javanum.parse_double(arg) if op == "parseDouble" else javanum.parse_float(arg)
-            return ["ok", str(_bits(value))]
-        if op == "parseInt":
-            return ["ok", str(javanum.parse_int(arg))]
-        if op == "parseLong":
-            return ["ok", str(javanum.parse_long(arg))]
-        if op == "trim":
-            return ["ok", javanum.java_trim(arg)]
-        if op == "multiply":
-            multiplier, size = arg.split(" ")
-            product = javanum.big_decimal_of(_double(int(multiplier))).multiply(int(size))
-            sign = product.compare_to(javanum.LONG_MAX)
-            return ["ok", "1" if sign > 0 else f"{sign} {product.long_value()}"]
-        if op == "setScaleDown":
-            bits, scale = arg.split(" ")
-            scaled = javanum.big_decimal_of(_double(int(bits))).set_scale_down(int(scale))
-            return ["ok", str(_bits(scaled.double_value()))]
-        d = _double(int(arg))
-        if op == "doubleValue":
-            return ["ok", str(_bits(javanum.big_decimal_of(d).double_value()))]
-        if op == "toString":
-            return ["ok", double_to_string(d)]
-        if op == "bigDecimal":
-            big = javanum.big_decimal_of(d)
-            return ["ok", f"{big.unscaled} {-big.exponent}"]
-        return ["ok", format_fixed(d, int(op.removeprefix("format")))]
-    except javanum.JavaException as exc:
-        return ["err", exc.simple_name, exc.message]
-
-
-def differences(qs: Sequence[Question], answers: Sequence[Answer]) -> list[str]:
-    out = []
-    for (op, arg), want in zip(qs, answers, strict=True):
-        got = oracle_answer(op, arg)
-        if got != want:
-            out.append(f"{op}({arg!r}): JDK {want}, oracle {got}")
     return out
 
 

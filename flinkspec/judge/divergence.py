@@ -30,7 +30,8 @@ from typing import Any
 import attrs
 
 from oracle.explain import ERROR, INPUT, Explanation, Path
-from properties.areas import AREAS, AnswerShape
+from properties.area import AnswerShape
+from properties.areas import AREAS
 
 MAX_PATHS = 8
 _QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")

@@ -42,7 +42,7 @@ class Violated(Protocol):
 
 
 class AreaRules(Protocol):
-    """What judging needs of one area (``properties.areas.AreaSpec`` is one): its name, its rule
+    """What judging needs of one area (``properties.area.Area`` is one): its name, its rule
     prefix, its invariants, its tie rule for the differential (``normalize``) and a request's size."""
 
     @property

@@ -17,8 +17,8 @@ Like ``flinkspec check``, the run honours what the implementation declares
 capabilities request, asked once per session): a test of an (area, version) it declares
 unsupported, or of an area its protocol version lacks, is skipped with the why; requests it
 cannot be sent are not checked (counted in the terminal summary); rules it declares unsupported
-are not held against it. A test belongs to an area by its ``flinkspec_area`` marker, its
-``area`` (or recorded ``corpus``) parameter, or its module (:data:`MODULE_AREAS`).
+are not held against it. A test belongs to an area by its ``area`` (or recorded ``corpus``)
+parameter, else by its ``flinkspec_area`` marker (a module's ``pytestmark`` names its area).
 """
 
 from __future__ import annotations
@@ -65,15 +65,6 @@ BUILT_IN = ("oracle", "flink", "mutant")
 
 # The area of the tests that talk to the implementation about one area without saying so in a
 # parameter; a test's ``flinkspec_area`` marker or ``area`` parameter takes precedence.
-MODULE_AREAS = {
-    "properties.classloading.test_bad_input": "classloading.resolve",
-    "properties.watermark.test_bad_input": "watermark.valve",
-    "properties.watermark.test_valve_machine": "watermark.valve",
-    "properties.checkpoint.test_bad_input": "checkpoint.coordinator",
-    "properties.checkpoint.test_alignment_machine": "checkpoint.alignment",
-    "properties.checkpoint.test_coordinator_machine": "checkpoint.coordinator",
-}
-
 
 @attrs.define
 class SessionState:
@@ -157,9 +148,6 @@ def selected_areas(config: pytest.Config) -> tuple[str, ...] | None:
 
 def area_of(item: pytest.Item) -> str | None:
     """The protocol area a test checks, if it names one (see the module docstring)."""
-    marker = item.get_closest_marker("flinkspec_area")
-    if marker is not None and marker.args:
-        return str(marker.args[0])
     params = _params(item)
     area, corpus = params.get("area"), params.get("corpus")
     if isinstance(area, str):
@@ -168,8 +156,8 @@ def area_of(item: pytest.Item) -> str | None:
         from properties.areas import area_of_corpus
 
         return area_of_corpus(corpus)
-    module = getattr(item, "module", None)
-    return MODULE_AREAS.get(getattr(module, "__name__", ""))
+    marker = item.get_closest_marker("flinkspec_area")
+    return str(marker.args[0]) if marker is not None and marker.args else None
 
 
 def version_of(item: pytest.Item) -> FlinkVersion | None:

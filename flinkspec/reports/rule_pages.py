@@ -8,17 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from properties.areas import AREAS
 from properties.rules import DIFFERENTIAL, ORACLE, Rule
 
-# where each area's input and output are defined (the protocol pages)
-SHAPES: Mapping[str, str] = {
-    "memory.taskmanager": "../v1.md#memorytaskmanager", "memory.jobmanager": "../v1.md#memoryjobmanager",
-    "watermark.valve": "../v1.md#watermarkvalve", "watermark.timers": "../v1.md#watermarktimers",
-    "watermark.combined": "../v2.md#new-area-watermarkcombined",
-    "classloading.resolve": "../v1.md#classloadingresolve",
-    "checkpoint.coordinator": "../checkpoint-coordinator.md", "checkpoint.alignment": "../checkpoint-alignment.md",
-    "checkpoint.recovery": "../v2.md#new-area-checkpointrecovery",
-}
 HEADER = "<!-- written by `flinkspec rules --markdown docs/protocol/areas`; do not edit -->"
 
 
@@ -31,7 +23,7 @@ def page(area: str, rules: list[Rule]) -> str:
     documented = [r for r in rules if r.kind not in (ORACLE, DIFFERENTIAL)]
     oracle = [r for r in rules if r.kind == ORACLE]
     lines = [HEADER, "", f"# `{area}`: how it behaves", "",
-             f"The input and output are defined in [the protocol]({SHAPES.get(area, '../v2.md')}). This page lists "
+             f"The input and output are defined in [the protocol](../{AREAS[area].page}). This page lists "
              "every rule an answer is judged by: a divergence from Flink names the rules below that explain it "
              "(`flinkspec check`, [Checking an implementation](../../check.md#how-divergences-are-told-apart)).", "",
              "## Documented rules", "",
@@ -57,7 +49,7 @@ def write_pages(every: Mapping[str, Rule], directory: Path) -> list[Path]:
     """Write every area's page into ``directory``; returns the paths written."""
     directory.mkdir(parents=True, exist_ok=True)
     out = []
-    for area in SHAPES:
+    for area in AREAS:
         path = directory / f"{area}.md"
         path.write_text(page(area, [r for r in every.values() if r.area == area]))
         out.append(path)

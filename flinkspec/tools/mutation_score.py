@@ -73,20 +73,26 @@ def _recorded(*areas: str) -> list[str]:
             for a in areas for v in SUPPORTED]
 
 
+def _corpora(group: str) -> list[str]:
+    """The recorded corpora of a group's areas: their extra corpora first, then the areas' own."""
+    from properties.areas import AREAS
+
+    areas = [a for a in AREAS.values() if a.name.partition(".")[0] == group]
+    return [c.name for a in areas for c in a.corpora] + [a.name for a in areas]
+
+
 def area_tests(area: str) -> list[str]:
     """Every test of the mutation score's selection that bears on ``area``, quickest killers first."""
     memory = ["properties/test_flink_tables.py", "properties/test_oracle_memory_examples.py",
-              *_recorded("memory.taskmanager.edges", "memory.jobmanager.edges", "memory.taskmanager",
-                         "memory.jobmanager")]
+              *_recorded(*_corpora("memory"))]
     watermark = ["properties/test_oracle_watermark_examples.py", "properties/watermark/test_bad_input.py",
                  "properties/test_protocol_errors.py",
-                 *_recorded("watermark.valve", "watermark.combined", "watermark.timers")]
+                 *_recorded(*_corpora("watermark"))]
     classloading = ["properties/classloading/test_bad_input.py",
-                    *_recorded("classloading.values", "classloading.resolve")]
+                    *_recorded(*_corpora("classloading"))]
     checkpoint = ["properties/test_flink_tables.py", "properties/checkpoint/test_examples.py",
                   "properties/checkpoint/test_bad_input.py",
-                  *_recorded("checkpoint.alignment.ends", "checkpoint.alignment", "checkpoint.coordinator",
-                             "checkpoint.recovery")]
+                  *_recorded(*_corpora("checkpoint"))]
     return {
         "memory": memory, "watermark": watermark, "classloading": classloading, "checkpoint": checkpoint,
         "java numbers (memory, classloading)": ["properties/test_java_numbers.py", *memory, *classloading],

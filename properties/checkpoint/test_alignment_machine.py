@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, precondition, rule
 
 from oracle.versions import FlinkVersion
 from properties.stateful import JudgedMachine, run
 from properties.under_test import Judged
+
+pytestmark = pytest.mark.flinkspec_area("checkpoint.alignment")  # a test with an area parameter checks that one
 
 CHANNELS = 4
 

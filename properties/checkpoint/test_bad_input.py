@@ -13,6 +13,8 @@ import oracle
 from oracle.versions import FlinkVersion
 from properties.under_test import Implementation, Judged, answer_one
 
+pytestmark = pytest.mark.flinkspec_area("checkpoint.coordinator")  # a test with an area parameter checks that one
+
 TASKS = {"tasks": ["t0", "t1"], "sources": ["t0"]}
 AT0 = {"at": 0, "trigger": "periodic"}
 

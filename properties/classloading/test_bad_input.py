@@ -11,6 +11,8 @@ import oracle
 from oracle.versions import FlinkVersion
 from properties.under_test import Implementation, Judged, answer_one
 
+pytestmark = pytest.mark.flinkspec_area("classloading.resolve")  # a test with an area parameter checks that one
+
 BAD = [
     ({"lookups": ["a..b"]}, "lookups[0]"),
     ({"lookups": ["com/acme/Job"]}, "lookups[0]"),

@@ -12,6 +12,8 @@ from oracle.versions import FlinkVersion
 from oracle.watermark import SUBPARTITIONS_SINCE
 from properties.under_test import Implementation, Judged, answer_one
 
+pytestmark = pytest.mark.flinkspec_area("watermark.valve")  # a test with an area parameter checks that one
+
 W = {"channel": 0, "watermark": 1}
 SUBS = {"channels": 2, "subpartitions": [[0, 0], [1, 2]]}  # channel 1 consumes subpartitions 1..2
 BAD = [  # (area, input, the field the BadRequest names; since 1.19 only where "subpartitions" appear)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, rule
 
@@ -13,6 +14,8 @@ from oracle.versions import FlinkVersion
 from properties.stateful import JudgedMachine, run
 from properties.under_test import Judged
 from properties.watermark.strategies import CORNER_TIMESTAMPS
+
+pytestmark = pytest.mark.flinkspec_area("watermark.valve")  # a test with an area parameter checks that one
 
 CHANNELS = 3
 timestamps = st.one_of(st.sampled_from(CORNER_TIMESTAMPS), st.integers(-3, 12))

@@ -1,0 +1,46 @@
+"""The checkpoint areas: barrier alignment in a task, the coordinator's checkpoints, and a job's
+recovery from its latest checkpoint."""
+
+from __future__ import annotations
+
+from oracle import alignment, coordinator
+from oracle import recovery as recovery_oracle
+from oracle.versions import v
+from properties.area import AnswerShape, Area, ExtraCorpus, OracleRules
+from properties.checkpoint import alignment_invariants as _alignment_invariants  # noqa: F401  (declares the rules)
+from properties.checkpoint import alignment_strategies, coordinator_strategies, recovery
+from properties.checkpoint import coordinator_invariants as _coordinator_invariants  # noqa: F401
+from properties.watermark.strategies import event_count
+
+_SCENARIO = "properties/checkpoint/test_examples.py::test_flinks_own_scenario"
+
+ALIGNMENT = Area(
+    name="checkpoint.alignment", prefix="ALIGN", page="checkpoint-alignment.md",
+    description="what a task's barrier handler does with records, barriers, cancel markers and ends of input",
+    requests=alignment_strategies.requests, size=event_count, adapt=alignment_strategies.adapt,
+    # short alignment runs where barriers, cancel markers and ends of partition meet (ALO-11's failure)
+    corpora=(ExtraCorpus(name="checkpoint.alignment.ends", requests=alignment_strategies.ending_requests,
+                         corpus_key=lambda ver: ver >= v("1.14")),),
+    oracle={"alignment": OracleRules(rules=alignment.RULES,
+                                     files=("oracle/alignment.py", "oracle/alignment_handlers.py"))},
+    machine="properties/checkpoint/test_alignment_machine.py::test_alignment_machine",
+    examples=_SCENARIO,
+)
+COORDINATOR = Area(
+    name="checkpoint.coordinator", prefix="CCR", page="checkpoint-coordinator.md",
+    description="the CheckpointCoordinator's triggers, acknowledgements, timeouts and completed store",
+    requests=coordinator_strategies.requests, size=event_count, adapt=coordinator_strategies.adapt,
+    shape=AnswerShape(data_maps=("aborted",),
+                      empty_when_absent=("triggered", "rejected", "completed", "aborted", "retained")),
+    oracle={"coordinator": OracleRules(rules=coordinator.RULES, files=(
+        "oracle/coordinator.py", "oracle/coordinator_machine.py", "oracle/coordinator_rules.py"))},
+    machine="properties/checkpoint/test_coordinator_machine.py::test_coordinator_machine",
+    examples=_SCENARIO,
+)
+RECOVERY = Area(
+    name="checkpoint.recovery", prefix="RCV", page="v2.md#new-area-checkpointrecovery", protocol=2,
+    description="a job failing after fail_after events and recovering from its latest checkpoint",
+    requests=recovery.requests, size=event_count, adapt=recovery.from_alignment, corpus_of="checkpoint.alignment",
+    shape=AnswerShape(data_maps=("counts",)),
+    oracle={"recovery": OracleRules(rules=recovery_oracle.RULES, files=("oracle/recovery.py",))},
+)
