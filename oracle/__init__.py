@@ -2,31 +2,24 @@
 
 ``answer(request) -> response`` is the protocol dispatcher (docs/protocol/v1.md): the oracle is an
 implementation under test like any other. Each area is a pure function
-``(input, version) -> output dict | Rejected`` registered in :data:`AREAS`.
+``(input, version) -> output dict | Rejected`` that its module lists in ``ENTRIES``; :data:`AREAS`
+holds them all.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
+from oracle import alignment, classloading, coordinator, memory, recovery, watermark
 from oracle.explain import INPUT, Explanation, at, tracing
-from oracle.protocol import BadRequest, Rejected
+from oracle.protocol import AreaFn, BadRequest, Rejected
 from oracle.versions import LATEST, SUPPORTED, FlinkVersion, UnknownVersion, parse_version
 
-AreaFn = Callable[[Mapping[str, Any], FlinkVersion], "dict[str, Any] | Rejected"]
-
-AREAS: dict[str, AreaFn] = {}
-
-
-def area(name: str) -> Callable[[AreaFn], AreaFn]:
-    """Register an area handler under its protocol name."""
-
-    def register(fn: AreaFn) -> AreaFn:
-        AREAS[name] = fn
-        return fn
-
-    return register
+# every area's entry point, by its protocol name
+AREAS: dict[str, AreaFn] = {
+    **memory.ENTRIES, **watermark.ENTRIES, **classloading.ENTRIES, **alignment.ENTRIES, **coordinator.ENTRIES,
+    **recovery.ENTRIES}
 
 
 def answer(request: object) -> dict[str, Any]:  # any JSON value: what is no object is a BadRequest
@@ -61,13 +54,5 @@ def explain_answer(request: object) -> tuple[dict[str, Any], Explanation]:
     return response, explained[0]
 
 
-# Area modules register themselves on import.
-from oracle import alignment as _alignment  # noqa: E402,F401
-from oracle import classloading as _classloading  # noqa: E402,F401
-from oracle import coordinator as _coordinator  # noqa: E402,F401
-from oracle import memory as _memory  # noqa: E402,F401
-from oracle import recovery as _recovery  # noqa: E402,F401
-from oracle import watermark as _watermark  # noqa: E402,F401
-
-__all__ = ["AREAS", "LATEST", "SUPPORTED", "BadRequest", "Explanation", "FlinkVersion", "Rejected", "answer", "area",
+__all__ = ["AREAS", "LATEST", "SUPPORTED", "AreaFn", "BadRequest", "Explanation", "FlinkVersion", "Rejected", "answer",
            "explain_answer"]

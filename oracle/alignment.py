@@ -33,12 +33,13 @@ from typing import Any
 
 import attrs
 
-from oracle import area
 from oracle.alignment_handlers import Abort, AlignedHandler, Block, Effect, Fail, Resume, Tracker, Trigger
 from oracle.explain import ASIDE, at, because, recorded, tracing_active
-from oracle.protocol import JAVA_LONG_MAX, BadRequest
+from oracle.protocol import JAVA_LONG_MAX, AreaFn, BadRequest
 from oracle.rules import Declared
 from oracle.versions import FlinkVersion, pick, v
+
+ALIGNMENT = "checkpoint.alignment"  # the protocol area (docs/protocol)
 
 # The rules this module encodes, each declared once (properties/oracle_rules.py says what checks each).
 RULES: tuple[Declared, ...] = (
@@ -178,7 +179,6 @@ class Event:
 Handler = AlignedHandler | Tracker
 
 
-@area("checkpoint.alignment")
 def alignment_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any]:
     """The trace of one task reading ``events`` through Flink's barrier handler of ``mode``."""
     return {"trace": run(parse(payload, version), version)}
@@ -402,3 +402,7 @@ def _value(value: Any, kind: str, where: str) -> str | int | None:
     if type(value) is not int or not 1 <= value <= JAVA_LONG_MAX:
         raise BadRequest(f"{where}.{kind} = {value!r} must be a checkpoint id: an integer in [1, 2^63-1]")
     return value
+
+
+# the areas this module answers, by name (oracle.AREAS)
+ENTRIES: dict[str, AreaFn] = {ALIGNMENT: alignment_area}

@@ -21,12 +21,13 @@ from typing import Any, TypeVar
 
 import attrs
 
-from oracle import area
 from oracle.classloading_config import JavaException, LoaderSettings, UnmodelledValue, settings, splitter_rule
 from oracle.explain import ERROR, at, because, recorded, tracing_active
-from oracle.protocol import BadRequest, Rejected, field, string_map
+from oracle.protocol import AreaFn, BadRequest, Rejected, field, string_map
 from oracle.rules import Declared
 from oracle.versions import FlinkVersion
+
+RESOLVE = "classloading.resolve"  # the protocol area (docs/protocol)
 
 # The rules this module encodes, each declared once (properties/oracle_rules.py says what checks each).
 RULES: tuple[Declared, ...] = (
@@ -286,7 +287,6 @@ def _jar_resources(inp: Mapping[str, Any], side: str, classes: Sequence[str]) ->
     return frozenset(own) | files
 
 
-@area("classloading.resolve")
 def resolve(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] | Rejected:
     """The patterns in force, where each lookup's class comes from, where each resource is found."""
     return resolve_with(inp, version)
@@ -330,3 +330,7 @@ def _at(part: str, i: int, answer: Callable[[str], _T], name: str) -> _T:
     """``answer(name)``, the ``i``-th entry of the answer's ``part``, its rules recorded there."""
     at(part, i)
     return answer(name)
+
+
+# the areas this module answers, by name (oracle.AREAS)
+ENTRIES: dict[str, AreaFn] = {RESOLVE: resolve}

@@ -20,13 +20,14 @@ from typing import Any
 
 import attrs
 
-from oracle import area
 from oracle.coordinator_machine import Config, Coordinator, Step
 from oracle.coordinator_rules import JAVA_INT_MAX, Rules, rules_for
 from oracle.explain import ERROR, at, because
-from oracle.protocol import BadRequest, Rejected, field, java_long
+from oracle.protocol import AreaFn, BadRequest, Rejected, field, java_long
 from oracle.rules import Declared
 from oracle.versions import FlinkVersion
+
+COORDINATOR = "checkpoint.coordinator"  # the protocol area (docs/protocol)
 
 # The rules this module encodes, each declared once (properties/oracle_rules.py says what checks each).
 RULES: tuple[Declared, ...] = (
@@ -136,7 +137,6 @@ class Event:
     reason: str = ""
 
 
-@area("checkpoint.coordinator")
 def coordinator_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] | Rejected:
     """Run the request's events through one coordinator; one step object per event."""
     rules = rules_for(version)
@@ -307,3 +307,7 @@ def _event(event: Mapping[str, Any], kind: str, at: int, where: str, tasks: list
     if reason not in rules.reasons:
         raise BadRequest(f"{where}.reason = {reason!r} is not a CheckpointFailureReason of this Flink version")
     return Event(at, kind, task=task, checkpoint=checkpoint, reason=reason)
+
+
+# the areas this module answers, by name (oracle.AREAS)
+ENTRIES: dict[str, AreaFn] = {COORDINATOR: coordinator_area}

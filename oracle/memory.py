@@ -19,15 +19,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from oracle import area
 from oracle import memory_jm as jm
 from oracle import memory_tm as tm
 from oracle.javanum import JavaException
 from oracle.memory_jm import JobManagerMemory
 from oracle.memory_options import Configuration
 from oracle.memory_tm import TaskManagerMemory
-from oracle.protocol import Rejected, string_map
+from oracle.protocol import AreaFn, Rejected, string_map
 from oracle.versions import FlinkVersion
+
+TASKMANAGER = "memory.taskmanager"  # the protocol area (docs/protocol)
+JOBMANAGER = "memory.jobmanager"  # the protocol area (docs/protocol)
 
 
 def derive_taskmanager(config: Mapping[str, str], version: FlinkVersion) -> TaskManagerMemory | Rejected:
@@ -64,10 +66,10 @@ def jobmanager_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[s
     result = derive_jobmanager(string_map(payload, "config", "input"), version)
     return result if isinstance(result, Rejected) else result.to_output()
 
-
-area("memory.taskmanager")(taskmanager_area)
-area("memory.jobmanager")(jobmanager_area)
-
 __all__ = [
     "JobManagerMemory", "TaskManagerMemory", "derive_jobmanager", "derive_taskmanager", "dynamic_configs",
 ]
+
+
+# the areas this module answers, by name (oracle.AREAS)
+ENTRIES: dict[str, AreaFn] = {TASKMANAGER: taskmanager_area, JOBMANAGER: jobmanager_area}

@@ -7,10 +7,13 @@ any other exception and is never caught here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import attrs
+
+if TYPE_CHECKING:
+    from oracle.versions import FlinkVersion
 
 
 @attrs.frozen
@@ -74,3 +77,7 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
     kinds = kind if isinstance(kind, tuple) else (kind,)
     names = {dict: "an object", list: "an array", str: "a string", int: "an integer", bool: "a boolean"}
     return " or ".join(names.get(k, k.__name__) for k in kinds)
+
+
+# an area's entry point: ``(input, version) -> output dict | Rejected`` (each area module's ``ENTRIES``)
+AreaFn = Callable[[Mapping[str, Any], "FlinkVersion"], "dict[str, Any] | Rejected"]

@@ -21,12 +21,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from oracle import area
 from oracle.alignment import parse, run
 from oracle.explain import at, because, tracing_active
-from oracle.protocol import BadRequest
+from oracle.protocol import AreaFn, BadRequest
 from oracle.rules import Declared
 from oracle.versions import FlinkVersion
+
+RECOVERY = "checkpoint.recovery"  # the protocol area (docs/protocol)
 
 # The rules this module encodes, each declared once (properties/oracle_rules.py says what checks each).
 RULES: tuple[Declared, ...] = (
@@ -56,7 +57,6 @@ RULES: tuple[Declared, ...] = (
 Restore = Callable[[list[dict[str, Any]], list[dict[str, Any]], int], tuple[int | None, list[int], dict[str, int]]]
 
 
-@area("checkpoint.recovery")
 def recovery_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any]:
     """The checkpoint restored, the sources' offsets, the state after the replay and the sink's output."""
     return recover(payload, version)
@@ -153,3 +153,7 @@ def _offsets(before: list[dict[str, Any]], channels: int, cid: int) -> list[int]
     if any(o is None for o in offsets):
         return None
     return [o for o in offsets if o is not None]
+
+
+# the areas this module answers, by name (oracle.AREAS)
+ENTRIES: dict[str, AreaFn] = {RECOVERY: recovery_area}

@@ -14,10 +14,9 @@ from typing import Any, Protocol
 
 import attrs
 
-from oracle import area
 from oracle.combined import CombiningOperator, LegacyCombiningTask
 from oracle.explain import at, because, tracing_active
-from oracle.protocol import BadRequest, Rejected, field, java_long
+from oracle.protocol import AreaFn, BadRequest, Rejected, field, java_long
 from oracle.timers import EventTimeTimerService, Timer
 from oracle.valve import (
     LONG_MAX,
@@ -30,6 +29,10 @@ from oracle.valve import (
     Watermark,
 )
 from oracle.versions import FlinkVersion, pick, v
+
+VALVE = "watermark.valve"  # the protocol area (docs/protocol)
+COMBINED = "watermark.combined"  # the protocol area (docs/protocol)
+TIMERS = "watermark.timers"  # the protocol area (docs/protocol)
 
 # Flink's largest maximum parallelism (KeyGroupRangeAssignment.UPPER_BOUND_MAX_PARALLELISM): no
 # task has more input channels or an operator more inputs than this.
@@ -58,7 +61,6 @@ COMBINERS: Mapping[FlinkVersion, Callable[[int], Machine]] = {
 }
 
 
-@area("watermark.valve")
 def valve_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] | Rejected:
     """One ``StatusWatermarkValve`` fed the request's events; the same rules in every version.
 
@@ -89,7 +91,6 @@ def _run_valve(valve: StatusWatermarkValve, arrivals: Sequence[Arrival]) -> dict
         return Rejected(exc.simple_name, exc.message)
 
 
-@area("watermark.combined")
 def combined_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any]:
     """A multi-input operator's combined watermark and status (see :mod:`oracle.combined`)."""
     inputs = _count(payload, "inputs")
@@ -97,7 +98,6 @@ def combined_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str
     return _run(pick(COMBINERS, version)(inputs), arrivals)
 
 
-@area("watermark.timers")
 def timers_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any]:
     """Event-time timers of one ``InternalTimerServiceImpl``; the same rules in every version."""
     service = EventTimeTimerService()
@@ -326,3 +326,7 @@ def _timer_events(payload: Mapping[str, Any]) -> list[TimerEvent]:
         namespace = field(event, "namespace", str, where) if "namespace" in event else None
         out.append(TimerEvent(kind, timestamp, key, namespace))
     return out
+
+
+# the areas this module answers, by name (oracle.AREAS)
+ENTRIES: dict[str, AreaFn] = {VALVE: valve_area, COMBINED: combined_area, TIMERS: timers_area}
