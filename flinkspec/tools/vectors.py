@@ -413,15 +413,15 @@ def deviation_vectors(area: str, versions: Sequence[FlinkVersion],
 
 def _examples(area: str) -> list[tuple[str, tuple[str, ...], Input, Callable[[str], Answer]]]:
     """Flink's own scenarios the suite pins for ``area``: (name, releases, input, Flink's answer at a release)."""
-    from properties.checkpoint import test_examples as cp
-    from properties.test_oracle_watermark_examples import COMBINED, VALVE, emitted, events
-    from properties.test_oracle_watermark_examples import TIMERS as TIMER_TABLE
+    from properties.checkpoint import examples as cp
+    from properties.watermark.examples import COMBINED, VALVE, emitted, events
+    from properties.watermark.examples import TIMERS as TIMER_TABLE
 
     out: list[tuple[str, tuple[str, ...], Input, Callable[[str], Answer]]] = []
     if area in cp.FILES:
-        for ex in json.loads((cp.HERE / cp.FILES[area]).read_text())["examples"]:
+        for ex in cp.examples(area):
             def example_answer(ver: str, ex: dict[str, Any] = ex) -> Answer:
-                return cp._expected(ex, parse_version(ver))
+                return cp.expected(ex, parse_version(ver))
 
             out.append((ex["name"], tuple(ex["versions"]), ex["input"], example_answer))
     tables = {"watermark.valve": (VALVE, "channels"), "watermark.combined": (COMBINED, "inputs")}
