@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import attrs
 import pytest
 
 from oracle import SUPPORTED, answer
 from oracle.versions import FlinkVersion, parse_version, v
-from properties.watermark.examples import COMBINED, TIMERS, VALVE, emitted, events
+from properties.watermark.examples import COMBINED, TIMERS, VALVE, Emissions, Firings, emitted, events
 
 UNTIL_118 = tuple(x for x in SUPPORTED if x < v("1.19"))
 SINCE_119 = tuple(x for x in SUPPORTED if x >= v("1.19"))
@@ -25,8 +26,11 @@ def run(area: str, version: FlinkVersion, payload: dict[str, Any]) -> dict[str, 
     return answer({"id": 1, "area": area, "flink": str(version), "input": payload})
 
 
-def cases(table: Sequence[tuple[str, tuple[FlinkVersion, ...], *tuple[Any, ...]]]) -> list[Any]:
-    return [pytest.param(ver, *rest, id=f"{name}-{ver}") for name, vers, *rest in table for ver in vers]
+def cases(table: Sequence[Emissions] | Sequence[Firings]) -> list[Any]:
+    """A parameter set per scenario and release it holds at, ``name-release``: the release, then the
+    scenario's fields after its name and releases."""
+    return [pytest.param(ver, *attrs.astuple(ex, recurse=False)[2:], id=f"{ex.name}-{ver}")
+            for ex in table for ver in ex.versions]
 
 
 # --------------------------------------------------------------------------------------------

@@ -427,18 +427,18 @@ def _examples(area: str) -> list[tuple[str, tuple[str, ...], Input, Callable[[st
     tables = {"watermark.valve": (VALVE, "channels"), "watermark.combined": (COMBINED, "inputs")}
     if area in tables:
         table, field = tables[area]
-        for name, vers, width, script, expected in table:
-            inp = {field: width, "events": events(script, "channel" if field == "channels" else "input")}
-            def emitted_answer(_ver: str, expected: str = expected) -> Answer:
+        for em in table:
+            inp = {field: em.width, "events": events(em.script, "channel" if field == "channels" else "input")}
+            def emitted_answer(_ver: str, expected: str = em.expected) -> Answer:
                 return {"output": {"emitted": emitted(expected)}}
 
-            out.append((name, tuple(str(v) for v in vers), inp, emitted_answer))
+            out.append((em.name, tuple(str(v) for v in em.versions), inp, emitted_answer))
     if area == TIMERS:
-        for name, vers, evs, fired in TIMER_TABLE:
-            def fired_answer(_ver: str, fired: list[list[dict[str, Any]]] = fired) -> Answer:
+        for fi in TIMER_TABLE:
+            def fired_answer(_ver: str, fired: list[list[dict[str, Any]]] = fi.fired) -> Answer:
                 return {"output": {"fired": fired}}
 
-            out.append((name, tuple(str(v) for v in vers), {"events": evs}, fired_answer))
+            out.append((fi.name, tuple(str(v) for v in fi.versions), {"events": fi.events}, fired_answer))
     return out
 
 
