@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from bench.common import corpus, options, oracle_vs_flink
+from oracle.classloading import RESOLVE
 from properties.classloading.strategies import requests
 
 
@@ -21,7 +22,7 @@ def lookups(request: dict[str, Any]) -> int:
 def main() -> None:
     ver, n = options(2000)
     reqs = corpus(requests(ver), n)
-    oracle_vs_flink("classloading.resolve", reqs, str(ver), unit="lookups", count=lookups)
+    oracle_vs_flink(RESOLVE, reqs, str(ver), unit="lookups", count=lookups)
 
 
 if __name__ == "__main__":

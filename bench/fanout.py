@@ -22,6 +22,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 
+from oracle.memory import JOBMANAGER
 from oracle.versions import LATEST
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,7 +77,7 @@ def _generate(seed: int) -> float:
     from properties import corpus
     from properties.areas import AREAS
 
-    strategy = AREAS["memory.jobmanager"].requests(LATEST)
+    strategy = AREAS[JOBMANAGER].requests(LATEST)
     corpus.draw(strategy, 20, seed)
     t0 = time.perf_counter()
     corpus.draw(strategy, 600, seed)

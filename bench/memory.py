@@ -8,12 +8,13 @@ warm and pipelined, i.e. at its best)."""
 from __future__ import annotations
 
 from bench.common import corpus, options, oracle_vs_flink
+from oracle.memory import JOBMANAGER, TASKMANAGER
 from properties.memory.strategies import requests
 
 
 def main() -> None:
     ver, n = options(5000)
-    for area in ("memory.taskmanager", "memory.jobmanager"):
+    for area in (TASKMANAGER, JOBMANAGER):
         oracle_vs_flink(area, corpus(requests(area, ver), n), str(ver), unit="configs")
 
 

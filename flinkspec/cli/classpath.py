@@ -27,11 +27,10 @@ from typing import Any
 from flinkspec.cli.memory import version_and_config
 from flinkspec.errors import CliError
 from flinkspec.impls import spec_pinned_version
+from oracle.classloading import RESOLVE as AREA
 from oracle.classloading import jdk_classes
 from oracle.classloading_config import java_equals_ignore_case
 from oracle.versions import parse_version
-
-AREA = "classloading.resolve"
 
 
 def jar_contents(path: Path) -> tuple[list[str], list[str]]:

@@ -21,7 +21,7 @@ from typing import Any
 
 from flinkspec.errors import CliError
 from flinkspec.impls.flinkconf import ConfigFileError, load, parse_dynamic
-from oracle.memory import derive_jobmanager, derive_taskmanager, dynamic_configs
+from oracle.memory import JOBMANAGER, TASKMANAGER, derive_jobmanager, derive_taskmanager, dynamic_configs
 from oracle.memsize import MemorySize
 from oracle.protocol import Rejected
 from oracle.versions import LATEST, FlinkVersion, UnknownVersion, parse_version
@@ -132,7 +132,7 @@ def _memory_by_impl(args: argparse.Namespace) -> int:
     version, config = version_and_config(args.flink or pinned, args.config, args.D)
     if pinned and parse_version(pinned) != version:
         raise CliError(f"--flink {args.flink}: the implementation {args.impl} is pinned to Flink {pinned}")
-    area = "memory.jobmanager" if args.jobmanager else "memory.taskmanager"
+    area = JOBMANAGER if args.jobmanager else TASKMANAGER
     request = {"id": 1, "area": area, "flink": str(version), "input": {"config": config}}
     resp = ask_once(args.impl, args.timeout, request)
     if "error" in resp:

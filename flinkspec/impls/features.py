@@ -29,6 +29,12 @@ from typing import Any
 
 import attrs
 
+from oracle.alignment import ALIGNMENT as _ALIGNMENT
+from oracle.classloading import RESOLVE
+from oracle.coordinator import COORDINATOR
+from oracle.memory import JOBMANAGER, TASKMANAGER
+from oracle.recovery import RECOVERY as _RECOVERY
+from oracle.watermark import TIMERS, VALVE
 from properties.areas import AREAS
 
 Request = dict[str, Any]
@@ -318,8 +324,6 @@ def _respell(req: Request) -> Request | None:
 # ------------------------------------------------------------------------------------------------
 # the registry
 
-_ALIGNMENT = "checkpoint.alignment"
-_RECOVERY = "checkpoint.recovery"
 
 FEATURES: tuple[Feature, ...] = (
     Feature("flink.patch-release", 2, ENVELOPE,
@@ -327,45 +331,45 @@ FEATURES: tuple[Feature, ...] = (
     # every area added since protocol 1, a feature of its own
     *(Feature(area.name, area.protocol, area.name, area.description, _area_is(area.name))
       for area in AREAS.values() if area.protocol > 1),
-    Feature("watermark.valve.subpartitions", 2, "watermark.valve",
+    Feature("watermark.valve.subpartitions", 2, VALVE,
             "channels consuming several subpartitions, Flink 1.19+", _subpartitions_used, _strip_subpartitions),
-    Feature("watermark.timers.namespace", 2, "watermark.timers",
+    Feature("watermark.timers.namespace", 2, TIMERS,
             "timers registered and deleted in a namespace", _event_field_used("namespace"),
             _without_event_field("namespace")),
-    Feature("classloading.resolve.optional-fields", 2, "classloading.resolve",
+    Feature("classloading.resolve.optional-fields", 2, RESOLVE,
             "config and name lists left out, taken as empty", _classloading_fields_missing,
             _fill_classloading_fields),
-    Feature("classloading.resolve.patterns-default", 2, "classloading.resolve",
+    Feature("classloading.resolve.patterns-default", 2, RESOLVE,
             f"the config key {PATTERNS_DEFAULT}", _config_key_used(_is(PATTERNS_DEFAULT)),
             _without_config_keys(_is(PATTERNS_DEFAULT))),
-    Feature("classloading.resolve.patterns-deprecated-key", 2, "classloading.resolve",
+    Feature("classloading.resolve.patterns-deprecated-key", 2, RESOLVE,
             f"the deprecated config key {PATTERNS_DEPRECATED}", _config_key_used(_is(PATTERNS_DEPRECATED)),
             _without_config_keys(_is(PATTERNS_DEPRECATED))),
-    Feature("classloading.resolve.check-leaked-classloader", 2, "classloading.resolve",
+    Feature("classloading.resolve.check-leaked-classloader", 2, RESOLVE,
             f"the config key {CHECK_LEAKED}", _config_key_used(_is(CHECK_LEAKED)),
             _without_config_keys(_is(CHECK_LEAKED))),
-    Feature("classloading.resolve.other-config-keys", 2, "classloading.resolve",
+    Feature("classloading.resolve.other-config-keys", 2, RESOLVE,
             "config keys other than the class-loading options, which Flink ignores",
             _config_key_used(_other_classloading_key), _without_config_keys(_other_classloading_key)),
-    Feature("classloading.resolve.jars", 2, "classloading.resolve",
+    Feature("classloading.resolve.jars", 2, RESOLVE,
             "real jars on the class path: user_jars, parent_jars", _jars_used),
-    Feature("checkpoint.coordinator.config-defaults", 2, "checkpoint.coordinator",
+    Feature("checkpoint.coordinator.config-defaults", 2, COORDINATOR,
             "config settings left out, taking their defaults", _coordinator_defaults_used,
             _fill_coordinator_defaults),
-    Feature("checkpoint.coordinator.sources", 2, "checkpoint.coordinator",
+    Feature("checkpoint.coordinator.sources", 2, COORDINATOR,
             "checkpoints triggered on some of the tasks only", _has_field("sources"), _without_field("sources")),
     Feature("checkpoint.alignment.cancel", 2, _ALIGNMENT,
             "cancel checkpoint markers: cancel events", _cancel_used, _strip_cancel, also=(_RECOVERY,)),
     Feature("checkpoint.alignment.checkpoints-after-finish", 2, _ALIGNMENT,
             "the checkpoints_after_finish option", _has_field("checkpoints_after_finish"),
             _without_field("checkpoints_after_finish"), also=(_RECOVERY,)),
-    Feature("classloading.resolve.resource-lookup-one", 3, "classloading.resolve",
+    Feature("classloading.resolve.resource-lookup-one", 3, RESOLVE,
             "getResource lookups: resource_lookup_one, answered in resource", _has_field("resource_lookup_one"),
             _without_field("resource_lookup_one"), unanswer=_without_output_field("resource")),
     # last: the strips above may drop keys first
-    Feature("config.spelling", 1, "memory.taskmanager",
+    Feature("config.spelling", 1, TASKMANAGER,
             "config values not written plainly: whitespace, letter case, quotes, list syntax, number notation",
-            _spelling_used, _respell, also=("memory.jobmanager", "classloading.resolve")),
+            _spelling_used, _respell, also=(JOBMANAGER, RESOLVE)),
 )
 
 
@@ -385,7 +389,7 @@ def _drop_was_pending(out: Output) -> Output:
 
 
 ANSWER_FEATURES: tuple[AnswerFeature, ...] = (
-    AnswerFeature("checkpoint.coordinator.was-pending", 2, "checkpoint.coordinator",
+    AnswerFeature("checkpoint.coordinator.was-pending", 2, COORDINATOR,
                   "was_pending in a step: a late ack Flink still accepted",
                   lambda out: any(isinstance(s, Mapping) and "was_pending" in s for s in _steps(out)),
                   _drop_was_pending),

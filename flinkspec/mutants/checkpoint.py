@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from flinkspec.mutants import Mutant, Request, Response, mutant
-from oracle.recovery import recover, restore_from, restore_latest
+from oracle.alignment import ALIGNMENT
+from oracle.coordinator import COORDINATOR
+from oracle.recovery import RECOVERY, recover, restore_from, restore_latest
 from oracle.versions import parse_version
-
-ALIGNMENT = "checkpoint.alignment"
 
 
 def _mode(mode: str, into: str) -> Any:
@@ -79,7 +79,6 @@ for _m in (
     mutant(_m)
 
 
-COORDINATOR = "checkpoint.coordinator"
 
 
 def _config(**changes: Any) -> Any:
@@ -139,7 +138,6 @@ for _m in (
     mutant(_m)
 
 
-RECOVERY = "checkpoint.recovery"
 
 
 def _recovering(restore: Any) -> Any:

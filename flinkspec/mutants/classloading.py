@@ -13,10 +13,10 @@ import attrs
 from flinkspec.mutants import Mutant, Request, Response, mutant
 from oracle import classloading_config as clc
 from oracle.classloading import NOT_FOUND, PARENT, USER, Loaders, resolve_with
+from oracle.classloading import RESOLVE as AREA
 from oracle.protocol import BadRequest
 from oracle.versions import FlinkVersion, parse_version
 
-AREA = "classloading.resolve"
 SettingsReader = Callable[[Mapping[str, str], FlinkVersion], clc.LoaderSettings]
 
 

@@ -27,9 +27,13 @@ from flinkspec.mutants import Mutant, Request, Response, mutant
 from flinkspec.mutants.classloading import _answer as _classloading_answer
 from flinkspec.mutants.memory import _old_network_default
 from oracle import classloading_config as clc
+from oracle.classloading import RESOLVE as CLASSLOADING
+from oracle.coordinator import COORDINATOR
 from oracle.coordinator_rules import Completed, CompletedStore, FailureManager, Rules, rules_for
+from oracle.memory import TASKMANAGER
 from oracle.valve import LONG_MAX, Element, StatusWatermarkValve, Watermark
 from oracle.versions import FlinkVersion, UnknownVersion, parse_version, v
+from oracle.watermark import COMBINED, VALVE
 
 JIRA = "https://issues.apache.org/jira/browse/"
 PR = "https://github.com/apache/flink/pull/"
@@ -84,7 +88,6 @@ class _NoAllIdleFlush(StatusWatermarkValve):
         return ()
 
 
-VALVE = "watermark.valve"
 _historical(
     7721, VALVE,
     "StatusWatermarkValve emits Long.MAX_VALUE when no channel is aligned but some are active "
@@ -110,7 +113,6 @@ _historical(
 
 # ---- watermark.combined ------------------------------------------------------------------------
 
-COMBINED = "watermark.combined"
 _historical(
     18934, COMBINED,
     "An idle input still holds back the combined watermark of a two/multi-input operator (answers "
@@ -125,7 +127,6 @@ _historical(
 
 # ---- checkpoint.coordinator --------------------------------------------------------------------
 
-COORDINATOR = "checkpoint.coordinator"
 
 
 def _rules_with(**changes: Any) -> Callable[[FlinkVersion], Rules]:
@@ -228,7 +229,6 @@ def _default_pattern_missing(pattern: str) -> Callable[[Mapping[str, str], Flink
     return read
 
 
-CLASSLOADING = "classloading.resolve"
 _historical(
     8455, CLASSLOADING,
     "org.apache.hadoop. is not among the default parent-first patterns: Hadoop classes bundled in a job "
@@ -246,7 +246,7 @@ _historical(
 # ---- memory.taskmanager ------------------------------------------------------------------------
 
 _historical(
-    30472, "memory.taskmanager",
+    30472, TASKMANAGER,
     "taskmanager.memory.network.max defaults to 1g (a default change of FLIP-266, not a bug fix): "
     "large TaskManagers derive at most 1g of network memory.",
     f"{PR}21618 (Flink 1.17.0)", "1.10-1.16", before=_old_network_default)

@@ -9,8 +9,8 @@ from typing import Any
 
 import oracle
 from flinkspec.mutants import Mutant, Request, Response, mutant
+from oracle.watermark import COMBINED, TIMERS, VALVE
 
-VALVE, COMBINED, TIMERS = "watermark.valve", "watermark.combined", "watermark.timers"
 ListKey = str  # "emitted" or "fired"
 
 

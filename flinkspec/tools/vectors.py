@@ -36,6 +36,7 @@ import attrs
 import oracle
 from flinkspec.impls import features as feat
 from oracle.versions import LATEST, SUPPORTED, FlinkVersion, parse_version
+from oracle.watermark import TIMERS
 
 Input = dict[str, Any]
 Answer = dict[str, Any]
@@ -45,7 +46,6 @@ BUNDLE = Path(__file__).resolve().parents[1] / "vectors_bundle"  # the bundle th
 MANIFEST = "manifest.json"
 RANDOM_PER_RELEASE = 50  # the random tier: recorded answers per area and release
 DEFAULT_SEED = 0
-TIMERS = "watermark.timers"
 # why a vector is there; a file lists its vectors in this order of their first reason, then by size
 KINDS: dict[str, str] = {
     "historical": "a historical Flink bug (flink-NNNNN mutant) answers it wrongly: the bug's witness",
@@ -413,9 +413,12 @@ def deviation_vectors(area: str, versions: Sequence[FlinkVersion],
 
 def _examples(area: str) -> list[tuple[str, tuple[str, ...], Input, Callable[[str], Answer]]]:
     """Flink's own scenarios the suite pins for ``area``: (name, releases, input, Flink's answer at a release)."""
+    from oracle.watermark import COMBINED, VALVE
     from properties.checkpoint import examples as cp
-    from properties.watermark.examples import COMBINED, VALVE, emitted, events
+    from properties.watermark.examples import COMBINED as COMBINED_TABLE
     from properties.watermark.examples import TIMERS as TIMER_TABLE
+    from properties.watermark.examples import VALVE as VALVE_TABLE
+    from properties.watermark.examples import emitted, events
 
     out: list[tuple[str, tuple[str, ...], Input, Callable[[str], Answer]]] = []
     if area in cp.FILES:
@@ -424,7 +427,7 @@ def _examples(area: str) -> list[tuple[str, tuple[str, ...], Input, Callable[[st
                 return cp.expected(ex, parse_version(ver))
 
             out.append((ex["name"], tuple(ex["versions"]), ex["input"], example_answer))
-    tables = {"watermark.valve": (VALVE, "channels"), "watermark.combined": (COMBINED, "inputs")}
+    tables = {VALVE: (VALVE_TABLE, "channels"), COMBINED: (COMBINED_TABLE, "inputs")}
     if area in tables:
         table, field = tables[area]
         for em in table:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from oracle.alignment import ALIGNMENT as AREA
 from oracle.versions import FlinkVersion, v
 from properties.rules import (
     Request,
@@ -26,7 +27,6 @@ from properties.rules import (
     invariant,
 )
 
-AREA = "checkpoint.alignment"
 ART = "seed article on fault tolerance"
 DOCS = "Flink docs, Checkpointing (barrier alignment)"
 REASONS = {"CHECKPOINT_DECLINED_SUBSUMED", "CHECKPOINT_DECLINED_ON_CANCELLATION_BARRIER",

@@ -16,10 +16,10 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from oracle.alignment import ALIGNMENT as AREA
 from oracle.versions import FlinkVersion, v
 from properties.draws import choice, shuffled
 
-AREA = "checkpoint.alignment"
 LONG_MAX = (1 << 63) - 1
 
 

@@ -15,11 +15,11 @@ from properties.watermark.strategies import event_count
 _SCENARIO = "properties/checkpoint/test_examples.py::test_flinks_own_scenario"
 
 ALIGNMENT = Area(
-    name="checkpoint.alignment", prefix="ALIGN", page="checkpoint-alignment.md",
+    name=alignment.ALIGNMENT, prefix="ALIGN", page="checkpoint-alignment.md",
     description="what a task's barrier handler does with records, barriers, cancel markers and ends of input",
     requests=alignment_strategies.requests, size=event_count, adapt=alignment_strategies.adapt,
     # short alignment runs where barriers, cancel markers and ends of partition meet (ALO-11's failure)
-    corpora=(ExtraCorpus(name="checkpoint.alignment.ends", requests=alignment_strategies.ending_requests,
+    corpora=(ExtraCorpus(name=f"{alignment.ALIGNMENT}.ends", requests=alignment_strategies.ending_requests,
                          corpus_key=lambda ver: ver >= v("1.14")),),
     oracle={"alignment": OracleRules(rules=alignment.RULES,
                                      files=("oracle/alignment.py", "oracle/alignment_handlers.py"))},
@@ -27,7 +27,7 @@ ALIGNMENT = Area(
     examples=_SCENARIO,
 )
 COORDINATOR = Area(
-    name="checkpoint.coordinator", prefix="CCR", page="checkpoint-coordinator.md",
+    name=coordinator.COORDINATOR, prefix="CCR", page="checkpoint-coordinator.md",
     description="the CheckpointCoordinator's triggers, acknowledgements, timeouts and completed store",
     requests=coordinator_strategies.requests, size=event_count, adapt=coordinator_strategies.adapt,
     shape=AnswerShape(data_maps=("aborted",),
@@ -38,9 +38,9 @@ COORDINATOR = Area(
     examples=_SCENARIO,
 )
 RECOVERY = Area(
-    name="checkpoint.recovery", prefix="RCV", page="v2.md#new-area-checkpointrecovery", protocol=2,
+    name=recovery_oracle.RECOVERY, prefix="RCV", page="v2.md#new-area-checkpointrecovery", protocol=2,
     description="a job failing after fail_after events and recovering from its latest checkpoint",
-    requests=recovery.requests, size=event_count, adapt=recovery.from_alignment, corpus_of="checkpoint.alignment",
+    requests=recovery.requests, size=event_count, adapt=recovery.from_alignment, corpus_of=alignment.ALIGNMENT,
     shape=AnswerShape(data_maps=("counts",)),
     oracle={"recovery": OracleRules(rules=recovery_oracle.RULES, files=("oracle/recovery.py",))},
 )

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from oracle.coordinator import CONFIG_DEFAULTS
+from oracle.coordinator import COORDINATOR as AREA
 from oracle.versions import FlinkVersion, v
 from properties.rules import (
     Request,
@@ -24,7 +25,6 @@ from properties.rules import (
     invariant,
 )
 
-AREA = "checkpoint.coordinator"
 ART = "seed article on checkpoint coordination"
 KEYS = ("triggered", "queued", "rejected", "ack", "completed", "aborted", "retained", "job_failed", "was_pending")
 ACKS = ("SUCCESS", "DUPLICATE", "UNKNOWN", "DISCARDED")

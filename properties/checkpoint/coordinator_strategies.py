@@ -24,11 +24,11 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from oracle.coordinator import COORDINATOR as AREA
 from oracle.coordinator_rules import rules_for
 from oracle.versions import FlinkVersion
 from properties.draws import choice
 
-AREA = "checkpoint.coordinator"
 COMMON_REASONS = ("CHECKPOINT_DECLINED", "CHECKPOINT_DECLINED_TASK_NOT_READY", "CHECKPOINT_EXPIRED",
                   "CHECKPOINT_ASYNC_EXCEPTION", "CHECKPOINT_SUBSUMED", "TASK_FAILURE", "FINALIZE_CHECKPOINT_FAILURE",
                   "IO_EXCEPTION")

@@ -13,10 +13,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from oracle.alignment import ALIGNMENT
+from oracle.coordinator import COORDINATOR
 from oracle.versions import FlinkVersion, parse_version
 
 HERE = Path(__file__).parent
-FILES = {"checkpoint.alignment": "alignment_examples.json", "checkpoint.coordinator": "coordinator_examples.json"}
+FILES = {ALIGNMENT: "alignment_examples.json", COORDINATOR: "coordinator_examples.json"}
 
 
 def examples(area: str) -> list[dict[str, Any]]:

@@ -18,6 +18,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from oracle.recovery import RECOVERY as AREA
 from oracle.versions import FlinkVersion
 from properties.checkpoint.alignment_invariants import monotonic_barriers, settled
 from properties.checkpoint.alignment_strategies import adapt
@@ -25,7 +26,6 @@ from properties.checkpoint.alignment_strategies import inputs as alignment_input
 from properties.draws import choice, shuffled
 from properties.rules import Request, Response, Violation, accepted_rule, differential_rule, invariant
 
-AREA = "checkpoint.recovery"
 ART = "seed article on fault tolerance"
 DOCS = "Flink docs, Fault Tolerance Guarantees"
 differential_rule(AREA, "RCV")

@@ -8,7 +8,7 @@ from properties.classloading import invariants as _invariants  # noqa: F401  (de
 from properties.classloading import strategies
 
 RESOLVE = Area(
-    name="classloading.resolve", prefix="CLR", page="v1.md#classloadingresolve",
+    name=classloading.RESOLVE, prefix="CLR", page="v1.md#classloadingresolve",
     description="where FlinkUserCodeClassLoaders resolves each class and resource (child-first, parent-first)",
     requests=strategies.requests, size=strategies.name_count, corpus_key=strategies.corpus_key,
     # the readers of the class-loading options (CL-2 ... CL-6), their values fuzzed

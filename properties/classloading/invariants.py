@@ -15,11 +15,11 @@ from collections.abc import Callable
 from typing import Any
 
 from oracle import classloading_config as clc
+from oracle.classloading import RESOLVE as AREA
 from oracle.classloading import class_file, jdk_classes, jdk_hidden_class_files, jdk_resources
 from oracle.versions import FlinkVersion, pick
 from properties.rules import Request, Response, Violation, accepted_rule, differential_rule, invariant
 
-AREA = "classloading.resolve"
 ART = "seed article on class loading"
 JAVADOC = "CoreOptions and ChildFirstClassLoader Javadoc"
 RESULTS = ("user", "parent", "not_found")

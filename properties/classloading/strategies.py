@@ -22,10 +22,9 @@ from typing import Any
 from hypothesis import strategies as st
 
 from oracle import classloading_config as clc
+from oracle.classloading import RESOLVE as AREA
 from oracle.classloading import class_file, jdk_resources
 from oracle.versions import FlinkVersion, pick, v
-
-AREA = "classloading.resolve"
 
 JDK_NAMES = (
     "java.lang.String", "java.lang.Object", "java.util.List", "java.util.concurrent.ConcurrentHashMap",

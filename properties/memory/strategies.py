@@ -17,6 +17,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from oracle.memory import TASKMANAGER
 from oracle.versions import SUPPORTED, FlinkVersion
 
 KiB, MiB, GiB, TiB = 1 << 10, 1 << 20, 1 << 30, 1 << 40
@@ -274,7 +275,7 @@ def jobmanager_configs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, str]
 
 def requests(area: str, version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
     """Protocol requests for one memory area and version."""
-    configs = taskmanager_configs(version) if area == "memory.taskmanager" else jobmanager_configs(version)
+    configs = taskmanager_configs(version) if area == TASKMANAGER else jobmanager_configs(version)
     return configs.map(lambda c: {"area": area, "flink": str(version), "input": {"config": c}})
 
 
@@ -305,7 +306,7 @@ def _b(n: int) -> str:
 
 @st.composite
 def _edge_config(draw: st.DrawFn, area: str, version: FlinkVersion) -> dict[str, str]:
-    tm = area == "memory.taskmanager"
+    tm = area == TASKMANAGER
     config = draw(taskmanager_configs(version) if tm else jobmanager_configs(version))
     prefix, parts = (TM, _TM_PARTS) if tm else (JM, _JM_PARTS)
     out = _derived(area, config, version)

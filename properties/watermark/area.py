@@ -4,6 +4,7 @@ operator, and event-time timers."""
 from __future__ import annotations
 
 from oracle import combined, timers, valve
+from oracle import watermark as names
 from oracle.versions import v
 from oracle.watermark import SUBPARTITIONS_SINCE
 from properties.area import AnswerShape, Area, Exhaustive, OracleRules
@@ -13,9 +14,9 @@ EMITS_STATUS = AnswerShape(enum_fields=("status",))
 _EXAMPLES = "properties/test_oracle_watermark_examples.py::"
 
 VALVE = Area(
-    name="watermark.valve", prefix="WM", page="v1.md#watermarkvalve",
+    name=names.VALVE, prefix="WM", page="v1.md#watermarkvalve",
     description="the watermarks and statuses a StatusWatermarkValve emits for its channels' events",
-    requests=lambda ver: strategies.requests("watermark.valve", ver),
+    requests=lambda ver: strategies.requests(names.VALVE, ver),
     size=strategies.event_count, corpus_key=lambda ver: ver >= SUBPARTITIONS_SINCE, shape=EMITS_STATUS,
     oracle={"valve": OracleRules(rules=valve.RULES, files=("oracle/valve.py", "oracle/watermark.py"))},
     machine="properties/watermark/test_valve_machine.py::test_valve_machine",
@@ -23,9 +24,9 @@ VALVE = Area(
     exhaustive=Exhaustive(index="channel", count="channels"),
 )
 COMBINED = Area(
-    name="watermark.combined", prefix="CWM", page="v2.md#new-area-watermarkcombined", protocol=2,
+    name=names.COMBINED, prefix="CWM", page="v2.md#new-area-watermarkcombined", protocol=2,
     description="the combined watermark and status of a multi-input operator",
-    requests=lambda ver: strategies.requests("watermark.combined", ver),
+    requests=lambda ver: strategies.requests(names.COMBINED, ver),
     size=strategies.event_count, corpus_key=lambda ver: ver < v("1.14"),  # 1.13 operators see no status
     shape=EMITS_STATUS,
     oracle={"combined": OracleRules(rules=combined.RULES, files=("oracle/combined.py",))},
@@ -33,9 +34,9 @@ COMBINED = Area(
     exhaustive=Exhaustive(index="input", count="inputs"),
 )
 TIMERS = Area(
-    name="watermark.timers", prefix="TIMER", page="v1.md#watermarktimers",
+    name=names.TIMERS, prefix="TIMER", page="v1.md#watermarktimers",
     description="the event-time timers a watermark fires, in Flink's order",
-    requests=lambda ver: strategies.requests("watermark.timers", ver),
+    requests=lambda ver: strategies.requests(names.TIMERS, ver),
     size=strategies.event_count, normalize=invariants.timers_normalize,
     shape=AnswerShape(optional_fields=("namespace",)),
     oracle={"timers": OracleRules(rules=timers.RULES, files=("oracle/timers.py",))},

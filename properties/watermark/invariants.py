@@ -16,6 +16,7 @@ from typing import Any
 import attrs
 
 from oracle.versions import FlinkVersion
+from oracle.watermark import COMBINED, TIMERS, VALVE
 from properties.rules import (
     Check,
     Request,
@@ -27,7 +28,6 @@ from properties.rules import (
     invariant,
 )
 
-VALVE, COMBINED, TIMERS = "watermark.valve", "watermark.combined", "watermark.timers"
 LONG_MIN = -(1 << 63)
 differential_rule(VALVE, "WM")
 differential_rule(COMBINED, "CWM")

@@ -16,7 +16,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from oracle.versions import FlinkVersion
-from oracle.watermark import SUBPARTITIONS_SINCE
+from oracle.watermark import COMBINED, SUBPARTITIONS_SINCE, VALVE
 
 LONG_MIN, LONG_MAX = -(1 << 63), (1 << 63) - 1
 CORNER_TIMESTAMPS = (LONG_MIN, LONG_MIN + 1, -1, 0, 1, 2, 3, 5, 10, 100, LONG_MAX - 1, LONG_MAX)
@@ -144,11 +144,11 @@ _SOME, _FIRST, _WIDTH = st.integers(0, 3), st.integers(0, 2), st.sampled_from([1
 
 def requests(area: str, version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
     """Protocol requests for one watermark area and version."""
-    if area == "watermark.valve":
+    if area == VALVE:
         inputs = sequences("channel")
         if version >= SUBPARTITIONS_SINCE:
             inputs = with_subpartitions(inputs)
-    elif area == "watermark.combined":
+    elif area == COMBINED:
         inputs = sequences("input", max_n=2 if version.minor == 13 and version.major == 1 else 4)
     else:
         inputs = timer_scripts()
