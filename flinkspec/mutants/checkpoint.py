@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from flinkspec.mutants import Mutant, Request, Response, mutant
+from flinkspec.mutants.mutant import Mutant, Request, Response
 from oracle.alignment import ALIGNMENT
 from oracle.coordinator import COORDINATOR
 from oracle.recovery import RECOVERY, recover, restore_from, restore_latest
 from oracle.versions import parse_version
+
+MUTANTS: list[Mutant] = []  # this module's mutants, in the order flinkspec mutants lists them
 
 
 def _mode(mode: str, into: str) -> Any:
@@ -76,7 +78,7 @@ for _m in (
     Mutant("align-ends-ignored", ALIGNMENT, "End of partition is ignored: it neither aborts nor completes a pending "
            "checkpoint and the channel still counts as open.", before=_ends_ignored),
 ):
-    mutant(_m)
+    MUTANTS.append(_m)
 
 
 
@@ -135,7 +137,7 @@ for _m in (
     Mutant("cc-duplicate-ack-success", COORDINATOR, "A task acknowledging the same checkpoint twice gets SUCCESS "
            "again instead of DUPLICATE.", after=_steps(_duplicate_is_success)),
 ):
-    mutant(_m)
+    MUTANTS.append(_m)
 
 
 
@@ -178,4 +180,4 @@ for _m in (
     Mutant("rcv-restore-oldest", RECOVERY, "The job restores the oldest complete checkpoint instead of the latest "
            "(consistent, but not what Flink restores: more is replayed).", after=_recovering(_oldest)),
 ):
-    mutant(_m)
+    MUTANTS.append(_m)

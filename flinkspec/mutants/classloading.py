@@ -10,12 +10,14 @@ from collections.abc import Callable, Mapping
 
 import attrs
 
-from flinkspec.mutants import Mutant, Request, Response, mutant
+from flinkspec.mutants.mutant import Mutant, Request, Response
 from oracle import classloading_config as clc
 from oracle.classloading import NOT_FOUND, PARENT, USER, Loaders, resolve_with
 from oracle.classloading import RESOLVE as AREA
 from oracle.protocol import BadRequest
 from oracle.versions import FlinkVersion, parse_version
+
+MUTANTS: list[Mutant] = []  # this module's mutants, in the order flinkspec mutants lists them
 
 SettingsReader = Callable[[Mapping[str, str], FlinkVersion], clc.LoaderSettings]
 
@@ -113,4 +115,4 @@ for _name, _doc, _after in (
     ("cl-empty-dropped", "Empty pattern entries ('a;;b') are dropped in every version; from 1.15 Flink keeps one as "
      "the pattern '' that sends every class to the parent first.", _answer(read_settings=_empty_entries_dropped)),
 ):
-    mutant(Mutant(_name, AREA, _doc, after=_after, undocumented=UNDOCUMENTED.get(_name, "")))
+    MUTANTS.append(Mutant(_name, AREA, _doc, after=_after, undocumented=UNDOCUMENTED.get(_name, "")))

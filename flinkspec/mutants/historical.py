@@ -23,9 +23,9 @@ import oracle
 import oracle.coordinator
 import oracle.coordinator_machine
 import oracle.watermark
-from flinkspec.mutants import Mutant, Request, Response, mutant
 from flinkspec.mutants.classloading import _answer as _classloading_answer
 from flinkspec.mutants.memory import _old_network_default
+from flinkspec.mutants.mutant import Mutant, Request, Response
 from oracle import classloading_config as clc
 from oracle.classloading import RESOLVE as CLASSLOADING
 from oracle.coordinator import COORDINATOR
@@ -35,12 +35,14 @@ from oracle.valve import LONG_MAX, Element, StatusWatermarkValve, Watermark
 from oracle.versions import FlinkVersion, UnknownVersion, parse_version, v
 from oracle.watermark import COMBINED, VALVE
 
+MUTANTS: list[Mutant] = []  # this module's mutants, in the order flinkspec mutants lists them
+
 JIRA = "https://issues.apache.org/jira/browse/"
 PR = "https://github.com/apache/flink/pull/"
 
 
 def _historical(number: int, area: str, doc: str, fixed_by: str, affected: str, **rewrite: Any) -> None:
-    mutant(Mutant(f"flink-{number}", area, doc, ticket=f"{JIRA}FLINK-{number}", fixed_by=fixed_by,
+    MUTANTS.append(Mutant(f"flink-{number}", area, doc, ticket=f"{JIRA}FLINK-{number}", fixed_by=fixed_by,
                   affected=affected, **rewrite))
 
 

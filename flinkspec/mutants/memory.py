@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 
-from flinkspec.mutants import Mutant, Request, Response, mutant, with_config
+from flinkspec.mutants.mutant import Mutant, Request, Response, with_config
 from oracle.memory import JOBMANAGER, TASKMANAGER
+
+MUTANTS: list[Mutant] = []  # this module's mutants, in the order flinkspec mutants lists them
 
 TM, JM = "taskmanager.memory.", "jobmanager.memory."
 _SIZE = re.compile(r"^\s*([0-9]+)\s*([a-zA-Z]*)\s*$")
@@ -24,7 +26,7 @@ def _si_units(key: str, value: str) -> str:
     return str(int(m.group(1)) * _SI[m.group(2).lower()])
 
 
-mutant(Mutant(
+MUTANTS.append(Mutant(
     "memory-si-units", TASKMANAGER,
     "reads 'm', 'g' ... as powers of ten (1m = 10^6 bytes) instead of Flink's binary units",
     before=lambda r: _map_values(r, _si_units),
@@ -38,7 +40,7 @@ def _old_network_default(request: Request) -> Request:
     return with_config(request, cfg)
 
 
-mutant(Mutant(
+MUTANTS.append(Mutant(
     "memory-network-max-1g", TASKMANAGER,
     "keeps the pre-1.17 default taskmanager.memory.network.max = 1g in every version",
     before=_old_network_default,
@@ -52,7 +54,7 @@ def _process_wins(request: Request) -> Request:
     return with_config(request, cfg)
 
 
-mutant(Mutant(
+MUTANTS.append(Mutant(
     "memory-process-size-first", TASKMANAGER,
     "gives total process memory priority over total Flink memory when both are set",
     before=_process_wins,
@@ -66,7 +68,7 @@ def _unclamped_overhead(request: Request) -> Request:
     return with_config(request, cfg)
 
 
-mutant(Mutant(
+MUTANTS.append(Mutant(
     "memory-overhead-unclamped", TASKMANAGER,
     "derives JVM overhead from its fraction without clamping it to the default [192m, 1g] range",
     before=_unclamped_overhead,
@@ -81,7 +83,7 @@ def _decimal_sizes(key: str, value: str) -> str:
     return str(int(float(m.group(1)) * mult)) if mult else value
 
 
-mutant(Mutant(
+MUTANTS.append(Mutant(
     "memory-lenient-decimal", TASKMANAGER,
     "accepts decimal sizes such as '1.5g' that Flink's MemorySize rejects",
     before=lambda r: _map_values(r, _decimal_sizes),
@@ -101,7 +103,7 @@ def _direct_always(request: Request, response: Response) -> Response:
     return response
 
 
-mutant(Mutant(
+MUTANTS.append(Mutant(
     "jm-direct-limit-always", JOBMANAGER,
     "always sets -XX:MaxDirectMemorySize for the JobManager, though Flink sets it only when "
     "jobmanager.memory.enable-jvm-direct-memory-limit is true",
@@ -118,7 +120,7 @@ def _jm_heap_includes_offheap(request: Request, response: Response) -> Response:
     return response
 
 
-mutant(Mutant(
+MUTANTS.append(Mutant(
     "jm-xmx-total-flink", JOBMANAGER,
     "sets the JobManager's -Xmx/-Xms to total Flink memory (heap + off-heap) instead of the heap",
     after=_jm_heap_includes_offheap,

@@ -8,8 +8,10 @@ from collections.abc import Callable
 from typing import Any
 
 import oracle
-from flinkspec.mutants import Mutant, Request, Response, mutant
+from flinkspec.mutants.mutant import Mutant, Request, Response
 from oracle.watermark import COMBINED, TIMERS, VALVE
+
+MUTANTS: list[Mutant] = []  # this module's mutants, in the order flinkspec mutants lists them
 
 ListKey = str  # "emitted" or "fired"
 
@@ -70,15 +72,15 @@ def _article(noun: str) -> str:
 
 def _valve_mutants(area: str, noun: str) -> None:
     prefix = "valve" if area == VALVE else "combined"
-    mutant(Mutant(f"{prefix}-ignores-idleness", area,
+    MUTANTS.append(Mutant(f"{prefix}-ignores-idleness", area,
                   f"ignores IDLE/ACTIVE: an idle {noun} keeps holding the watermark back, no status is forwarded",
                   after=lambda req, _resp: _without(req, _is_status, "emitted")))
-    mutant(Mutant(f"{prefix}-no-flush", area,
+    MUTANTS.append(Mutant(f"{prefix}-no-flush", area,
                   f"when every {noun} goes idle, emits IDLE without first advancing to the largest watermark",
                   after=_no_flush))
-    mutant(Mutant(f"{prefix}-idle-before-flush", area,
+    MUTANTS.append(Mutant(f"{prefix}-idle-before-flush", area,
                   "emits IDLE before the flush watermark instead of after it", after=_idle_first))
-    mutant(Mutant(f"{prefix}-reemit-on-active", area,
+    MUTANTS.append(Mutant(f"{prefix}-reemit-on-active", area,
                   f"re-emits the current watermark when {_article(noun)} {noun} wakes up the output",
                   after=_reemit_on_active))
 
@@ -122,7 +124,7 @@ def _keep_idle_watermarks(req: Request, resp: Response) -> Response:
     return {**resp, "output": {"emitted": lists}}
 
 
-mutant(Mutant("valve-idle-channel-watermarks-count", VALVE,
+MUTANTS.append(Mutant("valve-idle-channel-watermarks-count", VALVE,
               "lets a watermark that arrives on an idle channel advance the output", after=_keep_idle_watermarks))
 
 
@@ -157,14 +159,14 @@ def _one_per_watermark(req: Request, resp: Response) -> Response:
     return _map_lists(resp, "fired", lambda _i, fired: fired[:1])
 
 
-mutant(Mutant("timers-fire-strictly-before", TIMERS,
+MUTANTS.append(Mutant("timers-fire-strictly-before", TIMERS,
               "fires a timer only once the watermark is strictly past it (< instead of <=)",
               before=_fire_strictly_before))
-mutant(Mutant("timers-no-dedup", TIMERS,
+MUTANTS.append(Mutant("timers-no-dedup", TIMERS,
               "fires a timer once per registration instead of once per (timestamp, key, namespace)",
               after=_no_dedup))
-mutant(Mutant("timers-delete-ignored", TIMERS, "ignores deleteEventTimeTimer",
+MUTANTS.append(Mutant("timers-delete-ignored", TIMERS, "ignores deleteEventTimeTimer",
               after=lambda req, _resp: _without(req, lambda e: "delete" in e, "fired")))
-mutant(Mutant("timers-one-per-watermark", TIMERS,
+MUTANTS.append(Mutant("timers-one-per-watermark", TIMERS,
               "fires at most one timer per watermark (an `if` where Flink loops with `while`)",
               after=_one_per_watermark))
