@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from oracle.rules import Declared
 from oracle.versions import RELEASES, FlinkVersion
-from properties.rules import Ask, Request, Response, Violation, judge
+from properties.rules import Ask, Request, Response, RuleBook, Violation
 
 Requests = Callable[[FlinkVersion], st.SearchStrategy[dict[str, Any]]]
 
@@ -73,11 +73,12 @@ class Area:
     """One protocol area: its name and rule prefix; the protocol version that added it, its page
     (relative to docs/protocol/) and a line saying what it is; a request strategy per Flink version;
     the oracle modules that encode its rules; the state machine and pinned examples that check it,
-    as ``path::test`` properties; its tie rule and the shape of its answer."""
+    as ``path::test`` properties; its tie rule and the shape of its answer; the book of its rules."""
 
     name: str
     prefix: str
     requests: Requests
+    rules: RuleBook  # the book of the module that declares its invariants
     page: str
     description: str
     protocol: int = 1
@@ -101,7 +102,7 @@ class Area:
     def violations(self, request: Request, response: Response, version: FlinkVersion, *,
                    documented_only: bool = False, expected: Response | None = None,
                    ask: Ask | None = None, strict_messages: bool = False) -> list[Violation]:
-        """Every invariant of the area applied to one answer (:func:`properties.rules.judge`): what
-        :mod:`flinkspec.judge.verdict` judges an answer by, with the area's prefix and tie rule."""
-        return judge(self.name, request, response, version, documented_only=documented_only, expected=expected,
-                     ask=ask, strict_messages=strict_messages)
+        """Every invariant of the area applied to one answer (:meth:`properties.rules.RuleBook.judge`):
+        what :mod:`flinkspec.judge.verdict` judges an answer by, with the area's prefix and tie rule."""
+        return self.rules.judge(self.name, request, response, version, documented_only=documented_only,
+                                expected=expected, ask=ask, strict_messages=strict_messages)

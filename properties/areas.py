@@ -7,15 +7,28 @@ files and one line here.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import attrs
 
+from oracle.rules import Declared
+from oracle.versions import FlinkVersion
+from properties import oracle_rules
 from properties.area import Area, ExtraCorpus
 from properties.checkpoint import area as checkpoint
 from properties.classloading import area as classloading
 from properties.memory import area as memory
-from properties.rules import refused_rule
+from properties.rules import (
+    DIFFERENTIAL,
+    Ask,
+    Check,
+    Request,
+    Response,
+    Rule,
+    Violation,
+    area_properties,
+    refused_rule,
+)
 from properties.watermark import area as watermark
 
 
@@ -40,8 +53,62 @@ AREAS: dict[str, Area] = registry((
 EXTRA_CORPORA: dict[str, ExtraCorpus] = {
     c.name: attrs.evolve(c, area=a.name) for a in AREAS.values() for c in a.corpora}
 
-for _area in AREAS.values():
-    refused_rule(_area.name, _area.prefix)
+
+
+def _rules(areas: Mapping[str, Area]) -> dict[str, Rule]:
+    """The documented and differential rules of ``areas``' books, then each area's ``-REFUSED`` rule."""
+    out: dict[str, Rule] = {}
+    for book in dict.fromkeys(a.rules for a in areas.values()):  # each book once, in the areas' order
+        for rule in book.rules.values():
+            if rule.area not in areas:
+                raise ValueError(f"rule {rule.id} is of {rule.area}, which no area declares")
+            if rule.id in out:
+                raise ValueError(f"rule {rule.id} declared twice")
+            out[rule.id] = rule
+    for area in areas.values():
+        refused = refused_rule(area.name, area.prefix)
+        out[refused.id] = refused
+    return out
+
+
+# the rules an answer is judged by: the invariants, the -EQ and the -REFUSED rule of every area
+RULES: dict[str, Rule] = _rules(AREAS)
+# the rules the oracle encodes, with what checks each
+ORACLE_RULES: dict[str, Rule] = oracle_rules.oracle_rules(AREAS)
+# each oracle module that declares rules: its area, its rules and the files that encode them
+ORACLE_MODULES: dict[str, tuple[str, tuple[Declared, ...], tuple[str, ...]]] = {
+    module: (area.name, encoded.rules, encoded.files) for area in AREAS.values()
+    for module, encoded in area.oracle.items()}
+# each oracle rule: its declaration, its area and the files that encode it
+DECLARED: dict[str, tuple[Declared, str, tuple[str, ...]]] = {
+    d.id: (d, area, files) for area, rules, files in ORACLE_MODULES.values() for d in rules}
+# each area's invariants with their checks (its book's, as the book declares them)
+CHECKS: dict[str, list[tuple[Rule, Check]]] = {
+    name: [(area.rules.rules[rid], fn) for rid, of, fn in area.rules.checks if of == name]
+    for name, area in AREAS.items()}
+if RULES.keys() & ORACLE_RULES.keys():
+    raise ValueError(f"rule IDs declared twice: {sorted(RULES.keys() & ORACLE_RULES.keys())}")
+
+
+def all_rules() -> dict[str, Rule]:
+    """The whole registry: every invariant and differential rule, each with the properties that
+    check it (its area's, and for the ``-EQ`` rule Flink's own scenarios pinned for the area), then
+    every oracle rule."""
+    checked = {}
+    for rid, rule in RULES.items():
+        area = AREAS[rule.area]
+        by = area_properties(area.machine)
+        if rule.kind == DIFFERENTIAL and area.examples:
+            by += (area.examples,)
+        checked[rid] = attrs.evolve(rule, checked_by=by)
+    return {**checked, **ORACLE_RULES}
+
+
+def judge(area: str, request: Request, response: Response, version: FlinkVersion, *, documented_only: bool = False,
+          expected: Response | None = None, ask: Ask | None = None, strict_messages: bool = False) -> list[Violation]:
+    """Every invariant of ``area`` applied to one answer (:meth:`properties.area.Area.violations`)."""
+    return AREAS[area].violations(request, response, version, documented_only=documented_only, expected=expected,
+                                  ask=ask, strict_messages=strict_messages)
 
 
 def area_of_corpus(name: str) -> str:

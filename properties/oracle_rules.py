@@ -16,19 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from oracle.rules import Declared
-from properties.areas import AREAS
+import attrs
+
+from properties.area import Area
 from properties.checkpoint.area import ALIGNMENT, COORDINATOR
 from properties.rules import ORACLE, Rule
 from properties.watermark.area import COMBINED, TIMERS, VALVE
-
-# each oracle module that declares rules (:attr:`properties.area.Area.oracle`): its area, its rules and
-# the files that encode them
-ORACLE_MODULES: Mapping[str, tuple[str, tuple[Declared, ...], tuple[str, ...]]] = {
-    module: (area.name, encoded.rules, encoded.files) for area in AREAS.values()
-    for module, encoded in area.oracle.items()}
-DECLARED: Mapping[str, tuple[Declared, str, tuple[str, ...]]] = {
-    d.id: (d, area, files) for area, rules, files in ORACLE_MODULES.values() for d in rules}
 
 _WM_EX = "properties/test_oracle_watermark_examples.py::"
 _CC_EX = "properties/checkpoint/test_coordinator_patch_releases.py::"
@@ -49,13 +42,19 @@ def scenarios(*names: str) -> tuple[str, ...]:
     return tuple(f"scenario:{n}" for n in names)
 
 
-def checked(oid: str, *checks: str, eq: bool = True, note: str = "") -> Rule:
-    """Oracle rule ``oid`` (declared in its module's ``RULES``) as a registry entry: checked by its area's
-    ``-EQ`` rule (unless ``eq`` is false) and ``checks``."""
-    declared, area, files = DECLARED[oid]
-    source = f"{declared.source} (holds in {declared.releases}; encoded in {', '.join(files)})"
-    return Rule(oid, area, declared.text, source, documented=False,
-                kind=ORACLE, checked_by=((f"{AREAS[area].prefix}-EQ",) if eq else ()) + checks, note=note)
+@attrs.frozen
+class Checked:
+    """What checks oracle rule ``oid`` (declared in its module's ``RULES``): its area's ``-EQ`` rule
+    (unless ``eq`` is false) and ``checks``, with a ``note`` on what they leave out."""
+
+    oid: str
+    checks: tuple[str, ...]
+    eq: bool = True
+    note: str = ""
+
+
+def checked(oid: str, *checks: str, eq: bool = True, note: str = "") -> Checked:
+    return Checked(oid, checks, eq, note)
 
 
 _TIE_NOTE = ("TIMER-EQ compares the timers one watermark fires with equal timestamps sorted (docs/protocol/v1.md's tie "
@@ -67,7 +66,7 @@ _RECOVERY_NOTE = ("a model rule: RCV-EQ's real-Flink side (RecoveryArea.java) do
 _INPUT_NOTE = ("the harness's input model, the same in the bridge's AlignmentArea.java: ALIGN-EQ checks that "
                "oracle and bridge agree on it, the invariants that the traces it yields are sound")
 
-_RULES: tuple[Rule, ...] = (
+CHECKED: tuple[Checked, ...] = (
     # ---- watermark.timers: oracle/timers.py -------------------------------------------------
     checked("ITS-1", "TIMER-2", TIMERS_EX),
     checked("ITS-2",
@@ -249,9 +248,21 @@ _RULES: tuple[Rule, ...] = (
                 "RCV-1", "RCV-2", "RCV-3", note=_RECOVERY_NOTE),
 )
 
-ORACLE_RULES: Mapping[str, Rule] = {r.id: r for r in _RULES}
-if len(ORACLE_RULES) != len(_RULES):
-    raise ValueError("an oracle rule is given its checks twice")
-if set(ORACLE_RULES) != set(DECLARED):
-    raise ValueError(f"oracle rules without checks: {sorted(set(DECLARED) - set(ORACLE_RULES))}")
 
+
+def oracle_rules(areas: Mapping[str, Area]) -> dict[str, Rule]:
+    """Every rule the oracle modules of ``areas`` declare (:attr:`properties.area.Area.oracle`), as a
+    registry entry with what checks it."""
+    declared = {d.id: (d, area, encoded.files) for area in areas.values() for encoded in area.oracle.values()
+                for d in encoded.rules}
+    out: dict[str, Rule] = {}
+    for c in CHECKED:
+        if c.oid in out:
+            raise ValueError(f"oracle rule {c.oid} is given its checks twice")
+        rule, area, files = declared[c.oid]
+        source = f"{rule.source} (holds in {rule.releases}; encoded in {', '.join(files)})"
+        out[c.oid] = Rule(c.oid, area.name, rule.text, source, documented=False, kind=ORACLE,
+                          checked_by=((f"{area.prefix}-EQ",) if c.eq else ()) + c.checks, note=c.note)
+    if set(out) != set(declared):
+        raise ValueError(f"oracle rules without checks: {sorted(set(declared) - set(out))}")
+    return out

@@ -1,11 +1,11 @@
 """The rule registry: every rule the suite checks, with a stable ID, its text and its source.
 
 An invariant is a pure function ``check(request, response, version) -> list[Violation]``
-registered with :func:`invariant` under the ID of the rule it checks. The same functions judge
-answers in pytest, in ``flinkspec check`` and in the Spark harness. :data:`RULES` holds those
-invariants and each area's differential ``<PREFIX>-EQ`` rule (what reports name); the rules the
-oracle encodes (``oracle:CC-3`` ...) are in :mod:`properties.oracle_rules`, and :func:`all_rules`
-is both (docs/rules.md).
+declared in a :class:`RuleBook` under the ID of the rule it checks. The same functions judge
+answers in pytest, in ``flinkspec check`` and in the Spark harness. :data:`properties.areas.RULES`
+holds every book's invariants and each area's differential ``<PREFIX>-EQ`` rule (what reports
+name); the rules the oracle encodes (``CC-3`` ...) are in :mod:`properties.oracle_rules`, and
+:func:`properties.areas.all_rules` is both (docs/rules.md).
 """
 
 from __future__ import annotations
@@ -89,154 +89,129 @@ Twin = Callable[[Request, Response, FlinkVersion], "dict[str, Any] | None"]
 Relation = Callable[[Request, Response, Request, Response, FlinkVersion], "list[Violation]"]
 Ask = Callable[[Request], "Response | None"]  # the implementation's answer to one more request (None: cannot be sent)
 
-RULES: dict[str, Rule] = {}
-CHECKS: dict[str, list[tuple[Rule, Check]]] = {}
-RELATIONS: dict[str, list[tuple[Rule, Twin, Relation]]] = {}
+@attrs.define(eq=False)
+class RuleBook:
+    """The rules one module of invariants declares, with their checks: the areas' declarations name
+    their book (:attr:`properties.area.Area.rules`), and :mod:`properties.areas` joins the books of
+    every area into the registry. Nothing is registered anywhere else: a book is filled as its module
+    is read (its decorators), and read through the areas that name it."""
 
+    rules: dict[str, Rule] = attrs.field(factory=dict)
+    checks: list[tuple[str, str, Check]] = attrs.field(factory=list)  # (rule ID, area, check)
+    relations: list[tuple[str, str, Twin, Relation]] = attrs.field(factory=list)  # (rule ID, area, twin, relation)
 
-def declare(rule: Rule) -> Rule:
-    if rule.id in RULES and RULES[rule.id] != rule:
-        raise ValueError(f"rule {rule.id} declared twice with different texts")
-    RULES[rule.id] = rule
-    return rule
+    def declare(self, rule: Rule) -> Rule:
+        if rule.id in self.rules and self.rules[rule.id] != rule:
+            raise ValueError(f"rule {rule.id} declared twice with different texts")
+        self.rules[rule.id] = rule
+        return rule
 
+    def invariant(self, rule_id: str, area: str, text: str, source: str, *, documented: bool = True,
+                  wording: bool = False) -> Callable[[Check], Check]:
+        """Make ``fn`` the check of rule ``rule_id`` for ``area``; a ``wording`` rule reads the
+        exception names or messages of rejections, which only ``--strict-messages`` compares."""
+        self.declare(Rule(rule_id, area, text, source, documented, wording=wording))
 
-def invariant(rule_id: str, area: str, text: str, source: str, *, documented: bool = True,
-              wording: bool = False) -> Callable[[Check], Check]:
-    """Register ``fn`` as the check of rule ``rule_id`` for ``area``; a ``wording`` rule reads the
-    exception names or messages of rejections, which only ``--strict-messages`` compares."""
-    rule = declare(Rule(rule_id, area, text, source, documented, wording=wording))
+        def register(fn: Check) -> Check:
+            self.checks.append((rule_id, area, fn))
+            return fn
 
-    def register(fn: Check) -> Check:
-        CHECKS.setdefault(area, []).append((rule, fn))
-        return fn
+        return register
 
-    return register
+    def metamorphic(self, rule_id: str, area: str, text: str, source: str, *, twin: Twin,
+                    documented: bool = True) -> Callable[[Relation], Relation]:
+        """Make ``fn`` the relation of rule ``rule_id``: the implementation is asked the request
+        ``twin`` makes of each answer (a respelling the rule says means the same), and ``fn`` judges
+        the two answers. Judged only where the implementation can be asked again (not on recorded
+        answers)."""
+        self.declare(Rule(rule_id, area, text, source, documented))
 
+        def register(fn: Relation) -> Relation:
+            self.relations.append((rule_id, area, twin, fn))
+            return fn
 
-def metamorphic(rule_id: str, area: str, text: str, source: str, *, twin: Twin,
-                documented: bool = True) -> Callable[[Relation], Relation]:
-    """Register ``fn`` as the relation of rule ``rule_id``: the implementation is asked the request
-    ``twin`` makes of each answer (a respelling the rule says means the same), and ``fn`` judges the
-    two answers. Judged only where the implementation can be asked again (not on recorded answers)."""
-    rule = declare(Rule(rule_id, area, text, source, documented))
+        return register
 
-    def register(fn: Relation) -> Relation:
-        RELATIONS.setdefault(area, []).append((rule, twin, fn))
-        return fn
+    def flink_violates(self, rule_id: str, witness: str, *, since: str = "1.13", until: str | None = None) -> None:
+        """Record that real Flink breaks documented rule ``rule_id`` in the releases from ``since`` up
+        to, not including, ``until`` (a fix's first release; None: still broken in the newest), see
+        docs/documented-rules.md."""
+        broken = Releases(v(since), v(until) if until else None)
+        self.rules[rule_id] = attrs.evolve(self.rules[rule_id], broken_in=broken,
+                                           status=f"checked (real Flink breaks it in {broken}: {witness}.)")
 
-    return register
-
-
-def flink_violates(rule_id: str, witness: str, *, since: str = "1.13", until: str | None = None) -> None:
-    """Record that real Flink breaks documented rule ``rule_id`` in the releases from ``since`` up to,
-    not including, ``until`` (a fix's first release; None: still broken in the newest), see docs/documented-rules.md."""
-    rule = RULES[rule_id]
-    broken = Releases(v(since), v(until) if until else None)
-    RULES[rule_id] = attrs.evolve(rule, broken_in=broken,
-                                  status=f"checked (real Flink breaks it in {broken}: {witness}.)")
-
-
-def differential_rule(area: str, prefix: str) -> Rule:
-    """The rule "answers exactly as Flink does", checked by comparing with the oracle."""
-    return declare(
-        Rule(
-            f"{prefix}-EQ",
-            area,
+    def differential(self, area: str, prefix: str) -> Rule:
+        """The rule "answers exactly as Flink does", checked by comparing with the oracle."""
+        return self.declare(Rule(
+            f"{prefix}-EQ", area,
             "The answer equals real Flink's (the oracle's) for the same request and version: "
             "every value, and for a rejection the error type (exception and message with --strict-messages).",
-            "flinkspec oracle, proven against the released jars",
-            documented=False,
-            kind=DIFFERENTIAL,
-        )
-    )
+            "flinkspec oracle, proven against the released jars", documented=False, kind=DIFFERENTIAL))
+
+    def accepted(self, rule_id: str, area: str, accepts: Callable[[Request, FlinkVersion], bool], condition: str,
+                 source: str) -> Rule:
+        """The documented rule "a request the documented rules accept is answered": ``accepts(request,
+        version)`` says whether Flink's documentation calls the request valid (``condition`` in
+        words). A rejection (``InvalidConfiguration``) of such a request breaks it whatever its
+        message says: an implementation's wording is its own, so no documented rule reads it."""
+
+        @self.invariant(rule_id, area, f"A request {condition} is answered with an output: a rejection of it, "
+                        "whatever it says, breaks the documented rules.", source)
+        def check(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+            err = resp.get("error")
+            if isinstance(err, dict) and err.get("type") == "InvalidConfiguration" and accepts(req, version):
+                return [Violation(rule_id, f"rejected ({err.get('exception') or 'no exception named'}), although "
+                                           "the documented rules accept this request")]
+            return []
+
+        return self.rules[rule_id]
+
+    def judge(self, area: str, request: Request, response: Response, version: FlinkVersion,
+              *, documented_only: bool = False, expected: Response | None = None, ask: Ask | None = None,
+              strict_messages: bool = False) -> list[Violation]:
+        """Every invariant of ``area`` in this book applied to one answer.
+
+        At the ``flink`` level (``documented_only`` false) a documented rule that real Flink of
+        ``version`` breaks is judged only where Flink's own answer (``expected``, the oracle's) keeps
+        it on this request: there it names what the answer breaks, and it can never fail an answer
+        equal to Flink's. ``ask`` answers the twins of the area's metamorphic rules
+        (:meth:`metamorphic`); without it they are not judged. Rules that read the wording of a
+        rejection are judged only with ``strict_messages``."""
+        out: list[Violation] = []
+        for rule_id, rule_area, check in self.checks:
+            rule = self.rules[rule_id]
+            if rule_area != area or (documented_only and not rule.documented) or (rule.wording and not strict_messages):
+                continue
+            if (not documented_only and rule.broken_at(version)
+                    and (expected is None or check(request, expected, version))):
+                continue  # conformance "flink": Flink of this version breaks it here too
+            out.extend(check(request, response, version))
+        if ask is None:
+            return out
+        for rule_id, rule_area, twin, relation in self.relations:
+            rule = self.rules[rule_id]
+            if rule_area != area or (not rule.documented and documented_only) or (
+                    not documented_only and rule.broken_at(version)):
+                continue
+            related = twin(request, response, version)
+            if related is None or related == request.get("input"):
+                continue
+            twin_request = {k: request[k] for k in ("area", "flink") if k in request} | {"input": related}
+            twin_response = ask(twin_request)
+            if twin_response is not None:
+                out.extend(relation(request, response, twin_request, twin_response, version))
+        return out
 
 
 def refused_rule(area: str, prefix: str) -> Rule:
     """The protocol's rule "a well-formed request is answered": an output, or Flink's own rejection
     (``InvalidConfiguration``), never a ``BadRequest``; checked at both levels by the check engine,
     which knows a request is well-formed when the oracle answers it."""
-    return declare(
-        Rule(
-            f"{prefix}-REFUSED",
-            area,
-            "A well-formed request is answered: with an output, or with Flink's own rejection "
-            "(InvalidConfiguration), never refused as a BadRequest.",
-            "docs/protocol/v1.md 'Envelope': BadRequest is for an unknown version or area or an input of the "
-            "wrong shape",
-            kind=INVARIANT,
-        )
+    return Rule(
+        f"{prefix}-REFUSED", area,
+        "A well-formed request is answered: with an output, or with Flink's own rejection "
+        "(InvalidConfiguration), never refused as a BadRequest.",
+        "docs/protocol/v1.md 'Envelope': BadRequest is for an unknown version or area or an input of the "
+        "wrong shape",
+        kind=INVARIANT,
     )
-
-
-def accepted_rule(rule_id: str, area: str, accepts: Callable[[Request, FlinkVersion], bool], condition: str,
-                  source: str) -> Rule:
-    """The documented rule "a request the documented rules accept is answered": ``accepts(request,
-    version)`` says whether Flink's documentation calls the request valid (``condition`` in words). A
-    rejection (``InvalidConfiguration``) of such a request breaks it whatever its message says: an
-    implementation's wording is its own, so no documented rule reads it."""
-
-    @invariant(rule_id, area, f"A request {condition} is answered with an output: a rejection of it, whatever it "
-               "says, breaks the documented rules.", source)
-    def check(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
-        err = resp.get("error")
-        if isinstance(err, dict) and err.get("type") == "InvalidConfiguration" and accepts(req, version):
-            return [Violation(rule_id, f"rejected ({err.get('exception') or 'no exception named'}), although the "
-                                       "documented rules accept this request")]
-        return []
-
-    return RULES[rule_id]
-
-
-def all_rules() -> dict[str, Rule]:
-    """The whole registry: every invariant and differential rule, each with the properties that
-    check it (its area's, and for the ``-EQ`` rule Flink's own scenarios pinned for the area), then
-    every oracle rule."""
-    from properties.areas import AREAS
-    from properties.oracle_rules import ORACLE_RULES
-
-    clash = RULES.keys() & ORACLE_RULES.keys()
-    if clash:
-        raise ValueError(f"rule IDs declared twice: {sorted(clash)}")
-    checked = {}
-    for rid, rule in RULES.items():
-        area = AREAS.get(rule.area)
-        by = area_properties(area.machine if area else None)
-        if rule.kind == DIFFERENTIAL and area is not None and area.examples:
-            by += (area.examples,)
-        checked[rid] = attrs.evolve(rule, checked_by=by)
-    return {**checked, **ORACLE_RULES}
-
-
-def judge(area: str, request: Request, response: Response, version: FlinkVersion,
-          *, documented_only: bool = False, expected: Response | None = None, ask: Ask | None = None,
-          strict_messages: bool = False) -> list[Violation]:
-    """Every invariant of ``area`` applied to one answer.
-
-    At the ``flink`` level (``documented_only`` false) a documented rule that real Flink of
-    ``version`` breaks is judged only where Flink's own answer (``expected``, the oracle's) keeps it
-    on this request: there it names what the answer breaks, and it can never fail an answer equal
-    to Flink's. ``ask`` answers the twins of the area's metamorphic rules (:func:`metamorphic`);
-    without it they are not judged. Rules that read the wording of a rejection are judged only with
-    ``strict_messages``."""
-    out: list[Violation] = []
-    for rule, check in CHECKS.get(area, []):
-        if (documented_only and not rule.documented) or (rule.wording and not strict_messages):
-            continue
-        if (not documented_only and RULES[rule.id].broken_at(version)
-                and (expected is None or check(request, expected, version))):
-            continue  # conformance "flink": Flink of this version breaks it here too
-        out.extend(check(request, response, version))
-    if ask is None:
-        return out
-    for rule, twin, relation in RELATIONS.get(area, []):
-        if (not rule.documented and documented_only) or (not documented_only and RULES[rule.id].broken_at(version)):
-            continue
-        related = twin(request, response, version)
-        if related is None or related == request.get("input"):
-            continue
-        twin_request = {k: request[k] for k in ("area", "flink") if k in request} | {"input": related}
-        twin_response = ask(twin_request)
-        if twin_response is not None:
-            out.extend(relation(request, response, twin_request, twin_response, version))
-    return out

@@ -19,8 +19,7 @@ import oracle
 from oracle.explain import tracing_active
 from oracle.rules import Declared
 from oracle.versions import FlinkVersion, parse_version
-from properties.areas import AREAS, EXTRA_CORPORA
-from properties.oracle_rules import ORACLE_MODULES
+from properties.areas import AREAS, EXTRA_CORPORA, ORACLE_MODULES
 
 # the releases on either side of the version tables' steps: 1.13's legacy handlers, 1.14.0's failure
 # manager (before 1.14.3), 1.17.0's valve (SWV-11), 1.19's subpartitions, 2.2's flush (FLINK-38454)

@@ -70,8 +70,7 @@ def cmd_fanout(args: argparse.Namespace) -> int:
     from flinkspec.impls.capabilities import CapabilitiesError, resolve
     from flinkspec.reports import console
     from flinkspec.reports import report as rep
-    from properties.areas import AREAS
-    from properties.rules import all_rules
+    from properties.areas import AREAS, all_rules
 
     if args.cases < 1:
         raise CliError("--cases must be at least 1")

@@ -37,7 +37,7 @@ def declaration(rules: list[str]) -> dict[str, Any]:
 def engine(request: dict[str, Any]) -> dict[str, Any]:
     """The oracle, declaring every rule of the registry (and the invented one) unsupported."""
     import oracle
-    from properties.rules import all_rules
+    from properties.areas import all_rules
 
     if request.get("area") == "capabilities":
         return {"id": request.get("id"), "output": declaration([*all_rules(), INVENTED])}
@@ -70,8 +70,7 @@ def only_the_invented_rule_is_unknown(text: str) -> None:
 
 def test_every_listed_rule_is_known_to_the_parser(rules: list[str]) -> None:
     from flinkspec.impls.capabilities import parse
-    from properties.areas import AREAS
-    from properties.rules import all_rules
+    from properties.areas import AREAS, all_rules
 
     assert set(rules) == set(all_rules())
     caps = parse(declaration(rules), "caps.json", known_areas=AREAS, known_rules=all_rules())

@@ -13,14 +13,13 @@ from flinkspec.mutants import MUTANTS
 from flinkspec.tools import catch_rate
 from oracle import answer
 from oracle.versions import LATEST, SUPPORTED, parse_version
-from properties.areas import AREAS
+from properties.areas import AREAS, judge
 from properties.checkpoint.coordinator_invariants import failure_threshold
 from properties.corpus import draw, inputs
 from properties.recordings import RECORDED, read
-from properties.rules import judge
 from tests import documented_faults as faults
 
-# the documented rules issue 18 added, by area (judged as every route judges them: properties.rules.judge, with the
+# the documented rules issue 18 added, by area (judged as every route judges them: properties.areas.judge, with the
 # implementation asked the twins of the metamorphic ones)
 NEW_RULES: list[tuple[str, str]] = [("checkpoint.coordinator", "CCR-9"), ("checkpoint.coordinator", "CCR-10"),
                                     ("memory.taskmanager", "TM-11"), ("memory.jobmanager", "JM-7"),

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from properties.rules import all_rules
+from properties.areas import all_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDES = ("CONTRIBUTING.md", "docs/layout.md")

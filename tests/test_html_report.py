@@ -28,8 +28,7 @@ from flinkspec.reports import html_report
 from flinkspec.reports.html_report import describe, first_divergence, render, timeline_svg, ts
 from flinkspec.reports.report import to_json
 from oracle.versions import parse_version
-from properties.areas import AREAS
-from properties.rules import RULES
+from properties.areas import AREAS, RULES
 from tests.test_reports import (
     HOSTILE,
     HOSTILE_KEY,

@@ -201,6 +201,38 @@ def imports_of_tests(edges: list[Import]) -> list[str]:
     return [str(imp) for imp in edges if not is_test(imp.importer) and is_test(target(imp))]
 
 
+def module_cycles(edges: list[Import]) -> list[list[str]]:
+    """Circles of imports between modules (an import inside a function counts: a lazy import that
+    closes a circle is a circle)."""
+    known = modules()
+    deps: dict[str, set[str]] = {}
+    for imp in edges:
+        to = target(imp)
+        to = to if to in known or to.rpartition(".")[0] not in known else to.rpartition(".")[0]
+        if to != imp.importer:
+            deps.setdefault(imp.importer, set()).add(to)
+    found: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(deps.get(node, ())):
+            if state.get(nxt) == 1:
+                found.append([*path[path.index(nxt):], nxt])
+            elif nxt not in state:
+                visit(nxt, [*path, nxt])
+        state[node] = 2
+
+    for start in sorted(deps):
+        if start not in state:
+            visit(start, [start])
+    return found
+
+
+def test_no_module_imports_itself_back() -> None:
+    assert module_cycles(graph()) == []
+
+
 def test_the_top_level_folders_import_one_way() -> None:
     assert folder_cycles(graph()) == []
     order = ["oracle", "properties", "flinkspec", "spark_harness", "bench"]
@@ -221,5 +253,7 @@ def test_the_checks_see_what_they_must_refuse() -> None:
     assert imports_of_tests([Import("flinkspec.tools.vectors", "properties.checkpoint", ("test_examples",), 1)])
     assert not imports_of_tests([Import("properties.checkpoint.test_examples", "properties.under_test",
                                         ("Judged",), 1)])
+    assert module_cycles([Import("properties.rules", "properties.areas", ("AREAS",), 1),
+                          Import("properties.areas", "properties.rules", ("Rule",), 1)])
     assert room_cycles([Import("flinkspec.cli.x", "flinkspec.tools.y", ("f",), 1),
                         Import("flinkspec.tools.y", "flinkspec.cli.options", ("g",), 1)])

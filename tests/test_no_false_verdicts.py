@@ -2,7 +2,7 @@
 otherwise.
 
 For every area and supported version, drawn requests are judged by every invariant
-(:func:`properties.rules.judge`, at both conformance levels) on
+(:func:`properties.areas.judge`, at both conformance levels) on
 
 - the oracle's own answer: no rule is broken, except a documented rule that real Flink of that
   version breaks (``flink_violates``), and only at the ``documented`` level;
@@ -26,8 +26,7 @@ import pytest
 import oracle
 from oracle.versions import FlinkVersion
 from properties import corpus
-from properties.areas import AREAS
-from properties.rules import CHECKS, RULES, judge
+from properties.areas import AREAS, CHECKS, RULES, judge
 
 N, SEED = 60, 17
 PATH_REQUESTS, PATHS = 8, 40  # garbage at single nodes: on the first requests, at up to PATHS nodes each

@@ -29,8 +29,7 @@ from flinkspec.impls import features as feat
 from flinkspec.impls.capabilities import EVERYTHING, NONE, Capabilities, CapabilitiesError, parse, query, resolve
 from oracle.versions import SUPPORTED, parse_version
 from properties import corpus
-from properties.areas import AREAS, EXTRA_CORPORA, area_of_corpus
-from properties.rules import all_rules
+from properties.areas import AREAS, EXTRA_CORPORA, all_rules, area_of_corpus
 from tests.v1_impl import PREFIX, v1_answer, v1_problem
 
 ROOT = Path(__file__).resolve().parents[1]

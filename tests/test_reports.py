@@ -26,8 +26,7 @@ from flinkspec.impls.capabilities import Capabilities
 from flinkspec.mutants import MUTANTS
 from flinkspec.reports.report import to_json, to_junit, to_markdown
 from oracle.versions import parse_version
-from properties.areas import AREAS
-from properties.rules import RULES
+from properties.areas import AREAS, RULES
 
 V23 = parse_version("2.3")
 TWO_BUGS = "python:tests.test_reports:two_bugs"  # replayable: flinkspec replay --impl python:...

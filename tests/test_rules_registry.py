@@ -13,9 +13,8 @@ import pytest
 from flinkspec.engine.check import check_area
 from flinkspec.impls import open_impl
 from oracle.versions import parse_version
-from properties.areas import AREAS
-from properties.oracle_rules import DECLARED, ORACLE_MODULES, ORACLE_RULES
-from properties.rules import CHECKS, DIFFERENTIAL, INVARIANT, NOT_CHECKED, ORACLE, RULES, all_rules
+from properties.areas import AREAS, CHECKS, DECLARED, ORACLE_MODULES, ORACLE_RULES, RULES, all_rules
+from properties.rules import DIFFERENTIAL, INVARIANT, NOT_CHECKED, ORACLE
 
 ROOT = Path(__file__).resolve().parents[1]
 PREFIXES = {d.id.rsplit("-", 1)[0] for d, _, _ in DECLARED.values()}
@@ -140,7 +139,6 @@ def test_counterexamples_name_registry_rules(mutant: str, area: str, flink: str)
 def test_the_area_pages_are_the_registrys(tmp_path: Path) -> None:
     """docs/protocol/areas/ is what `flinkspec rules --markdown` writes from the registry, page for page."""
     from flinkspec.reports.rule_pages import write_pages
-    from properties.rules import all_rules
 
     written = write_pages(all_rules(), tmp_path)
     docs = ROOT / "docs" / "protocol" / "areas"

@@ -26,8 +26,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from flinkspec.impls.capabilities import CapabilitiesError, resolve
     from flinkspec.reports import console
     from flinkspec.reports import report as rep
-    from properties.areas import AREAS
-    from properties.rules import all_rules
+    from properties.areas import AREAS, all_rules
 
     areas = areas_option(args.area)
     impl = open_impl_option(args.impl, args.timeout)

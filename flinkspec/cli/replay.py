@@ -18,7 +18,7 @@ from oracle.versions import SUPPORTED, UnknownVersion, parse_version
 def cmd_replay(args: argparse.Namespace) -> int:
     from flinkspec.impls.capabilities import resolve
     from flinkspec.judge.verdict import Judge, NotChecked, SuiteError
-    from properties.rules import all_rules
+    from properties.areas import all_rules
 
     if args.request:
         try:

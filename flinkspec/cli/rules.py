@@ -13,8 +13,7 @@ from flinkspec.errors import CliError
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    from properties.areas import AREAS
-    from properties.rules import all_rules
+    from properties.areas import AREAS, all_rules
 
     every = all_rules()
     areas = [a for a in AREAS if any(r.area == a for r in every.values())]

@@ -28,8 +28,7 @@ from flinkspec.judge.divergence import Cause, Signature, features, parts
 from flinkspec.judge.verdict import REDUCE_CALLS, Conformance, Group, Judge, replay_command, said
 from oracle.versions import FlinkVersion
 from properties import corpus
-from properties.areas import AREAS
-from properties.rules import RULES
+from properties.areas import AREAS, ORACLE_RULES, RULES
 
 # Shrinking budgets, in requests sent (not seconds, so that a seed gives the same report on any machine):
 SHRINK_CASES = 500  # Hypothesis's shrinking of one divergence (then delta debugging takes over)
@@ -236,9 +235,7 @@ def counterexample(request: dict[str, Any], expected: dict[str, Any] | None, act
 
 def rule_text(rule_id: str) -> str:
     """A rule's text, from the whole registry (oracle rules included)."""
-    from properties.rules import all_rules
-
-    found = RULES.get(rule_id) or all_rules().get(rule_id)
+    found = RULES.get(rule_id) or ORACLE_RULES.get(rule_id)
     return found.text if found is not None else rule_id
 
 

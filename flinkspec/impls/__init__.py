@@ -33,6 +33,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from flinkspec.impls.errors import ImplementationBroken as ImplementationBroken
+from flinkspec.impls.errors import UsageError as UsageError
 from properties.under_test import Implementation as Implementation
 from properties.under_test import Request as Request
 from properties.under_test import Response as Response
@@ -43,24 +45,6 @@ DEFAULT_TIMEOUT_S = 30.0
 MAX_DEPTH = 64  # arrays and objects nested in an answer: a protocol answer has fewer than 10, and the
 # judge, the reports (attrs.asdict, json.dumps) and Hypothesis recurse through what is deeper
 EXIT_GRACE_S = 2.0  # how long a process whose stdout ended may take to exit before it counts as still running
-
-
-class ImplementationBroken(RuntimeError):
-    """The implementation crashed, hung, or answered something that is not a protocol response.
-
-    ``request`` is the request it broke on, when one request did it (kept in the report, with a
-    replay line, so that a crash is never lost). ``answered`` holds the valid answers that
-    :meth:`Implementation.answer_many` got, in order, before the break (the batch's first requests):
-    they are judged like any other."""
-
-    def __init__(self, message: str, request: Mapping[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.request = dict(request) if request is not None else None
-        self.answered: list[Response] = []
-
-
-class UsageError(ValueError):
-    """An ``--impl`` value that names no implementation; the message says what is accepted."""
 
 
 def validate_response(name: str, request: Mapping[str, Any], resp: object) -> Response:

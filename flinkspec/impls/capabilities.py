@@ -379,7 +379,7 @@ def _unknown(where: str, field: str, names: Sequence[str] | None, known: set[str
 
 def load_file(path: str | Path, *, known_areas: Iterable[str], known_rules: Iterable[str]) -> Capabilities:
     """The declaration in a JSON file (``--capabilities FILE``); the areas and rules it may name are
-    the suite's (``properties.areas.AREAS``, every rule of ``properties.rules.all_rules()``)."""
+    the suite's (``properties.areas.AREAS``, every rule of ``properties.areas.all_rules()``)."""
     try:
         data = json.loads(Path(path).read_text())
     except OSError as exc:
@@ -419,7 +419,7 @@ def resolve(spec: str, impl: Implementation | None, path: str | None, *, known_a
     """The file's declaration (if any) plus what the implementation answers (if it is asked); the
     built-in implementations speak every feature. ``known_areas`` and ``known_rules`` are what a
     declaration may name (the suite's ``properties.areas.AREAS`` and every rule ``flinkspec rules`` lists,
-    ``properties.rules.all_rules()``: invariants, ``-EQ``/``-REFUSED`` rules and the oracle's rules)."""
+    ``properties.areas.all_rules()``: invariants, ``-EQ``/``-REFUSED`` rules and the oracle's rules)."""
     caps = load_file(path, known_areas=known_areas, known_rules=known_rules) if path else NONE
     if not asks(spec):
         return caps.merged(EVERYTHING)

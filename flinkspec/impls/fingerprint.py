@@ -22,7 +22,7 @@ from typing import Any
 
 import attrs
 
-from flinkspec.impls import UsageError
+from flinkspec.impls.errors import UsageError
 
 BRIDGE_PKG = Path(__file__).parent / "bridge" / "src" / "flinkspec" / "bridge"
 _QUALIFIED = re.compile(r"org\.apache\.flink(?:\.[a-z_][a-z0-9_]*)+(?:[.$][A-Z][A-Za-z0-9_]*)+")

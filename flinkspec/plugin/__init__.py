@@ -96,8 +96,7 @@ def pytest_configure(config: pytest.Config) -> None:
     before any test, as usage errors."""
     from flinkspec.impls import UsageError, check_spec
     from flinkspec.impls.capabilities import CapabilitiesError, load_file
-    from properties.areas import AREAS
-    from properties.rules import all_rules
+    from properties.areas import AREAS, all_rules
 
     for line in MARKERS:
         config.addinivalue_line("markers", line)
@@ -231,8 +230,7 @@ def impl_spec(request: pytest.FixtureRequest) -> str:
 def capabilities(request: pytest.FixtureRequest, impl: Implementation, impl_spec: str) -> Capabilities:
     """What the implementation declares (``--capabilities FILE`` plus its own answer, asked once)."""
     from flinkspec.impls.capabilities import resolve
-    from properties.areas import AREAS
-    from properties.rules import all_rules
+    from properties.areas import AREAS, all_rules
 
     state = request.config.stash[STATE]
     if state.capabilities is None:

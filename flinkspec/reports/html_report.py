@@ -284,7 +284,7 @@ def _divergence(anchor: str, number: int, cs: Sequence[dict[str, Any]], texts: d
 @functools.cache
 def _rule_texts() -> dict[str, str]:
     """The text of every rule this suite knows, for rules a counterexample names beside its first."""
-    from properties.rules import all_rules
+    from properties.areas import all_rules
 
     return {r.id: r.text for r in all_rules().values()}
 
@@ -344,8 +344,7 @@ def _rule_key(rule_id: str) -> tuple[int, str, int]:
 
 def _installed_rules(areas: set[str]) -> list[dict[str, Any]]:
     """Reports written before ``rules`` was part of the schema: the rules this suite knows."""
-    import properties.areas  # noqa: F401  (registers every rule)
-    from properties.rules import RULES
+    from properties.areas import RULES
 
     return [{"id": r.id, "area": r.area, "text": r.text, "documented": r.documented,
              "flink_violates": list(r.flink_violates)} for r in RULES.values() if r.area in areas]

@@ -77,7 +77,7 @@ def _jar(impl: str) -> dict[str, Any] | None:
 
 def _support(runs: Sequence[AreaRun], caps: Capabilities | None,
              skipped: Sequence[tuple[str, str, str]]) -> dict[str, Any]:
-    from properties.rules import RULES
+    from properties.areas import RULES
 
     unsupported = [{"area": a, "flink": f, "rule": None, "why": why, "source": "capabilities"} for a, f, why in skipped]
     for r in runs:

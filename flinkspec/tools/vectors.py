@@ -270,9 +270,8 @@ def with_directed(area: str, version: str, pool: Pool) -> list[Candidate]:
 
 
 def _wrong_rules(area: str, request: Mapping[str, Any], wrong: Answer, version: FlinkVersion) -> tuple[str, ...]:
-    """The invariants a wrong answer breaks (``properties.rules.judge``, conformance ``flink``)."""
-    import properties.areas  # noqa: F401  (registers the invariants)
-    from properties.rules import judge
+    """The invariants a wrong answer breaks (``properties.areas.judge``, conformance ``flink``)."""
+    from properties.areas import judge
 
     try:
         return tuple(sorted({v.rule for v in judge(area, request, wrong, version)}))
@@ -397,7 +396,7 @@ def deviation_vectors(area: str, versions: Sequence[FlinkVersion],
                       pool: Pool) -> list[Vector]:
     """For every documented rule real Flink breaks at a release (``flink_violates``), the smallest
     recorded answer of that release that breaks it."""
-    from properties.rules import all_rules, judge
+    from properties.areas import all_rules, judge
 
     rules = [r for r in all_rules().values() if r.area == area and r.flink_violates]
     out = []

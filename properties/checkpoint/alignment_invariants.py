@@ -17,21 +17,15 @@ from typing import Any
 
 from oracle.alignment import ALIGNMENT as AREA
 from oracle.versions import FlinkVersion, v
-from properties.rules import (
-    Request,
-    Response,
-    Violation,
-    accepted_rule,
-    differential_rule,
-    flink_violates,
-    invariant,
-)
+from properties.rules import Request, Response, RuleBook, Violation
+
+BOOK = RuleBook()  # the rules this module declares, named by its areas' declarations
 
 ART = "seed article on fault tolerance"
 DOCS = "Flink docs, Checkpointing (barrier alignment)"
 REASONS = {"CHECKPOINT_DECLINED_SUBSUMED", "CHECKPOINT_DECLINED_ON_CANCELLATION_BARRIER",
            "CHECKPOINT_DECLINED_INPUT_END_OF_STREAM"}
-differential_rule(AREA, "ALIGN")
+BOOK.differential(AREA, "ALIGN")
 
 
 def accepted(resp: Response) -> bool:
@@ -68,7 +62,7 @@ def _malformed(trace: list[Any]) -> str | None:
     return None
 
 
-@invariant("ALIGN-1", AREA, "The trace is a list of process [channel, record], snapshot n immediately followed by "
+@BOOK.invariant("ALIGN-1", AREA, "The trace is a list of process [channel, record], snapshot n immediately followed by "
            "emit_barrier n, abort [n, reason] and (last) fail steps.", "docs/protocol/v1.md checkpoint.alignment")
 def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     if not accepted(resp):
@@ -91,7 +85,7 @@ def _unique_records(req: Request) -> bool:
     return len(recs) == len(set(recs))
 
 
-@invariant("ALIGN-2", AREA, "Every record is processed at most once, and the records of one channel in their "
+@BOOK.invariant("ALIGN-2", AREA, "Every record is processed at most once, and the records of one channel in their "
            "arrival order; at-least-once processes every record, in arrival order (it never blocks).",
            f"{ART} (translated): 'it processes the records from the input buffer before the records from the streams'; "
            "without alignment 'the operator keeps processing all inputs, even if some checkpoint barriers for "
@@ -148,7 +142,8 @@ def _before_barrier(req: Request, cid: int) -> tuple[dict[int, set[tuple[int, st
     return before, set(range(req["input"]["channels"])) - closed
 
 
-@invariant("ALIGN-3", AREA, "Exactly-once: the snapshot for checkpoint n reflects exactly the records that arrived "
+@BOOK.invariant("ALIGN-3", AREA,
+                "Exactly-once: the snapshot for checkpoint n reflects exactly the records that arrived "
            "before barrier n on every channel (no record after barrier n on its channel is processed before the "
            "snapshot, none before it is left out); every channel delivered barrier n or ended.",
            f"{ART}: 'all updates to the state from records before the barriers will have been made, and no updates "
@@ -173,7 +168,7 @@ def exactly_once_snapshot(req: Request, resp: Response, version: FlinkVersion) -
     return []
 
 
-@invariant("ALIGN-4", AREA, "At-least-once, each channel delivering barriers in increasing id order: the snapshot "
+@BOOK.invariant("ALIGN-4", AREA, "At-least-once, each channel delivering barriers in increasing id order: the snapshot "
            "for checkpoint n includes every record that arrived before barrier n on every channel (it may include "
            "later ones); it comes only once every open channel delivered barrier n.",
            f"{ART}: 'Checkpoint snapshots are still drawn as soon as an operator has seen the checkpoint barrier "
@@ -195,7 +190,7 @@ def at_least_once_snapshot(req: Request, resp: Response, version: FlinkVersion) 
     return []
 
 
-@invariant("ALIGN-5", AREA, "Exactly-once: checkpoints are snapshotted in increasing id order, each at most once, "
+@BOOK.invariant("ALIGN-5", AREA, "Exactly-once: checkpoints are snapshotted in increasing id order, each at most once, "
            "and a checkpoint is either snapshotted or aborted, never both.",
            f"{ART} (translated): 'barriers never overtake records; the flow is strictly in line'; "
            "SingleCheckpointBarrierHandler Javadoc")
@@ -221,7 +216,7 @@ def exactly_once_ids(req: Request, resp: Response, version: FlinkVersion) -> lis
     return []
 
 
-@invariant("ALIGN-6", AREA, "Aborts name a CheckpointFailureReason of barrier handling (subsumed, cancellation "
+@BOOK.invariant("ALIGN-6", AREA, "Aborts name a CheckpointFailureReason of barrier handling (subsumed, cancellation "
            "barrier, end of input).", "CheckpointFailureReason; CheckpointBarrierHandler.notifyAbort")
 def abort_reasons(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     trace = _trace(resp)
@@ -242,7 +237,7 @@ def monotonic_barriers(req: Request) -> bool:
     return True
 
 
-@invariant("ALIGN-7", AREA, "Barrier handling never fails the task when each channel delivers barriers in "
+@BOOK.invariant("ALIGN-7", AREA, "Barrier handling never fails the task when each channel delivers barriers in "
            "increasing id order (as every upstream task emits them).", f"{ART} (translated): 'several barriers from "
            "different snapshots can be in the stream at the same time'; CheckpointBarrierHandler Javadoc")
 def never_fails(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
@@ -253,7 +248,7 @@ def never_fails(req: Request, resp: Response, version: FlinkVersion) -> list[Vio
     return [Violation("ALIGN-7", f"the task failed with {failed}")] if failed else []
 
 
-flink_violates("ALIGN-7",
+BOOK.flink_violates("ALIGN-7",
                "at-least-once, 2 channels, checkpoints after finish on: B0:1, E0, B1:2, E1 fails the task with "
                "IllegalStateException (CheckpointBarrierTracker ends an alignment the single-channel fast path "
                "already closed: 'Alignment time is less than zero')", since="1.14")
@@ -300,7 +295,8 @@ def settled(inp: Request, version: FlinkVersion, upto: int | None = None) -> lis
     return out
 
 
-@invariant("ALIGN-8", AREA, "A checkpoint whose barrier n arrives on every channel, with nothing but records between "
+@BOOK.invariant("ALIGN-8", AREA,
+                "A checkpoint whose barrier n arrives on every channel, with nothing but records between "
            "the first and the last of them and no barrier or cancel marker of n or newer before them, is snapshotted "
            "(unless the task failed: ALIGN-7); with checkpoints after finish on (1.14+, by default from 1.15), a "
            "channel that ended (before or among them) counts as having delivered it, with it off no end may come "
@@ -325,7 +321,7 @@ def settled_snapshotted(req: Request, resp: Response, version: FlinkVersion) -> 
     return []
 
 
-accepted_rule("ALIGN-ACCEPTED", AREA, lambda _req, _v: True, "of barrier handling",
+BOOK.accepted("ALIGN-ACCEPTED", AREA, lambda _req, _v: True, "of barrier handling",
               "docs/protocol/v1.md checkpoint.alignment: any arrival order of records, barriers and ends of input; "
               "what Flink's handler does with one it cannot handle is part of the answer (a fail step), not a "
               "rejection")

@@ -7,15 +7,19 @@ from oracle import alignment, coordinator
 from oracle import recovery as recovery_oracle
 from oracle.versions import v
 from properties.area import AnswerShape, Area, ExtraCorpus, OracleRules
-from properties.checkpoint import alignment_invariants as _alignment_invariants  # noqa: F401  (declares the rules)
-from properties.checkpoint import alignment_strategies, coordinator_strategies, recovery
-from properties.checkpoint import coordinator_invariants as _coordinator_invariants  # noqa: F401
+from properties.checkpoint import (
+    alignment_invariants,
+    alignment_strategies,
+    coordinator_invariants,
+    coordinator_strategies,
+    recovery,
+)
 from properties.watermark.strategies import event_count
 
 _SCENARIO = "properties/checkpoint/test_examples.py::test_flinks_own_scenario"
 
 ALIGNMENT = Area(
-    name=alignment.ALIGNMENT, prefix="ALIGN", page="checkpoint-alignment.md",
+    name=alignment.ALIGNMENT, prefix="ALIGN", rules=alignment_invariants.BOOK, page="checkpoint-alignment.md",
     description="what a task's barrier handler does with records, barriers, cancel markers and ends of input",
     requests=alignment_strategies.requests, size=event_count, adapt=alignment_strategies.adapt,
     # short alignment runs where barriers, cancel markers and ends of partition meet (ALO-11's failure)
@@ -27,7 +31,7 @@ ALIGNMENT = Area(
     examples=_SCENARIO,
 )
 COORDINATOR = Area(
-    name=coordinator.COORDINATOR, prefix="CCR", page="checkpoint-coordinator.md",
+    name=coordinator.COORDINATOR, prefix="CCR", rules=coordinator_invariants.BOOK, page="checkpoint-coordinator.md",
     description="the CheckpointCoordinator's triggers, acknowledgements, timeouts and completed store",
     requests=coordinator_strategies.requests, size=event_count, adapt=coordinator_strategies.adapt,
     shape=AnswerShape(data_maps=("aborted",),
@@ -38,7 +42,8 @@ COORDINATOR = Area(
     examples=_SCENARIO,
 )
 RECOVERY = Area(
-    name=recovery_oracle.RECOVERY, prefix="RCV", page="v2.md#new-area-checkpointrecovery", protocol=2,
+    name=recovery_oracle.RECOVERY, prefix="RCV", rules=recovery.BOOK, protocol=2,
+    page="v2.md#new-area-checkpointrecovery",
     description="a job failing after fail_after events and recovering from its latest checkpoint",
     requests=recovery.requests, size=event_count, adapt=recovery.from_alignment, corpus_of=alignment.ALIGNMENT,
     shape=AnswerShape(data_maps=("counts",)),

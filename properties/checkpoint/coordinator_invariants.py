@@ -15,20 +15,14 @@ from typing import Any
 from oracle.coordinator import CONFIG_DEFAULTS
 from oracle.coordinator import COORDINATOR as AREA
 from oracle.versions import FlinkVersion, v
-from properties.rules import (
-    Request,
-    Response,
-    Violation,
-    accepted_rule,
-    differential_rule,
-    flink_violates,
-    invariant,
-)
+from properties.rules import Request, Response, RuleBook, Violation
+
+BOOK = RuleBook()  # the rules this module declares, named by its areas' declarations
 
 ART = "seed article on checkpoint coordination"
 KEYS = ("triggered", "queued", "rejected", "ack", "completed", "aborted", "retained", "job_failed", "was_pending")
 ACKS = ("SUCCESS", "DUPLICATE", "UNKNOWN", "DISCARDED")
-differential_rule(AREA, "CCR")
+BOOK.differential(AREA, "CCR")
 
 
 def accepted(resp: Response) -> bool:
@@ -83,7 +77,8 @@ def _id_key(key: object) -> bool:
     return isinstance(key, str) and key.isascii() and key.lstrip("-").isdigit() and str(int(key)) == key
 
 
-@invariant("CCR-1", AREA, "The answer holds one step per event; a step's keys are triggered, queued, rejected, ack "
+@BOOK.invariant("CCR-1", AREA,
+                "The answer holds one step per event; a step's keys are triggered, queued, rejected, ack "
            "(SUCCESS, DUPLICATE, UNKNOWN, DISCARDED), completed, aborted, retained, job_failed.",
            "docs/protocol/v1.md checkpoint.coordinator")
 def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
@@ -108,7 +103,7 @@ def _walk(req: Request, steps: list[dict[str, Any]]) -> Iterator[tuple[dict[str,
         yield event, step, pending
 
 
-@invariant("CCR-2", AREA, "Checkpoint ids only increase: every checkpoint gets a new id, larger than all before.",
+@BOOK.invariant("CCR-2", AREA, "Checkpoint ids only increase: every checkpoint gets a new id, larger than all before.",
            f"{ART} (translated): 'the globally increasing checkpointID'; CheckpointCoordinator Javadoc")
 def ids_increase(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     steps = _steps(req, resp)
@@ -121,7 +116,7 @@ def ids_increase(req: Request, resp: Response, version: FlinkVersion) -> list[Vi
     return []
 
 
-@invariant("CCR-3", AREA, "A checkpoint completes only after every task acknowledged it, and at most once; a "
+@BOOK.invariant("CCR-3", AREA, "A checkpoint completes only after every task acknowledged it, and at most once; a "
            "checkpoint is completed or aborted, never both.",
            f"{ART} (translated): 'once a PendingCheckpoint has been fully acknowledged it can be turned into a "
            "CompletedCheckpoint'; CheckpointCoordinator Javadoc")
@@ -151,7 +146,7 @@ def _savepoints(req: Request) -> bool:
     return any(e.get("trigger") in ("savepoint", "sync_savepoint") for e in req["input"]["events"])
 
 
-@invariant("CCR-4", AREA, "Without savepoints, at most max_concurrent checkpoints are pending at any time (more "
+@BOOK.invariant("CCR-4", AREA, "Without savepoints, at most max_concurrent checkpoints are pending at any time (more "
            "requests wait in the queue).", "CheckpointCoordinatorConfiguration max concurrent checkpoints; "
            f"{ART} (translated): a trigger is cancelled 'if it is not a forced checkpoint and the queued checkpoints "
            "already exceed the maximum number'")
@@ -167,7 +162,8 @@ def max_concurrent(req: Request, resp: Response, version: FlinkVersion) -> list[
     return []
 
 
-@invariant("CCR-5", AREA, "Without savepoints, a completed checkpoint subsumes every older pending one: they end in "
+@BOOK.invariant("CCR-5", AREA,
+                "Without savepoints, a completed checkpoint subsumes every older pending one: they end in "
            "the same step, aborted (CHECKPOINT_SUBSUMED, unless a timeout due earlier in that step ended them first).",
            f"{ART} (translated): 'if cckp1 is not a savepoint, store it in the CompletedCheckpointStore, and cancel "
            "the PendingCheckpoints whose checkpoint time is earlier than cckp1'; "
@@ -189,7 +185,7 @@ def completion_subsumes(req: Request, resp: Response, version: FlinkVersion) -> 
     return []
 
 
-@invariant("CCR-6", AREA, "The completed-checkpoint store never holds more than `retained` checkpoints.",
+@BOOK.invariant("CCR-6", AREA, "The completed-checkpoint store never holds more than `retained` checkpoints.",
            "CompletedCheckpointStore Javadoc; state.checkpoints.num-retained")
 def store_bounded(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     retained = req["input"].get("config", {}).get("retained", 1)
@@ -215,7 +211,8 @@ def _intermediate_savepoints(req: Request, steps: list[dict[str, Any]]) -> set[i
     return out
 
 
-@invariant("CCR-10", AREA, "From Flink 1.15 an intermediate savepoint (one not taken by stop-with-savepoint) never "
+@BOOK.invariant("CCR-10", AREA,
+                "From Flink 1.15 an intermediate savepoint (one not taken by stop-with-savepoint) never "
            "enters the completed-checkpoint store, which recovery restores from.",
            "Flink docs, Savepoints: 'Starting from Flink 1.15 intermediate savepoints (savepoints other than created "
            "with stop-with-savepoint) are not used for recovery and do not commit any side effects'")
@@ -231,7 +228,8 @@ def savepoints_not_stored(req: Request, resp: Response, version: FlinkVersion) -
     return []
 
 
-@invariant("CCR-7", AREA, "A pending checkpoint that is neither completed nor aborted within timeout_ms of its trigger "
+@BOOK.invariant("CCR-7", AREA,
+                "A pending checkpoint that is neither completed nor aborted within timeout_ms of its trigger "
            "expires: no checkpoint stays pending at an event timeout_ms or more after its trigger.",
            "CheckpointCoordinator Javadoc (checkpoint timeout); execution.checkpointing.timeout")
 def timeouts(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
@@ -249,7 +247,7 @@ def timeouts(req: Request, resp: Response, version: FlinkVersion) -> list[Violat
     return []
 
 
-@invariant("CCR-8", AREA, "A task acknowledging a pending checkpoint it already acknowledged gets DUPLICATE.",
+@BOOK.invariant("CCR-8", AREA, "A task acknowledging a pending checkpoint it already acknowledged gets DUPLICATE.",
            "PendingCheckpoint.acknowledgeTask Javadoc")
 def duplicate_acks(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     steps = _steps(req, resp)
@@ -269,7 +267,7 @@ def duplicate_acks(req: Request, resp: Response, version: FlinkVersion) -> list[
     return []
 
 
-flink_violates("CCR-6", "1 task, retained 1: checkpoint 1, savepoint 2, ack 1, ack 2 leaves the "
+BOOK.flink_violates("CCR-6", "1 task, retained 1: checkpoint 1, savepoint 2, ack 1, ack 2 leaves the "
                "store holding [1, 2] (up to 1.14 the store keeps savepoints, and a savepoint never subsumes the "
                "latest checkpoint)", until="1.15")
 
@@ -298,7 +296,7 @@ def _threshold_judgeable(req: Request, steps: list[dict[str, Any]]) -> tuple[int
     return n, next((i for i, s in enumerate(steps[:limit]) if s.get("rejected")), min(limit, len(steps)))
 
 
-@invariant("CCR-9", AREA, "The job fails exactly on the (n+1)-th consecutive counted checkpoint failure "
+@BOOK.invariant("CCR-9", AREA, "The job fails exactly on the (n+1)-th consecutive counted checkpoint failure "
            "(n = tolerable_failures): each checkpoint aborted for a counted reason counts once when its id is "
            "above the latest completed one; a completion of a newer checkpoint, and the job failure itself, "
            "reset the count (failures in the same step after the one that failed the job count anew). "
@@ -350,7 +348,7 @@ def _documented_config(req: Request, version: FlinkVersion) -> bool:
             and not (config["unaligned"] and config["max_concurrent"] > 1))
 
 
-accepted_rule("CCR-ACCEPTED", AREA, _documented_config, "whose settings the documentation allows",
+BOOK.accepted("CCR-ACCEPTED", AREA, _documented_config, "whose settings the documentation allows",
               "CheckpointConfig Javadoc (setCheckpointTimeout: at least MINIMAL_CHECKPOINT_TIME, 10 ms; "
               "setMinPauseBetweenCheckpoints: not negative; setMaxConcurrentCheckpoints: positive; "
               "setTolerableCheckpointFailureNumber: not negative); Flink docs 'Unaligned checkpoints' (no concurrent "

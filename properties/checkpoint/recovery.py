@@ -24,11 +24,13 @@ from properties.checkpoint.alignment_invariants import monotonic_barriers, settl
 from properties.checkpoint.alignment_strategies import adapt
 from properties.checkpoint.alignment_strategies import inputs as alignment_inputs
 from properties.draws import choice, shuffled
-from properties.rules import Request, Response, Violation, accepted_rule, differential_rule, invariant
+from properties.rules import Request, Response, RuleBook, Violation
+
+BOOK = RuleBook()  # the rules this module declares, named by its areas' declarations
 
 ART = "seed article on fault tolerance"
 DOCS = "Flink docs, Fault Tolerance Guarantees"
-differential_rule(AREA, "RCV")
+BOOK.differential(AREA, "RCV")
 
 
 @st.composite
@@ -113,7 +115,7 @@ def _occurrences(req: Request) -> Counter[str]:
     return Counter(e["record"] for e in req["input"]["events"] if "record" in e)
 
 
-@invariant("RCV-1", AREA, "The answer names the checkpoint restored (or null), one offset per source, the counts "
+@BOOK.invariant("RCV-1", AREA, "The answer names the checkpoint restored (or null), one offset per source, the counts "
            "per key after the replay and the sink's output [key, count] during it.", "docs/protocol/v2.md")
 def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     if not _accepted(resp):
@@ -139,7 +141,7 @@ def _miscounted(rule: str, mode: str, req: Request, resp: Response,
     return []
 
 
-@invariant("RCV-2", AREA, "Exactly-once: after recovery every record is counted exactly once (each channel "
+@BOOK.invariant("RCV-2", AREA, "Exactly-once: after recovery every record is counted exactly once (each channel "
            "delivering barriers in increasing id order, as upstream tasks emit them).",
            f"{ART} (translated): 'even in the face of failures, the program state eventually reflects every record "
            f"from the data stream exactly once'; {DOCS}")
@@ -147,7 +149,8 @@ def exactly_once(req: Request, resp: Response, version: FlinkVersion) -> list[Vi
     return _miscounted("RCV-2", "exactly_once", req, resp, lambda counted, occurs: counted != occurs)
 
 
-@invariant("RCV-3", AREA, "At-least-once: after recovery no record is lost: every key is counted at least as often "
+@BOOK.invariant("RCV-3", AREA,
+                "At-least-once: after recovery no record is lost: every key is counted at least as often "
            "as it occurs (possibly more; each channel delivering barriers in increasing id order).",
            f"{ART} (translated): 'a switch to downgrade the guarantee to at least once'; without alignment, 'on "
            f"recovery those records will occur as duplicates'; {DOCS}")
@@ -155,7 +158,7 @@ def at_least_once(req: Request, resp: Response, version: FlinkVersion) -> list[V
     return _miscounted("RCV-3", "at_least_once", req, resp, lambda counted, occurs: counted < occurs)
 
 
-@invariant("RCV-6", AREA, "At-least-once on a single input channel (nothing to align) is exactly-once: after "
+@BOOK.invariant("RCV-6", AREA, "At-least-once on a single input channel (nothing to align) is exactly-once: after "
            "recovery every record is counted exactly once.",
            "Flink docs, Stateful Stream Processing (also in the seed article on fault tolerance): 'Alignment happens "
            "only for operators with multiple predecessors (joins) as well as operators with multiple senders (after a "
@@ -168,7 +171,8 @@ def single_input_exactly_once(req: Request, resp: Response, version: FlinkVersio
     return _miscounted("RCV-6", "at_least_once", req, resp, lambda counted, occurs: counted != occurs)
 
 
-@invariant("RCV-4", AREA, "The job restores a checkpoint the operator snapshotted before the failure, and each source "
+@BOOK.invariant("RCV-4", AREA,
+                "The job restores a checkpoint the operator snapshotted before the failure, and each source "
            "rewinds to an offset within its log.", "Flink docs, Checkpointing (restore from the latest checkpoint)")
 def restores_a_snapshot(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     out = _out(resp)
@@ -186,7 +190,8 @@ def restores_a_snapshot(req: Request, resp: Response, version: FlinkVersion) -> 
 
 
 
-@invariant("RCV-5", AREA, "The job restores the latest completed checkpoint: never none and never an older one when "
+@BOOK.invariant("RCV-5", AREA,
+                "The job restores the latest completed checkpoint: never none and never an older one when "
            "a checkpoint's alignment settled before the failure (ALIGN-8: barrier n arrived on every channel, or the "
            "channel ended with checkpoints after finish on, nothing but records between the first and the last of "
            "them, no barrier or cancel marker of n or newer before them; each channel delivering barriers in "
@@ -210,5 +215,5 @@ def restores_the_latest(req: Request, resp: Response, version: FlinkVersion) -> 
     return []
 
 
-accepted_rule("RCV-ACCEPTED", AREA, lambda _req, _v: True, "of a job failing and recovering",
+BOOK.accepted("RCV-ACCEPTED", AREA, lambda _req, _v: True, "of a job failing and recovering",
               "docs/protocol/v2.md checkpoint.recovery: any alignment input and failure point")

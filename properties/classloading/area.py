@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from oracle import classloading
 from properties.area import Area, ExtraCorpus, OracleRules
-from properties.classloading import invariants as _invariants  # noqa: F401  (declares the rules)
-from properties.classloading import strategies
+from properties.classloading import invariants, strategies
 
 RESOLVE = Area(
-    name=classloading.RESOLVE, prefix="CLR", page="v1.md#classloadingresolve",
+    name=classloading.RESOLVE, prefix="CLR", rules=invariants.BOOK, page="v1.md#classloadingresolve",
     description="where FlinkUserCodeClassLoaders resolves each class and resource (child-first, parent-first)",
     requests=strategies.requests, size=strategies.name_count, corpus_key=strategies.corpus_key,
     # the readers of the class-loading options (CL-2 ... CL-6), their values fuzzed

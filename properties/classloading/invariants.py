@@ -18,12 +18,14 @@ from oracle import classloading_config as clc
 from oracle.classloading import RESOLVE as AREA
 from oracle.classloading import class_file, jdk_classes, jdk_hidden_class_files, jdk_resources
 from oracle.versions import FlinkVersion, pick
-from properties.rules import Request, Response, Violation, accepted_rule, differential_rule, invariant
+from properties.rules import Request, Response, RuleBook, Violation
+
+BOOK = RuleBook()  # the rules this module declares, named by its areas' declarations
 
 ART = "seed article on class loading"
 JAVADOC = "CoreOptions and ChildFirstClassLoader Javadoc"
 RESULTS = ("user", "parent", "not_found")
-differential_rule(AREA, "CLR")
+BOOK.differential(AREA, "CLR")
 
 
 def _accepted(resp: Response) -> bool:
@@ -41,7 +43,7 @@ def _strings(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(x, str) for x in value)
 
 
-@invariant("CLR-1", AREA, "The answer lists the patterns in force (strings), one result per class lookup "
+@BOOK.invariant("CLR-1", AREA, "The answer lists the patterns in force (strings), one result per class lookup "
            "('user', 'parent', 'not_found' or 'error:<Exception>') and one list per resource lookup holding only "
            "'user' and 'parent' (and, for a request with resource_lookup_one, one 'user', 'parent' or null per "
            "single lookup in resource).", "docs/protocol/v1.md classloading.resolve, docs/protocol/v3.md")
@@ -120,7 +122,7 @@ def _object_shadowed(req: Request, patterns: tuple[str, ...]) -> bool:
     return held and not any("java.lang.Object".startswith(p) for p in patterns)
 
 
-@invariant("CLR-2", AREA, "Child-first: a class in the user jar that matches no parent-first pattern is loaded "
+@BOOK.invariant("CLR-2", AREA, "Child-first: a class in the user jar that matches no parent-first pattern is loaded "
            "from the user jar, even when the parent also has it.", f"{ART}, quoting CoreOptions: 'The default settings "
            f"indicate to load classes first from the user code jar'; {JAVADOC}")
 def child_first_prefers_user(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
@@ -133,7 +135,7 @@ def child_first_prefers_user(req: Request, resp: Response, version: FlinkVersion
     return _lookups(req, resp, "CLR-2", check)
 
 
-@invariant("CLR-3", AREA, "A class matching a parent-first pattern (a plain prefix of its name) that the parent "
+@BOOK.invariant("CLR-3", AREA, "A class matching a parent-first pattern (a plain prefix of its name) that the parent "
            "side has (the JDK or the parent class path) is loaded from the parent, whatever the resolve order.",
            f"{ART}, quoting CoreOptions: patterns of 'classes [that] should always be resolved through the parent "
            "ClassLoader first. A pattern is a simple prefix that is checked against the fully qualified class name'; "
@@ -147,7 +149,8 @@ def patterns_go_to_parent(req: Request, resp: Response, version: FlinkVersion) -
     return _lookups(req, resp, "CLR-3", check)
 
 
-@invariant("CLR-4", AREA, "A parent-first pattern is not a filter: a matching class the parent side lacks is still "
+@BOOK.invariant("CLR-4", AREA,
+                "A parent-first pattern is not a filter: a matching class the parent side lacks is still "
            "loaded from the user jar.", f"{ART} (translated): a matching class is loaded 'the parent-first way', "
            "where 'only when the parent loader cannot load the class does the child loader try to load it itself'; "
            "ClassLoader.loadClass Javadoc (findClass after the parent)")
@@ -161,7 +164,7 @@ def pattern_falls_back_to_user(req: Request, resp: Response, version: FlinkVersi
     return _lookups(req, resp, "CLR-4", check)
 
 
-@invariant("CLR-5", AREA, "Parent-first: every class the parent side has is loaded from the parent; a class only "
+@BOOK.invariant("CLR-5", AREA, "Parent-first: every class the parent side has is loaded from the parent; a class only "
            "the user jar has is loaded from the user jar.", f"{ART} (translated): parent-first copies the parent "
            "delegation model: 'only when the parent loader cannot load the class does the child loader try to load "
            f"it itself'; {JAVADOC}")
@@ -174,7 +177,7 @@ def parent_first_order(req: Request, resp: Response, version: FlinkVersion) -> l
     return _lookups(req, resp, "CLR-5", check)
 
 
-@invariant("CLR-6", AREA, "A class neither jar holds and the JDK does not have is not found.",
+@BOOK.invariant("CLR-6", AREA, "A class neither jar holds and the JDK does not have is not found.",
            "ClassLoader.loadClass Javadoc (ClassNotFoundException)")
 def absent_is_not_found(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     def check(name: str, result: str, child_first: bool, patterns: tuple[str, ...], r: Request) -> str | None:
@@ -184,7 +187,7 @@ def absent_is_not_found(req: Request, resp: Response, version: FlinkVersion) -> 
     return _lookups(req, resp, "CLR-6", check)
 
 
-@invariant("CLR-7", AREA, "Only the JDK may define classes in java.*: such a class from either jar fails with "
+@BOOK.invariant("CLR-7", AREA, "Only the JDK may define classes in java.*: such a class from either jar fails with "
            "SecurityException instead of loading.", "ClassLoader.defineClass Javadoc")
 def java_packages_prohibited(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     def check(name: str, result: str, child_first: bool, patterns: tuple[str, ...], r: Request) -> str | None:
@@ -194,7 +197,7 @@ def java_packages_prohibited(req: Request, resp: Response, version: FlinkVersion
     return _lookups(req, resp, "CLR-7", check)
 
 
-@invariant("CLR-8", AREA, "Asking for the same class twice on one loader gives the same result.",
+@BOOK.invariant("CLR-8", AREA, "Asking for the same class twice on one loader gives the same result.",
            "ClassLoader.loadClass Javadoc (findLoadedClass)")
 def same_answer_twice(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     seen: dict[str, str] = {}
@@ -205,7 +208,7 @@ def same_answer_twice(req: Request, resp: Response, version: FlinkVersion) -> li
     return _lookups(req, resp, "CLR-8", check, odd_names=True)
 
 
-@invariant("CLR-9", AREA, "The parent-first patterns in force are the version's documented defaults (unless "
+@BOOK.invariant("CLR-9", AREA, "The parent-first patterns in force are the version's documented defaults (unless "
            "classloader.parent-first-patterns.default is set), followed by the additional patterns.",
            "CoreOptions.ALWAYS_PARENT_FIRST_LOADER_PATTERNS(_ADDITIONAL) at each tag")
 def default_patterns(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
@@ -224,7 +227,7 @@ def default_patterns(req: Request, resp: Response, version: FlinkVersion) -> lis
     return []
 
 
-@invariant("CLR-10", AREA, "classloader.resolve-order accepts child-first and parent-first in any letter case, "
+@BOOK.invariant("CLR-10", AREA, "classloader.resolve-order accepts child-first and parent-first in any letter case, "
            "untrimmed; any other value is rejected.",
            "CoreOptions.CLASSLOADER_RESOLVE_ORDER; FlinkUserCodeClassLoaders.ResolveOrder.fromString")
 def resolve_order_spellings(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
@@ -249,14 +252,14 @@ def _documented_config(req: Request, version: FlinkVersion) -> bool:
             and leaked.lower() in ("true", "false") and not any("'" in p or '"' in p for p in patterns))
 
 
-accepted_rule("CLR-ACCEPTED", AREA, _documented_config,
+BOOK.accepted("CLR-ACCEPTED", AREA, _documented_config,
               "whose class-loading configuration the documentation calls valid",
               "Flink docs 'Debugging Classloading' and CoreOptions: classloader.resolve-order child-first or "
               "parent-first, classloader.parent-first-patterns.* semicolon-separated prefixes, "
               "classloader.check-leaked-classloader a boolean")
 
 
-@invariant("CLR-11", AREA, "getResources lists what the user jar holds before what the parent side finds "
+@BOOK.invariant("CLR-11", AREA, "getResources lists what the user jar holds before what the parent side finds "
            "(child-first) or after it (parent-first); patterns do not apply to resources; a class's .class file "
            "is a resource of its jar.", "ChildFirstClassLoader.getResources; ClassLoader.getResources Javadoc")
 def resources_order(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
@@ -287,7 +290,7 @@ def _jdk_has_resource(name: str) -> bool:
     return name in jdk_resources()
 
 
-@invariant("CLR-12", AREA, "getResource finds a resource where getResources lists it first, null where it lists "
+@BOOK.invariant("CLR-12", AREA, "getResource finds a resource where getResources lists it first, null where it lists "
            "none: child-first the user jar's copy before the parent's (the JDK's, then the parent jar's), "
            "parent-first the parent's before the user jar's.",
            "ClassLoader.getResources Javadoc ('The search order is described in the documentation for "

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from oracle import memory as names
 from properties.area import Area, ExtraCorpus
-from properties.memory import invariants as _invariants  # noqa: F401  (declares the rules)
-from properties.memory import strategies
+from properties.memory import invariants, strategies
 
 
 def _memory(name: str, prefix: str, anchor: str, description: str) -> Area:
     return Area(
-        name=name, prefix=prefix, page=f"v1.md#{anchor}", description=description,
+        name=name, prefix=prefix, rules=invariants.BOOK, page=f"v1.md#{anchor}", description=description,
         requests=lambda ver: strategies.requests(name, ver),
         # configurations on the edges of the memory rules: derived sizes configured back, a byte off
         corpora=(ExtraCorpus(name=f"{name}.edges", requests=strategies.edge_requests(name), corpus_key=str),),

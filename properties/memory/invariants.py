@@ -16,7 +16,9 @@ from typing import Any
 from oracle.memory import JOBMANAGER, TASKMANAGER
 from oracle.versions import FlinkVersion, v
 from properties.memory.strategies import JM, LONG_MAX, TM, UNITS, f32
-from properties.rules import Request, Response, Violation, differential_rule, invariant, metamorphic
+from properties.rules import Request, Response, RuleBook, Violation
+
+BOOK = RuleBook()  # the rules this module declares, named by its areas' declarations
 
 _SIZE = re.compile(r"^\s*([0-9]+)\s*([a-zA-Z]*)\s*$")
 _MULT = {u: m for m, us in UNITS.items() for u in us}
@@ -25,8 +27,8 @@ TM_KEYS = (*TM_PARTS, "jvm_metaspace", "jvm_overhead", "total_flink", "total_pro
 JM_KEYS = ("heap", "off_heap", "jvm_metaspace", "jvm_overhead", "total_flink", "total_process", "jvm_args")
 
 ART = "seed article on TaskManager memory"
-TM_EQ = differential_rule(TASKMANAGER, "TM")
-JM_EQ = differential_rule(JOBMANAGER, "JM")
+TM_EQ = BOOK.differential(TASKMANAGER, "TM")
+JM_EQ = BOOK.differential(JOBMANAGER, "JM")
 
 
 def size_of(text: str | None) -> int | None:
@@ -96,7 +98,7 @@ def _shape(out: dict[str, Any], keys: tuple[str, ...], jvm: set[str], optional: 
 TM_JVM = {"Xmx", "Xms", "MaxDirectMemorySize", "MaxMetaspaceSize"}
 
 
-@invariant("TM-1", TASKMANAGER, "An accepted configuration yields every component as a "
+@BOOK.invariant("TM-1", TASKMANAGER, "An accepted configuration yields every component as a "
            "non-negative byte count, and the JVM arguments -Xmx, -Xms, -XX:MaxDirectMemorySize and "
            "-XX:MaxMetaspaceSize.", "docs/protocol/v1.md; TaskExecutorProcessSpec")
 def tm_output_shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
@@ -112,7 +114,7 @@ def _ints(out: dict[str, Any], keys: tuple[str, ...]) -> bool:
     return all(_long(out.get(k)) for k in keys)
 
 
-@invariant("TM-2", TASKMANAGER, "Total Flink memory is the sum of framework heap, task heap, "
+@BOOK.invariant("TM-2", TASKMANAGER, "Total Flink memory is the sum of framework heap, task heap, "
            "framework off-heap, task off-heap, network and managed memory; total process memory is total "
            "Flink memory plus JVM metaspace plus JVM overhead.", f"{ART}: 'network buffer memory = total flink memory "
            "- framework heap/off-heap memory - task heap/off-heap memory - managed memory', 'totalFlinkMemorySize = "
@@ -132,7 +134,7 @@ def tm_components_add_up(req: Request, resp: Response, version: FlinkVersion) ->
     return bad
 
 
-@invariant("TM-3", TASKMANAGER, "-Xmx and -Xms equal framework heap plus task heap; "
+@BOOK.invariant("TM-3", TASKMANAGER, "-Xmx and -Xms equal framework heap plus task heap; "
            "-XX:MaxDirectMemorySize equals framework off-heap plus task off-heap plus network; "
            "-XX:MaxMetaspaceSize equals JVM metaspace. Managed memory and JVM overhead are in no flag.",
            f"{ART} (translated): 'task off-heap, framework off-heap and network memory all belong to direct memory'; "
@@ -161,7 +163,7 @@ TM_EXPLICIT = {
 }
 
 
-@invariant("TM-4", TASKMANAGER, "A size that is configured explicitly (framework heap and "
+@BOOK.invariant("TM-4", TASKMANAGER, "A size that is configured explicitly (framework heap and "
            "off-heap, task heap and off-heap, managed, metaspace, total Flink, total process) is used "
            "exactly as configured when the configuration is accepted.", f"{ART} (translated): 'when both [size and "
            "fraction] are specified, the size takes priority'; 'you get as much as is configured'; Flink docs")
@@ -206,7 +208,7 @@ def _legacy_network(cfg: dict[str, str], version: FlinkVersion) -> bool:
     return version < v("2.0") and "taskmanager.network.numberOfBuffers" in cfg and not any(k in cfg for k in net_keys)
 
 
-@invariant("TM-5", TASKMANAGER, "Network memory lies within [network.min, network.max] "
+@BOOK.invariant("TM-5", TASKMANAGER, "Network memory lies within [network.min, network.max] "
            "(defaults 64m and 1g up to Flink 1.16, 64m and unlimited from 1.17), unless the legacy "
            "number of network buffers sets it.", f"{ART} (translated): 'check whether network buffer memory "
            "lies between taskmanager.memory.network.min and taskmanager.memory.network.max'; Flink docs; "
@@ -226,7 +228,7 @@ def _network_fraction(cfg: dict[str, str]) -> float | None:
     return fraction_of(cfg.get(TM + "network.fraction", cfg.get("taskmanager.network.memory.fraction", "0.1")))
 
 
-@invariant("TM-12", TASKMANAGER, "When the task heap is not configured (so the network fraction is not "
+@BOOK.invariant("TM-12", TASKMANAGER, "When the task heap is not configured (so the network fraction is not "
            "ignored), network memory is total Flink memory times the network fraction (a Java float), truncated, "
            "then clamped to [network.min, network.max] (defaults 64m and 1g up to Flink 1.16, 64m and "
            "Long.MAX_VALUE from 1.17), unless the legacy number of network buffers sets it.",
@@ -287,7 +289,7 @@ def _tm_mode_process_only(cfg: dict[str, str]) -> bool:
     return not fine and TM + "flink.size" not in cfg and not legacy_heap
 
 
-@invariant("TM-6", TASKMANAGER, "JVM overhead lies within [jvm-overhead.min, jvm-overhead.max]; "
+@BOOK.invariant("TM-6", TASKMANAGER, "JVM overhead lies within [jvm-overhead.min, jvm-overhead.max]; "
            "when only the total process size is configured it is the process size times the overhead "
            "fraction (a Java float), truncated, then clamped to that range.", f"{ART} (translated): 'JVM overhead ... "
            "is a capped fractionated part of the total process memory'; Flink docs")
@@ -295,7 +297,7 @@ def tm_overhead_rule(req: Request, resp: Response, version: FlinkVersion) -> lis
     return _overhead_check("TM-6", TM, req, resp, _tm_mode_process_only(_config(req)))
 
 
-@invariant("TM-7", TASKMANAGER, "Managed memory that is not configured explicitly is total "
+@BOOK.invariant("TM-7", TASKMANAGER, "Managed memory that is not configured explicitly is total "
            "Flink memory times the managed fraction (a Java float), truncated.", f"{ART} (translated): "
            "'if [managed.size] is not set, use taskmanager.memory.managed.fraction (default 0.4): total flink memory * "
            "taskmanager.memory.managed.fraction'; Flink docs")
@@ -312,7 +314,7 @@ def tm_managed_fraction(req: Request, resp: Response, version: FlinkVersion) -> 
     return []
 
 
-@invariant("TM-8", TASKMANAGER, "A configuration that sets neither task heap and managed memory "
+@BOOK.invariant("TM-8", TASKMANAGER, "A configuration that sets neither task heap and managed memory "
            "together, nor total Flink memory, nor total process memory (nor, up to 1.20, a legacy heap "
            "size) is rejected: the memory is under-determined.", f"{ART}: after the three derivation modes, 'return "
            "failBecauseRequiredOptionsNotConfigured();'; TaskExecutorProcessUtils")
@@ -325,7 +327,7 @@ def tm_underdetermined_rejected(req: Request, resp: Response, version: FlinkVers
     return [Violation("TM-8", "no total or fine-grained size is configured, yet the configuration was accepted")]
 
 
-@invariant("TM-9", TASKMANAGER, "A configuration whose network or JVM-overhead min exceeds its "
+@BOOK.invariant("TM-9", TASKMANAGER, "A configuration whose network or JVM-overhead min exceeds its "
            "max, or whose network or overhead fraction is outside [0, 1), is rejected.",
            f"{ART} (translated): network and JVM overhead memory are each 'a capped fractionated part' of total Flink "
            "and total process memory; RangeFraction")
@@ -345,7 +347,7 @@ def tm_inconsistent_range_rejected(req: Request, resp: Response, version: FlinkV
     return []
 
 
-@invariant("TM-10", TASKMANAGER, "A rejection is one of the exceptions Flink's memory code throws: "
+@BOOK.invariant("TM-10", TASKMANAGER, "A rejection is one of the exceptions Flink's memory code throws: "
            "IllegalConfigurationException, IllegalArgumentException or its NumberFormatException (a value that "
            "does not parse) or "
            "ArithmeticException (a sum past 2^63-1, which Flink does not check first).", "TaskExecutorProcessUtils",
@@ -371,7 +373,7 @@ def _rejection_kind(rule: str, resp: Response) -> list[Violation]:
 JM_JVM = {"Xmx", "Xms", "MaxMetaspaceSize", "MaxDirectMemorySize"}
 
 
-@invariant("JM-1", JOBMANAGER, "An accepted configuration yields every component as a "
+@BOOK.invariant("JM-1", JOBMANAGER, "An accepted configuration yields every component as a "
            "non-negative byte count and the JVM arguments; -XX:MaxDirectMemorySize appears exactly when "
            "jobmanager.memory.enable-jvm-direct-memory-limit is true.", "docs/protocol/v1.md; JobManagerProcessUtils")
 def jm_output_shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
@@ -389,7 +391,7 @@ def jm_output_shape(req: Request, resp: Response, version: FlinkVersion) -> list
     return [Violation("JM-1", p) for p in problems][:1]
 
 
-@invariant("JM-2", JOBMANAGER, "Total Flink memory is JVM heap plus off-heap memory; total process "
+@BOOK.invariant("JM-2", JOBMANAGER, "Total Flink memory is JVM heap plus off-heap memory; total process "
            "memory adds JVM metaspace and overhead; -Xmx = -Xms = heap, MaxMetaspaceSize = metaspace, "
            "MaxDirectMemorySize (when set) = off-heap.", "Flink docs 'Set up JobManager Memory'")
 def jm_components_add_up(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
@@ -413,7 +415,7 @@ JM_EXPLICIT = {"heap.size": "heap", "jvm-metaspace.size": "jvm_metaspace", "flin
                "process.size": "total_process"}
 
 
-@invariant("JM-3", JOBMANAGER, "An explicitly configured JVM heap, metaspace, total Flink or total "
+@BOOK.invariant("JM-3", JOBMANAGER, "An explicitly configured JVM heap, metaspace, total Flink or total "
            "process size is used exactly as configured when the configuration is accepted.", "Flink docs")
 def jm_explicit_sizes_honoured(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     out, cfg = _out(resp), _config(req)
@@ -426,7 +428,7 @@ def jm_explicit_sizes_honoured(req: Request, resp: Response, version: FlinkVersi
     return []
 
 
-@invariant("JM-4", JOBMANAGER, "JVM overhead lies within [jvm-overhead.min, jvm-overhead.max]; "
+@BOOK.invariant("JM-4", JOBMANAGER, "JVM overhead lies within [jvm-overhead.min, jvm-overhead.max]; "
            "with only the process size configured it is trunc(process x fraction) clamped to that range.",
            "Flink docs 'Set up JobManager Memory'")
 def jm_overhead_rule(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
@@ -436,7 +438,7 @@ def jm_overhead_rule(req: Request, resp: Response, version: FlinkVersion) -> lis
     return _overhead_check("JM-4", JM, req, resp, only_process)
 
 
-@invariant("JM-5", JOBMANAGER, "A configuration that sets none of JVM heap, total Flink memory and "
+@BOOK.invariant("JM-5", JOBMANAGER, "A configuration that sets none of JVM heap, total Flink memory and "
            "total process memory (nor, up to 1.20, a legacy heap size) is rejected.", "JobManagerProcessUtils")
 def jm_underdetermined_rejected(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     cfg = _config(req)
@@ -446,7 +448,7 @@ def jm_underdetermined_rejected(req: Request, resp: Response, version: FlinkVers
     return [Violation("JM-5", "no heap, total Flink or total process size is configured, yet it was accepted")]
 
 
-@invariant("JM-6", JOBMANAGER, "A rejection is one of the exceptions Flink's memory code throws: "
+@BOOK.invariant("JM-6", JOBMANAGER, "A rejection is one of the exceptions Flink's memory code throws: "
            "IllegalConfigurationException, IllegalArgumentException or its NumberFormatException (a value that "
            "does not parse) or "
            "ArithmeticException (a sum past 2^63-1, which Flink does not check first).", "JobManagerProcessUtils",
@@ -500,13 +502,13 @@ _UNIT_CASE_SOURCE = ("MemorySize.MemoryUnit Javadoc (the size suffixes 1b or 1by
                      "the units as case-insensitive (MemorySize.parse: toLowerCase(Locale.US)); issue 18")
 
 
-@metamorphic("TM-11", TASKMANAGER, _UNIT_CASE_TEXT, _UNIT_CASE_SOURCE, twin=lower_case_units)
+@BOOK.metamorphic("TM-11", TASKMANAGER, _UNIT_CASE_TEXT, _UNIT_CASE_SOURCE, twin=lower_case_units)
 def tm_unit_case(req: Request, resp: Response, twin: Request, twin_resp: Response,
                  version: FlinkVersion) -> list[Violation]:
     return _unit_case_rule("TM-11", req, resp, twin, twin_resp)
 
 
-@metamorphic("JM-7", JOBMANAGER, _UNIT_CASE_TEXT, _UNIT_CASE_SOURCE, twin=lower_case_units)
+@BOOK.metamorphic("JM-7", JOBMANAGER, _UNIT_CASE_TEXT, _UNIT_CASE_SOURCE, twin=lower_case_units)
 def jm_unit_case(req: Request, resp: Response, twin: Request, twin_resp: Response,
                  version: FlinkVersion) -> list[Violation]:
     return _unit_case_rule("JM-7", req, resp, twin, twin_resp)

@@ -14,7 +14,7 @@ EMITS_STATUS = AnswerShape(enum_fields=("status",))
 _EXAMPLES = "properties/test_oracle_watermark_examples.py::"
 
 VALVE = Area(
-    name=names.VALVE, prefix="WM", page="v1.md#watermarkvalve",
+    name=names.VALVE, prefix="WM", rules=invariants.BOOK, page="v1.md#watermarkvalve",
     description="the watermarks and statuses a StatusWatermarkValve emits for its channels' events",
     requests=lambda ver: strategies.requests(names.VALVE, ver),
     size=strategies.event_count, corpus_key=lambda ver: ver >= SUBPARTITIONS_SINCE, shape=EMITS_STATUS,
@@ -24,7 +24,7 @@ VALVE = Area(
     exhaustive=Exhaustive(index="channel", count="channels"),
 )
 COMBINED = Area(
-    name=names.COMBINED, prefix="CWM", page="v2.md#new-area-watermarkcombined", protocol=2,
+    name=names.COMBINED, prefix="CWM", rules=invariants.BOOK, page="v2.md#new-area-watermarkcombined", protocol=2,
     description="the combined watermark and status of a multi-input operator",
     requests=lambda ver: strategies.requests(names.COMBINED, ver),
     size=strategies.event_count, corpus_key=lambda ver: ver < v("1.14"),  # 1.13 operators see no status
@@ -34,7 +34,7 @@ COMBINED = Area(
     exhaustive=Exhaustive(index="input", count="inputs"),
 )
 TIMERS = Area(
-    name=names.TIMERS, prefix="TIMER", page="v1.md#watermarktimers",
+    name=names.TIMERS, prefix="TIMER", rules=invariants.BOOK, page="v1.md#watermarktimers",
     description="the event-time timers a watermark fires, in Flink's order",
     requests=lambda ver: strategies.requests(names.TIMERS, ver),
     size=strategies.event_count, normalize=invariants.timers_normalize,

@@ -17,21 +17,14 @@ import attrs
 
 from oracle.versions import FlinkVersion
 from oracle.watermark import COMBINED, TIMERS, VALVE
-from properties.rules import (
-    Check,
-    Request,
-    Response,
-    Violation,
-    accepted_rule,
-    differential_rule,
-    flink_violates,
-    invariant,
-)
+from properties.rules import Check, Request, Response, RuleBook, Violation
+
+BOOK = RuleBook()  # the rules this module declares, named by its areas' declarations
 
 LONG_MIN = -(1 << 63)
-differential_rule(VALVE, "WM")
-differential_rule(COMBINED, "CWM")
-differential_rule(TIMERS, "TIMER")
+BOOK.differential(VALVE, "WM")
+BOOK.differential(COMBINED, "CWM")
+BOOK.differential(TIMERS, "TIMER")
 
 
 @attrs.define
@@ -307,10 +300,10 @@ def _rules(area: str, index: str, what: str) -> None:
         rule_id = ids[0] if area == VALVE else ids[1]  # the IDs written out, so that grep finds each check
         src = VALVE_SOURCES[rule_id] if area == VALVE else COMBINED_SOURCE
         if fn is None:
-            invariant(rule_id, area, text, src)(_shape_check(rule_id))
+            BOOK.invariant(rule_id, area, text, src)(_shape_check(rule_id))
         else:
             _SEQUENCE_CHECKS[area][rule_id] = fn
-            invariant(rule_id, area, text, src)(_sequence_check(rule_id, area))
+            BOOK.invariant(rule_id, area, text, src)(_sequence_check(rule_id, area))
 
 
 def _shape_check(r: str) -> Check:
@@ -359,7 +352,7 @@ def _tkey(t: dict[str, Any]) -> tuple[int, str, str | None]:
     return t.get("timestamp"), t.get("key"), t.get("namespace")  # type: ignore[return-value]
 
 
-@invariant("TIMER-1", TIMERS, "The answer holds one list of fired timers per event; only watermark events fire.",
+@BOOK.invariant("TIMER-1", TIMERS, "The answer holds one list of fired timers per event; only watermark events fire.",
            "docs/protocol/v1.md; InternalTimerServiceImpl")
 def timers_shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     if not accepted(resp):
@@ -374,7 +367,7 @@ def timers_shape(req: Request, resp: Response, version: FlinkVersion) -> list[Vi
     return []
 
 
-@invariant("TIMER-2", TIMERS, "Advancing the watermark to t fires exactly the registered, not deleted timers "
+@BOOK.invariant("TIMER-2", TIMERS, "Advancing the watermark to t fires exactly the registered, not deleted timers "
            "with timestamp <= t, each (timestamp, key, namespace) once however often it was registered; a timer "
            "never fires before the watermark reaches it.", f"{ART}, quoting InternalTimerServiceImpl.advanceWatermark "
            "(1.11): 'while ((timer = eventTimeTimersQueue.peek()) != null && timer.getTimestamp() <= time)'; "
@@ -400,7 +393,7 @@ def timers_fire_exactly_the_due_ones(req: Request, resp: Response, version: Flin
     return []
 
 
-@invariant("TIMER-3", TIMERS, "Timers fired by one watermark come in non-decreasing timestamp order.",
+@BOOK.invariant("TIMER-3", TIMERS, "Timers fired by one watermark come in non-decreasing timestamp order.",
            f"{ART}, quoting InternalTimerServiceImpl.advanceWatermark (1.11): "
            "'while ((timer = eventTimeTimersQueue.peek()) != null ...) { eventTimeTimersQueue.poll(); ...'; "
            "InternalTimerServiceImpl.advanceWatermark; TimerHeapInternalTimer.comparePriorityTo (priority = timestamp)")
@@ -428,20 +421,20 @@ def timers_normalize(resp: dict[str, Any]) -> dict[str, Any]:
 _ALWAYS = ("protocol pages (docs/protocol/v1.md, v2.md): the valve, a multi-input operator and the timer service take "
            "any sequence of watermarks, statuses and timer events; no Flink documentation names an input they "
            "refuse")
-accepted_rule("WM-ACCEPTED", VALVE, lambda req, _v: "subpartitions" not in req["input"],
+BOOK.accepted("WM-ACCEPTED", VALVE, lambda req, _v: "subpartitions" not in req["input"],
               "of a valve whose channels each consume one subpartition", _ALWAYS)
-accepted_rule("CWM-ACCEPTED", COMBINED, lambda _req, _v: True, "of a multi-input operator", _ALWAYS)
-accepted_rule("TIMER-ACCEPTED", TIMERS, lambda _req, _v: True, "of the timer service", _ALWAYS)
+BOOK.accepted("CWM-ACCEPTED", COMBINED, lambda _req, _v: True, "of a multi-input operator", _ALWAYS)
+BOOK.accepted("TIMER-ACCEPTED", TIMERS, lambda _req, _v: True, "of the timer service", _ALWAYS)
 
 # Documented rules that real Flink itself breaks (found by `flinkspec check --impl flink
 # --conformance documented`; docs/documented-rules.md). At conformance level
 # `flink` these rules are not required of an implementation for those versions.
-flink_violates("WM-7", "the all-idle flush is skipped when the channel that goes idle last "
+BOOK.flink_violates("WM-7", "the all-idle flush is skipped when the channel that goes idle last "
                "resumed behind the output (StatusWatermarkValve flushes only if that channel's watermark equals "
                "the last output)")
-flink_violates("CWM-4", "before FLINK-18934 (1.14) an idle input still holds back a two-input "
+BOOK.flink_violates("CWM-4", "before FLINK-18934 (1.14) an idle input still holds back a two-input "
                "operator's watermark", until="1.14")
-flink_violates("WM-ACCEPTED", "1.17.0's valve throws ArrayIndexOutOfBoundsException when an active channel that "
+BOOK.flink_violates("WM-ACCEPTED", "1.17.0's valve throws ArrayIndexOutOfBoundsException when an active channel that "
                "is not aligned goes idle (FLINK-31628, SWV-11)", since="1.17.0", until="1.17.1")
-flink_violates("CWM-7", "before FLINK-38454 (2.2) a multi-input operator whose inputs all go "
+BOOK.flink_violates("CWM-7", "before FLINK-38454 (2.2) a multi-input operator whose inputs all go "
                "idle does not advance to the largest input watermark", until="2.2")
