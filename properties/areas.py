@@ -54,9 +54,10 @@ EXTRA_CORPORA: dict[str, ExtraCorpus] = {
     c.name: attrs.evolve(c, area=a.name) for a in AREAS.values() for c in a.corpora}
 
 
-
 def _rules(areas: Mapping[str, Area]) -> dict[str, Rule]:
-    """The documented and differential rules of ``areas``' books, then each area's ``-REFUSED`` rule."""
+    """The documented and differential rules of ``areas``' books, then each area's ``-REFUSED`` rule,
+    each with the properties that check it (its area's, and for the ``-EQ`` rule Flink's own
+    scenarios pinned for the area)."""
     out: dict[str, Rule] = {}
     for book in dict.fromkeys(a.rules for a in areas.values()):  # each book once, in the areas' order
         for rule in book.rules.values():
@@ -68,13 +69,17 @@ def _rules(areas: Mapping[str, Area]) -> dict[str, Rule]:
     for area in areas.values():
         refused = refused_rule(area.name, area.prefix)
         out[refused.id] = refused
+    for rid, rule in out.items():
+        area = areas[rule.area]
+        by = area_properties(area.machine)
+        if rule.kind == DIFFERENTIAL and area.examples:
+            by += (area.examples,)
+        out[rid] = attrs.evolve(rule, checked_by=by)
     return out
 
 
 # the rules an answer is judged by: the invariants, the -EQ and the -REFUSED rule of every area
 RULES: dict[str, Rule] = _rules(AREAS)
-# the rules the oracle encodes, with what checks each
-ORACLE_RULES: dict[str, Rule] = oracle_rules.oracle_rules(AREAS)
 # each oracle module that declares rules: its area, its rules and the files that encode them
 ORACLE_MODULES: dict[str, tuple[str, tuple[Declared, ...], tuple[str, ...]]] = {
     module: (area.name, encoded.rules, encoded.files) for area in AREAS.values()
@@ -82,6 +87,8 @@ ORACLE_MODULES: dict[str, tuple[str, tuple[Declared, ...], tuple[str, ...]]] = {
 # each oracle rule: its declaration, its area and the files that encode it
 DECLARED: dict[str, tuple[Declared, str, tuple[str, ...]]] = {
     d.id: (d, area, files) for area, rules, files in ORACLE_MODULES.values() for d in rules}
+# the rules the oracle encodes, with what checks each
+ORACLE_RULES: dict[str, Rule] = oracle_rules.oracle_rules(DECLARED, {name: a.prefix for name, a in AREAS.items()})
 # each area's invariants with their checks (its book's, as the book declares them)
 CHECKS: dict[str, list[tuple[Rule, Check]]] = {
     name: [(area.rules.rules[rid], fn) for rid, of, fn in area.rules.checks if of == name]
@@ -91,17 +98,8 @@ if RULES.keys() & ORACLE_RULES.keys():
 
 
 def all_rules() -> dict[str, Rule]:
-    """The whole registry: every invariant and differential rule, each with the properties that
-    check it (its area's, and for the ``-EQ`` rule Flink's own scenarios pinned for the area), then
-    every oracle rule."""
-    checked = {}
-    for rid, rule in RULES.items():
-        area = AREAS[rule.area]
-        by = area_properties(area.machine)
-        if rule.kind == DIFFERENTIAL and area.examples:
-            by += (area.examples,)
-        checked[rid] = attrs.evolve(rule, checked_by=by)
-    return {**checked, **ORACLE_RULES}
+    """The whole registry: every invariant and differential rule, then every oracle rule."""
+    return {**RULES, **ORACLE_RULES}
 
 
 def judge(area: str, request: Request, response: Response, version: FlinkVersion, *, documented_only: bool = False,

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 
 import attrs
 
-from properties.area import Area
+from oracle.rules import Declared
 from properties.checkpoint.area import ALIGNMENT, COORDINATOR
 from properties.rules import ORACLE, Rule
 from properties.watermark.area import COMBINED, TIMERS, VALVE
@@ -250,19 +250,19 @@ CHECKED: tuple[Checked, ...] = (
 
 
 
-def oracle_rules(areas: Mapping[str, Area]) -> dict[str, Rule]:
-    """Every rule the oracle modules of ``areas`` declare (:attr:`properties.area.Area.oracle`), as a
-    registry entry with what checks it."""
-    declared = {d.id: (d, area, encoded.files) for area in areas.values() for encoded in area.oracle.values()
-                for d in encoded.rules}
+def oracle_rules(declared: Mapping[str, tuple[Declared, str, tuple[str, ...]]],
+                 prefixes: Mapping[str, str]) -> dict[str, Rule]:
+    """Every declared oracle rule (its declaration, its area and the files that encode it, by ID: the
+    registry's ``DECLARED``) as a registry entry with what checks it; ``prefixes``: each area's rule
+    prefix."""
     out: dict[str, Rule] = {}
     for c in CHECKED:
         if c.oid in out:
             raise ValueError(f"oracle rule {c.oid} is given its checks twice")
         rule, area, files = declared[c.oid]
         source = f"{rule.source} (holds in {rule.releases}; encoded in {', '.join(files)})"
-        out[c.oid] = Rule(c.oid, area.name, rule.text, source, documented=False, kind=ORACLE,
-                          checked_by=((f"{area.prefix}-EQ",) if c.eq else ()) + c.checks, note=c.note)
+        out[c.oid] = Rule(c.oid, area, rule.text, source, documented=False, kind=ORACLE,
+                          checked_by=((f"{prefixes[area]}-EQ",) if c.eq else ()) + c.checks, note=c.note)
     if set(out) != set(declared):
         raise ValueError(f"oracle rules without checks: {sorted(set(declared) - set(out))}")
     return out
