@@ -3,23 +3,37 @@
 ``answer(request) -> response`` is the protocol dispatcher (docs/protocol/v1.md): the oracle is an
 implementation under test like any other. Each area is a pure function
 ``(input, version) -> output dict | Rejected`` that its module lists in ``ENTRIES``; :data:`AREAS`
-holds them all.
+holds them all, read from this package's modules: adding an area's oracle is adding its module
+(the suite's one registry of areas, ``properties/areas.py``, checks that each declared area has
+its entry here and each entry here an area).
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Mapping
 from typing import Any
 
-from oracle import alignment, classloading, coordinator, memory, recovery, watermark
 from oracle.explain import INPUT, Explanation, at, tracing
 from oracle.protocol import AreaFn, BadRequest, Rejected
 from oracle.versions import LATEST, SUPPORTED, FlinkVersion, UnknownVersion, parse_version
 
+
+def _entries() -> dict[str, AreaFn]:
+    """The ``ENTRIES`` of every module of this package (in the order of the modules' names)."""
+    out: dict[str, AreaFn] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        for name, entry in getattr(module, "ENTRIES", {}).items():
+            if name in out:
+                raise ValueError(f"oracle area {name} has two entries (the second in oracle.{info.name})")
+            out[name] = entry
+    return out
+
+
 # every area's entry point, by its protocol name
-AREAS: dict[str, AreaFn] = {
-    **memory.ENTRIES, **watermark.ENTRIES, **classloading.ENTRIES, **alignment.ENTRIES, **coordinator.ENTRIES,
-    **recovery.ENTRIES}
+AREAS: dict[str, AreaFn] = _entries()
 
 
 def answer(request: object) -> dict[str, Any]:  # any JSON value: what is no object is a BadRequest

@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 
 from oracle.rules import Declared
 from oracle.versions import RELEASES, FlinkVersion
+from properties.features import AnswerFeature, Feature
+from properties.mutant import Mutant
 from properties.rules import Ask, Request, Response, RuleBook, Violation
 
 Requests = Callable[[FlinkVersion], st.SearchStrategy[dict[str, Any]]]
@@ -73,7 +75,9 @@ class Area:
     """One protocol area: its name and rule prefix; the protocol version that added it, its page
     (relative to docs/protocol/) and a line saying what it is; a request strategy per Flink version;
     the oracle modules that encode its rules; the state machine and pinned examples that check it,
-    as ``path::test`` properties; its tie rule and the shape of its answer; the book of its rules."""
+    as ``path::test`` properties; its tie rule and the shape of its answer; the book of its rules;
+    its built-in mutants; the bridge class that answers it from real Flink; the protocol features
+    added to it since."""
 
     name: str
     prefix: str
@@ -98,6 +102,16 @@ class Area:
     machine: str | None = None  # the area's stateful property, ``path::test``
     examples: str | None = None  # Flink's own scenarios pinned for the area, ``path[::test]``
     exhaustive: Exhaustive | None = None
+    mutants: tuple[Mutant, ...] = ()  # its built-in mutants (``mutant:NAME``), historical ones included
+    # the class of flinkspec/impls/bridge/src/flinkspec/bridge/ that answers it from real Flink (None: real
+    # Flink is not driven for it, and the bridge answers a BadRequest naming the area as unknown)
+    bridge: str | None = None
+    # the input features added to it since its protocol version, each named ``<area>.<feature>``
+    # (:mod:`flinkspec.impls.features` registers them), and the additions to its answers
+    features: tuple[Feature, ...] = ()
+    answer_features: tuple[AnswerFeature, ...] = ()
+    # its config values are read by Flink's own parsers (sizes, lists): the ``config.spelling`` feature
+    config_spelling: bool = False
 
     def violations(self, request: Request, response: Response, version: FlinkVersion, *,
                    documented_only: bool = False, expected: Response | None = None,

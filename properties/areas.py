@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 
 import attrs
 
+import oracle
 from oracle.rules import Declared
 from oracle.versions import FlinkVersion
 from properties import oracle_rules
@@ -33,12 +34,17 @@ from properties.watermark import area as watermark
 
 
 def registry(areas: Iterable[Area]) -> dict[str, Area]:
-    """The areas by name, in the order given (the order of reports, vectors and pages)."""
+    """The areas by name, in the order given (the order of reports, vectors and pages); each must have
+    the oracle's entry point (an ``ENTRIES`` of ``oracle/``), and every entry point an area."""
     out: dict[str, Area] = {}
     for area in areas:
         if area.name in out:
             raise ValueError(f"area {area.name} declared twice")
+        if area.name not in oracle.AREAS:
+            raise ValueError(f"area {area.name} has no oracle entry (no ENTRIES of oracle/ names it)")
         out[area.name] = area
+    if undeclared := oracle.AREAS.keys() - out.keys():
+        raise ValueError(f"the oracle answers {sorted(undeclared)}, which no area declares")
     return out
 
 

@@ -1,12 +1,11 @@
-"""Adding an area is writing its own files and one line in each registry.
+"""Adding an area is writing its own files and one line in the registry.
 
 A throwaway area, ``toy.double`` (the answer doubles the input's number; one documented rule,
 TOY-1), is written into a clone of this repository: its oracle module, its strategy, its
-invariant, its declaration and a mutant, then one line in each of the three registries (the
-oracle's ``AREAS``, the suite's ``AREAS``, the mutants' ``_GROUPS``), each with its import. The
-commands, run in the clone, see it: ``rules``, ``check`` (valid for the oracle, the mutant caught,
-not sent to a protocol-1 implementation), the pytest plugin's ``--area``, ``vectors export`` and
-``fanout``.
+invariant, its mutant and its declaration, then one line (and its import) in the one registry of
+areas, ``properties/areas.py``. The commands, run in the clone, see it: ``rules``, ``check``
+(valid for the oracle, the mutant caught, not sent to a protocol-1 implementation), the pytest
+plugin's ``--area``, ``vectors export`` and ``fanout``.
 """
 
 from __future__ import annotations
@@ -44,7 +43,7 @@ def double_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, 
 ENTRIES: dict[str, AreaFn] = {DOUBLE: double_area}
 '''
 
-AREA = '''"""The toy area's strategy, invariant and declaration."""
+AREA = '''"""The toy area's strategy, invariant, mutant and declaration."""
 
 from __future__ import annotations
 
@@ -52,6 +51,7 @@ from hypothesis import strategies as st
 
 from oracle.toy import DOUBLE
 from properties.area import Area
+from properties.mutant import Mutant
 from properties.rules import Request, Response, RuleBook, Violation
 
 BOOK = RuleBook()
@@ -70,20 +70,10 @@ DOUBLE_AREA = Area(
     name=DOUBLE, prefix="TOY", rules=BOOK, page="v2.md", description="a number doubled", protocol=2,
     requests=lambda ver: st.integers(-1000, 1000).map(lambda n: {"area": DOUBLE, "flink": str(ver), "input": {"n": n}}),
     size=lambda req: abs(req["input"]["n"]),
+    mutants=(Mutant("toy-adds-one", DOUBLE, "n + 1 instead of 2n",
+                    after=lambda req, resp: {**resp, "output": {"doubled": req["input"]["n"] + 1}}
+                    if "output" in resp else resp),),
 )
-'''
-
-
-MUTANT = '''"""The toy area's mutant: it adds instead of doubling."""
-
-from __future__ import annotations
-
-from flinkspec.mutants.mutant import Mutant
-from oracle.toy import DOUBLE
-
-MUTANTS: list[Mutant] = [Mutant("toy-adds-one", DOUBLE, "n + 1 instead of 2n",
-                                after=lambda req, resp: {**resp, "output": {"doubled": req["input"]["n"] + 1}}
-                                if "output" in resp else resp)]
 '''
 
 
@@ -98,18 +88,14 @@ def _clone(tmp: Path) -> Path:
     (clone / "properties" / "toy").mkdir()
     (clone / "properties" / "toy" / "__init__.py").write_text("")
     (clone / "properties" / "toy" / "area.py").write_text(AREA)
-    init = clone / "oracle" / "__init__.py"
-    text = init.read_text()
-    text = text.replace("from oracle import alignment,", "from oracle import toy\nfrom oracle import alignment,", 1)
-    text = text.replace("    **recovery.ENTRIES}", "    **recovery.ENTRIES, **toy.ENTRIES}", 1)  # the oracle's one line
-    init.write_text(text)
-    areas = clone / "properties" / "areas.py"  # the suite's one line (and its import)
+    areas = clone / "properties" / "areas.py"  # the one line (and its import)
     text = areas.read_text().replace(WATERMARK, WATERMARK + "from properties.toy import area as toy\n", 1)
     areas.write_text(text.replace(LAST, LAST + "    toy.DOUBLE_AREA,\n", 1))
-    (clone / "flinkspec" / "mutants" / "toy.py").write_text(MUTANT)
-    mutants = clone / "flinkspec" / "mutants" / "__init__.py"  # the mutants' one line (and its import)
-    text = mutants.read_text().replace("historical, memory, watermark\n", "historical, memory, toy, watermark\n", 1)
-    mutants.write_text(text.replace("historical, watermark)", "historical, watermark, toy)", 1))
+    changed = subprocess.run(["git", "status", "--porcelain"], cwd=clone, check=True, capture_output=True, text=True)
+    assert sorted(changed.stdout.split()) == ["??", "??", "M", "oracle/toy.py", "properties/areas.py",
+                                              "properties/toy/"], changed.stdout
+    numstat = subprocess.run(["git", "diff", "--numstat"], cwd=clone, check=True, capture_output=True, text=True)
+    assert numstat.stdout.split() == ["2", "0", "properties/areas.py"]  # the declaration's line and its import
     return clone
 
 

@@ -162,11 +162,13 @@ def driven_classes() -> dict[str, list[str]]:
 
 
 def areas_by_bridge_class() -> dict[str, list[str]]:
-    """Bridge area class -> the protocol areas it answers (from Main.java's table)."""
-    text = (BRIDGE_PKG / "Main.java").read_text(encoding="utf-8")
+    """Bridge area class -> the protocol areas it answers (each area's declaration names its class)."""
+    from properties.areas import AREAS
+
     out: dict[str, list[str]] = {}
-    for area, cls in re.findall(r'AREAS\.put\("([^"]+)",\s*"([^"]+)"\)', text):
-        out.setdefault(cls, []).append(area)
+    for name, area in AREAS.items():
+        if area.bridge:
+            out.setdefault(area.bridge, []).append(name)
     return out
 
 

@@ -231,8 +231,16 @@ def _bridge_argv(jar: Path, home: Path, version: str) -> list[str]:
     if java is None:
         raise FlinkUnavailable("java not found: real Flink needs a JDK (17) on PATH")
     return [java, "-Xss4m", "-XX:+UseSerialGC", "-XX:+TieredCompilation",
-            f"-Dflinkspec.unsupported={out / 'unsupported'}",
+            f"-Dflinkspec.unsupported={out / 'unsupported'}", f"-Dflinkspec.areas={bridge_areas()}",
             "-cp", f"{out / 'classes'}{os.pathsep}{jar}", "flinkspec.bridge.Main", version]
+
+
+def bridge_areas() -> str:
+    """Which bridge class answers which area, as ``Main`` reads it (``area=Class,...``): each area's
+    declaration names its class (:attr:`properties.area.Area.bridge`)."""
+    from properties.areas import AREAS
+
+    return ",".join(f"{name}={area.bridge}" for name, area in AREAS.items() if area.bridge)
 
 
 def dir_size(path: Path) -> int:

@@ -2,9 +2,59 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from oracle import classloading
+from oracle import classloading_config as clc
 from properties.area import Area, ExtraCorpus, OracleRules
-from properties.classloading import invariants, strategies
+from properties.classloading import invariants, mutants, strategies
+from properties.features import (
+    Feature,
+    Request,
+    config_key_used,
+    has_field,
+    input_of,
+    with_input,
+    without_config_keys,
+    without_field,
+    without_output_field,
+)
+
+PATTERNS_DEPRECATED = "classloader.parent-first-patterns"
+KEYS = (clc.RESOLVE_ORDER.key, clc.ADDITIONAL_KEY, clc.DEFAULT_KEY, PATTERNS_DEPRECATED, clc.CHECK_LEAKED.key)
+FIELDS: dict[str, Callable[[], Any]] = {
+    "config": dict, "user_classes": list, "parent_classes": list, "lookups": list,
+    "user_resources": list, "parent_resources": list, "resource_lookups": list,
+}
+
+
+def _is(key: str) -> Callable[[str], bool]:
+    return lambda k: k == key
+
+
+def _other_key(key: str) -> bool:
+    return key not in KEYS
+
+
+def _fields_missing(req: Request) -> bool:
+    return any(name not in input_of(req) for name in FIELDS)
+
+
+def _fill_fields(req: Request) -> Request:
+    """Every optional field present: an absent list is ``[]``, an absent config ``{}`` (docs/protocol/v2.md)."""
+    inp = input_of(req)
+    return with_input(req, {**{name: empty() for name, empty in FIELDS.items()}, **inp})
+
+
+def _jars_used(req: Request) -> bool:
+    return any(name in input_of(req) for name in ("user_jars", "parent_jars"))
+
+
+def _key(key: str, name: str, description: str) -> Feature:
+    return Feature(f"{classloading.RESOLVE}.{name}", 2, classloading.RESOLVE, description, config_key_used(_is(key)),
+                   without_config_keys(_is(key)))
+
 
 RESOLVE = Area(
     name=classloading.RESOLVE, prefix="CLR", rules=invariants.BOOK, page="v1.md#classloadingresolve",
@@ -15,4 +65,20 @@ RESOLVE = Area(
                          corpus_key=strategies.value_corpus_key),),
     oracle={"classloading": OracleRules(rules=classloading.RULES,
                                         files=("oracle/classloading.py", "oracle/classloading_config.py"))},
+    mutants=tuple(mutants.MUTANTS), bridge="ClassLoadingArea", config_spelling=True,
+    features=(
+        Feature(f"{classloading.RESOLVE}.optional-fields", 2, classloading.RESOLVE,
+                "config and name lists left out, taken as empty", _fields_missing, _fill_fields),
+        _key(clc.DEFAULT_KEY, "patterns-default", f"the config key {clc.DEFAULT_KEY}"),
+        _key(PATTERNS_DEPRECATED, "patterns-deprecated-key", f"the deprecated config key {PATTERNS_DEPRECATED}"),
+        _key(clc.CHECK_LEAKED.key, "check-leaked-classloader", f"the config key {clc.CHECK_LEAKED.key}"),
+        Feature(f"{classloading.RESOLVE}.other-config-keys", 2, classloading.RESOLVE,
+                "config keys other than the class-loading options, which Flink ignores",
+                config_key_used(_other_key), without_config_keys(_other_key)),
+        Feature(f"{classloading.RESOLVE}.jars", 2, classloading.RESOLVE,
+                "real jars on the class path: user_jars, parent_jars", _jars_used),
+        Feature(f"{classloading.RESOLVE}.resource-lookup-one", 3, classloading.RESOLVE,
+                "getResource lookups: resource_lookup_one, answered in resource", has_field("resource_lookup_one"),
+                without_field("resource_lookup_one"), unanswer=without_output_field("resource")),
+    ),
 )

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from oracle import memory as names
 from properties.area import Area, ExtraCorpus
-from properties.memory import invariants, strategies
+from properties.memory import invariants, mutants, strategies
+from properties.mutant import of_area
 
 
 def _memory(name: str, prefix: str, anchor: str, description: str) -> Area:
@@ -14,6 +15,7 @@ def _memory(name: str, prefix: str, anchor: str, description: str) -> Area:
         # configurations on the edges of the memory rules: derived sizes configured back, a byte off
         corpora=(ExtraCorpus(name=f"{name}.edges", requests=strategies.edge_requests(name), corpus_key=str),),
         examples="properties/test_oracle_memory_examples.py",
+        mutants=of_area(mutants.MUTANTS, name), bridge="MemoryArea", config_spelling=True,
     )
 
 

@@ -16,23 +16,25 @@ import java.util.Map;
  * object per line, by driving Flink's own classes. Nothing but answers goes to stdout; Flink's
  * own logging is sent to stderr.
  *
- * <p>Area classes are loaded by name; one that failed to compile for this Flink version (its
- * javac output is in {@code unsupported/<Class>.txt} beside the classes) makes its areas answer
- * a BadRequest naming the reason.
+ * <p>Which class answers which area comes from the suite's registry of areas (each area's
+ * declaration names its bridge class), as the system property {@code flinkspec.areas}:
+ * {@code area=Class,area=Class,...}. Area classes are loaded by name; one that failed to compile
+ * for this Flink version (its javac output is in {@code unsupported/<Class>.txt} beside the
+ * classes) makes its areas answer a BadRequest naming the reason.
  */
 public final class Main {
-    static final Map<String, String> AREAS = new HashMap<>();
+    static final Map<String, String> AREAS = areas(System.getProperty("flinkspec.areas", ""));
 
-    static {
-        AREAS.put("memory.taskmanager", "MemoryArea");
-        AREAS.put("memory.jobmanager", "MemoryArea");
-        AREAS.put("watermark.valve", "WatermarkArea");
-        AREAS.put("watermark.combined", "WatermarkArea");
-        AREAS.put("watermark.timers", "TimersArea");
-        AREAS.put("classloading.resolve", "ClassLoadingArea");
-        AREAS.put("checkpoint.alignment", "AlignmentArea");
-        AREAS.put("checkpoint.coordinator", "CoordinatorArea");
-        AREAS.put("checkpoint.recovery", "RecoveryArea");
+    /** {@code area=Class,area=Class,...} as a map from area to class name. */
+    static Map<String, String> areas(String spec) {
+        Map<String, String> out = new HashMap<>();
+        for (String entry : spec.split(",")) {
+            int eq = entry.indexOf('=');
+            if (eq > 0) {
+                out.put(entry.substring(0, eq).trim(), entry.substring(eq + 1).trim());
+            }
+        }
+        return out;
     }
 
     private static final Map<String, Area> LOADED = new HashMap<>();

@@ -8,8 +8,11 @@ from collections.abc import Callable
 from typing import Any
 
 import oracle
-from flinkspec.mutants.mutant import Mutant, Request, Response
+import oracle.watermark
+from oracle.valve import LONG_MAX, Element, StatusWatermarkValve, Watermark
+from oracle.versions import v
 from oracle.watermark import COMBINED, TIMERS, VALVE
+from properties.mutant import PR, Mutant, Request, Response, as_version, historical, with_patches
 
 MUTANTS: list[Mutant] = []  # this module's mutants, in the order flinkspec mutants lists them
 
@@ -170,3 +173,63 @@ MUTANTS.append(Mutant("timers-delete-ignored", TIMERS, "ignores deleteEventTimeT
 MUTANTS.append(Mutant("timers-one-per-watermark", TIMERS,
               "fires at most one timer per watermark (an `if` where Flink loops with `while`)",
               after=_one_per_watermark))
+
+
+# ---- historical mutants (:func:`properties.mutant.historical`) -----------------------------------
+
+
+def _historical(number: int, area: str, doc: str, fixed_by: str, affected: str, **rewrite: Any) -> None:
+    MUTANTS.append(historical(number, area, doc, fixed_by, affected, **rewrite))
+
+class _MaxWhenNoneAligned(StatusWatermarkValve):
+    """FLINK-7721: the minimum over aligned channels starts at Long.MAX_VALUE and is emitted even
+    when no channel is aligned (``findAndOutputNewMinWatermarkAcrossAlignedChannels`` had no
+    ``hasAlignedChannels`` check)."""
+
+    def _emit_new_min(self) -> tuple[Element, ...]:
+        if self._aligned_min.minimum() is None and self._last_watermark < LONG_MAX:
+            self._last_watermark = LONG_MAX
+            return (Watermark(LONG_MAX),)
+        return super()._emit_new_min()
+
+
+class _NoAllIdleFlush(StatusWatermarkValve):
+    """FLINK-7728: when the last active channel goes idle, only IDLE is emitted (no flush)."""
+
+    def _emit_max_over_all(self) -> tuple[Element, ...]:
+        return ()
+
+
+_historical(
+    7721, VALVE,
+    "StatusWatermarkValve emits Long.MAX_VALUE when no channel is aligned but some are active "
+    "(e.g. the only aligned channel goes idle while an active one lags behind the output).",
+    f"{PR}4738 (Flink 1.3.3 / 1.4.0)", "1.2.x, 1.3.0-1.3.2",
+    after=with_patches((oracle.watermark, "StatusWatermarkValve", _MaxWhenNoneAligned)))
+_historical(
+    7728, VALVE,
+    "StatusWatermarkValve does not flush the largest channel watermark when all channels go idle: "
+    "the output watermark depends on the order in which the channels became idle.",
+    f"{PR}4747 (Flink 1.3.3 / 1.4.0)", "1.3.0-1.3.2",
+    after=with_patches((oracle.watermark, "StatusWatermarkValve", _NoAllIdleFlush)))
+
+_historical(
+    31628, VALVE,
+    "StatusWatermarkValve removes a channel going idle from its heap of aligned channels without checking "
+    "that it is there: an active channel that is not aligned (it came back behind the output) throws "
+    "ArrayIndexOutOfBoundsException when it goes idle (as Flink 1.17.0 does, SWV-11).",
+    f"{PR}22382 (Flink 1.17.1)", "1.17.0",
+    after=with_patches((oracle.watermark, "UNCHECKED_HEAP_REMOVAL", {v("1.13"): True})),
+    undocumented="the documented rules say what the valve emits, not which inputs it may refuse: a refusal is "
+                 "judged by the flink level's differential check alone")
+
+_historical(
+    18934, COMBINED,
+    "An idle input still holds back the combined watermark of a two/multi-input operator (answers "
+    "as Flink 1.13, whose operators ignore stream status; from 2.2 this also lacks FLINK-38454's flush).",
+    f"{PR}15771 (Flink 1.14.0)", "1.13 and earlier", before=as_version("1.13"))
+_historical(
+    38454, COMBINED,
+    "When every input of a multi-input operator goes idle, only IDLE is emitted: the largest "
+    "input watermark is not flushed first (answers as Flink 2.1 from 2.2 on).",
+    f"{PR}27066 (Flink 2.2.0)", "1.14-2.1", before=as_version("2.1", since="2.2"))

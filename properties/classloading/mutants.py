@@ -7,15 +7,16 @@ one rule changed, answered through :func:`oracle.classloading.resolve_with`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import attrs
 
-from flinkspec.mutants.mutant import Mutant, Request, Response
 from oracle import classloading_config as clc
 from oracle.classloading import NOT_FOUND, PARENT, USER, Loaders, resolve_with
 from oracle.classloading import RESOLVE as AREA
 from oracle.protocol import BadRequest
 from oracle.versions import FlinkVersion, parse_version
+from properties.mutant import PR, Mutant, Request, Response, historical
 
 MUTANTS: list[Mutant] = []  # this module's mutants, in the order flinkspec mutants lists them
 
@@ -116,3 +117,33 @@ for _name, _doc, _after in (
      "the pattern '' that sends every class to the parent first.", _answer(read_settings=_empty_entries_dropped)),
 ):
     MUTANTS.append(Mutant(_name, AREA, _doc, after=_after, undocumented=UNDOCUMENTED.get(_name, "")))
+
+
+# ---- historical mutants (:func:`properties.mutant.historical`) -----------------------------------
+
+
+def _historical(number: int, area: str, doc: str, fixed_by: str, affected: str, **rewrite: Any) -> None:
+    MUTANTS.append(historical(number, area, doc, fixed_by, affected, **rewrite))
+
+def _default_pattern_missing(pattern: str) -> Callable[[Mapping[str, str], FlinkVersion], clc.LoaderSettings]:
+    """Settings as Flink reads them, but with ``pattern`` absent from the built-in defaults."""
+    def read(config: Mapping[str, str], version: FlinkVersion) -> clc.LoaderSettings:
+        settings = clc.settings(config, version)
+        if clc.DEFAULT_KEY in config or "classloader.parent-first-patterns" in config:
+            return settings
+        return attrs.evolve(settings, patterns=tuple(p for p in settings.patterns if p != pattern))
+    return read
+
+
+_historical(
+    8455, AREA,
+    "org.apache.hadoop. is not among the default parent-first patterns: Hadoop classes bundled in a job "
+    "jar are loaded child-first (ClassCastExceptions with the BucketingSink).",
+    f"{PR}5313 (Flink 1.5.0)", "1.4.0 and earlier",
+    after=_answer(read_settings=_default_pattern_missing("org.apache.hadoop.")))
+_historical(
+    23649, AREA,
+    "org.rocksdb. is not among the default parent-first patterns: RocksDB (FRocksDB) classes bundled "
+    "in a job jar are loaded child-first.",
+    f"{PR}16811 (Flink 1.14.0)", "1.13 and earlier",
+    after=_answer(read_settings=_default_pattern_missing("org.rocksdb.")))

@@ -3,13 +3,19 @@ oracle with its input or its trace rewritten."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from flinkspec.mutants.mutant import Mutant, Request, Response
+import attrs
+
+import oracle.coordinator
+import oracle.coordinator_machine
 from oracle.alignment import ALIGNMENT
 from oracle.coordinator import COORDINATOR
+from oracle.coordinator_rules import Completed, CompletedStore, FailureManager, Rules, rules_for
 from oracle.recovery import RECOVERY, recover, restore_from, restore_latest
-from oracle.versions import parse_version
+from oracle.versions import FlinkVersion, parse_version
+from properties.mutant import PR, Mutant, Request, Response, historical, with_patches
 
 MUTANTS: list[Mutant] = []  # this module's mutants, in the order flinkspec mutants lists them
 
@@ -181,3 +187,97 @@ for _m in (
            "(consistent, but not what Flink restores: more is replayed).", after=_recovering(_oldest)),
 ):
     MUTANTS.append(_m)
+
+
+# ---- historical mutants (:func:`properties.mutant.historical`) -----------------------------------
+
+
+def _historical(number: int, area: str, doc: str, fixed_by: str, affected: str, **rewrite: Any) -> None:
+    MUTANTS.append(historical(number, area, doc, fixed_by, affected, **rewrite))
+
+def _rules_with(**changes: Any) -> Callable[[FlinkVersion], Rules]:
+    def tweaked(version: FlinkVersion) -> Rules:
+        rules = rules_for(version)
+        return attrs.evolve(rules, **{k: fn(getattr(rules, k)) for k, fn in changes.items()})
+    return tweaked
+
+
+class _DropOldest(CompletedStore):
+    """FLINK-21351: the store drops its oldest entries past ``retain``, savepoint or not, so adding
+    a savepoint with retain 1 discards the last checkpoint (``CheckpointSubsumeHelper`` absent)."""
+
+    def add(self, checkpoint: Completed) -> list[Completed]:
+        self._checkpoints.append(checkpoint)
+        dropped = self._checkpoints[:-self._retain]
+        self._checkpoints = self._checkpoints[-self._retain:]
+        return dropped
+
+
+_historical(
+    15922, COORDINATOR,
+    "The coordinator remembers every checkpoint removed from pending (declined, subsumed, aborted) "
+    "and reports a late ack for any of them as a late message, not only for expired ones.",
+    f"{PR}23364 (Flink 1.19.0)", "1.13-1.18",
+    after=with_patches((oracle.coordinator, "rules_for", _rules_with(remembers_all_removed=lambda _: True))),
+    undocumented="No document says how the coordinator answers an acknowledgement of a checkpoint that is no "
+    "longer pending (reported as a late message, or as unknown): that is CheckpointCoordinator's bookkeeping of "
+    "the checkpoints it removed (the protocol's was_pending), which only Flink's code decides.")
+_historical(
+    25191, COORDINATOR,
+    "Savepoints are added to the completed-checkpoint store and subsume older pending checkpoints "
+    "and stored checkpoints, as up to 1.14 (FLIP-193 changed this; a behaviour change, not a bug fix).",
+    f"{PR}18092 (Flink 1.15.0)", "1.13-1.14",
+    after=with_patches((oracle.coordinator, "rules_for", _rules_with(stores_savepoints=lambda _: True))))
+_historical(
+    21351, COORDINATOR,
+    "Adding a savepoint to the completed-checkpoint store with num-retained 1 subsumes the last "
+    "checkpoint (incremental checkpoints then refer to discarded state). From 1.15 savepoints are "
+    "no longer stored, so there the mutant also stores them, as the buggy code did.",
+    f"{PR}14953 (Flink 1.12.2 / 1.13.0)", "1.10-1.12.1",
+    after=with_patches((oracle.coordinator_machine, "CompletedStore", _DropOldest),
+                        (oracle.coordinator, "rules_for", _rules_with(stores_savepoints=lambda _: True))),
+    undocumented="Up to 1.14 Flink's documentation lets a savepoint stand in the store for recovery (Savepoints: "
+    "'if there is no checkpoint after the last savepoint, the savepoint will be used for recovery') and bounds the "
+    "store only by state.checkpoints.num-retained, which the mutant keeps; that the latest checkpoint must stay "
+    "beside a savepoint (what incremental checkpoints refer to) no document says. From 1.15 it breaks CCR-10.",
+    documented_since="1.15")
+class _NoLastSuccess(FailureManager):
+    """FLINK-18336: before 1.12 ``CheckpointFailureManager`` kept no ``lastSucceededCheckpointId``: every
+    success cleared the count, and a failure of a checkpoint older than the last success counted again."""
+
+    def succeeded(self, checkpoint_id: int) -> None:
+        self._clear()
+
+
+_historical(
+    18336, COORDINATOR,
+    "The failure manager keeps no last successful checkpoint id: a checkpoint older than the last "
+    "success that fails afterwards (a savepoint still pending when a newer checkpoint completes, then "
+    "declined) counts towards the tolerable failures, and any success, even an older one, resets the count.",
+    f"{PR}12751 (Flink 1.12.0)", "1.10 and earlier (1.11.x not checked)",
+    after=with_patches((oracle.coordinator_machine, "FailureManager", _NoLastSuccess)),
+    undocumented="The documentation defines execution.checkpointing.tolerable-failed-checkpoints only as 'the "
+    "tolerable checkpoint consecutive failure number'. Without savepoints the mutant answers as Flink does (a "
+    "completion subsumes every older pending checkpoint, and a subsumed one is not counted); it differs only when "
+    "a savepoint outlives a newer completed checkpoint, and whether that savepoint's later failure or completion "
+    "breaks or ends a run of 'consecutive' failures no document says: CheckpointFailureManager's "
+    "lastSucceededCheckpointId decides (FLINK-18336).")
+
+
+def _not_counted(reason: str) -> Callable[[Request, Response], Response]:
+    """Answer as if the failure manager did not count ``reason`` towards the tolerable failures."""
+    return with_patches((oracle.coordinator, "rules_for", _rules_with(counted=lambda counted: counted - {reason})))
+
+
+_historical(
+    27570, COORDINATOR,
+    "A task's decline with FINALIZE_CHECKPOINT_FAILURE is not counted towards the tolerable "
+    "checkpoint failures (the job keeps running past the threshold).",
+    f"{PR}20091 (Flink 1.15.2, per its release notes)", "1.15.1 and earlier",
+    after=_not_counted("FINALIZE_CHECKPOINT_FAILURE"))
+_historical(
+    23189, COORDINATOR,
+    "A checkpoint that fails with IO_EXCEPTION is not counted towards the tolerable checkpoint "
+    "failures, as before 1.14.",
+    f"{PR}16637 (Flink 1.14.0)", "1.13 and earlier",
+    after=_not_counted("IO_EXCEPTION"))

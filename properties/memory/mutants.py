@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from flinkspec.mutants.mutant import Mutant, Request, Response, with_config
 from oracle.memory import JOBMANAGER, TASKMANAGER
+from properties.mutant import PR, Mutant, Request, Response, historical, with_config
 
 MUTANTS: list[Mutant] = []  # this module's mutants, in the order flinkspec mutants lists them
 
@@ -125,3 +126,16 @@ MUTANTS.append(Mutant(
     "sets the JobManager's -Xmx/-Xms to total Flink memory (heap + off-heap) instead of the heap",
     after=_jm_heap_includes_offheap,
 ))
+
+
+# ---- historical mutants (:func:`properties.mutant.historical`) -----------------------------------
+
+
+def _historical(number: int, area: str, doc: str, fixed_by: str, affected: str, **rewrite: Any) -> None:
+    MUTANTS.append(historical(number, area, doc, fixed_by, affected, **rewrite))
+
+_historical(
+    30472, TASKMANAGER,
+    "taskmanager.memory.network.max defaults to 1g (a default change of FLIP-266, not a bug fix): "
+    "large TaskManagers derive at most 1g of network memory.",
+    f"{PR}21618 (Flink 1.17.0)", "1.10-1.16", before=_old_network_default)
