@@ -41,7 +41,8 @@ from oracle.versions import FlinkVersion, pick, v
 
 ALIGNMENT = "checkpoint.alignment"  # the protocol area (docs/protocol)
 
-# The rules this module encodes, each declared once (properties/oracle_rules.py says what checks each).
+# The rules this module encodes, each declared once (its area's declaration, properties/<group>/area.py, says
+# what checks each).
 RULES: tuple[Declared, ...] = (
     Declared("IN-1",
              "Each event is appended to its channel's queue when it arrives.",

@@ -29,7 +29,8 @@ from oracle.versions import FlinkVersion
 
 RESOLVE = "classloading.resolve"  # the protocol area (docs/protocol)
 
-# The rules this module encodes, each declared once (properties/oracle_rules.py says what checks each).
+# The rules this module encodes, each declared once (its area's declaration, properties/<group>/area.py, says
+# what checks each).
 RULES: tuple[Declared, ...] = (
     Declared("CL-1",
              "The parent-first patterns in force are the entries of classloader.parent-first-patterns.default "

@@ -23,7 +23,8 @@ from oracle.explain import because
 from oracle.rules import Declared
 from oracle.valve import LONG_MIN, Arrival, Element, Status, Watermark
 
-# The rules this module encodes, each declared once (properties/oracle_rules.py says what checks each).
+# The rules this module encodes, each declared once (its area's declaration, properties/<group>/area.py, says
+# what checks each).
 RULES: tuple[Declared, ...] = (
     Declared("CWS-1",
              "Each input keeps a partial watermark that is only ever raised and an idle flag; a watermark on an"

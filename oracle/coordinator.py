@@ -29,7 +29,8 @@ from oracle.versions import FlinkVersion
 
 COORDINATOR = "checkpoint.coordinator"  # the protocol area (docs/protocol)
 
-# The rules this module encodes, each declared once (properties/oracle_rules.py says what checks each).
+# The rules this module encodes, each declared once (its area's declaration, properties/<group>/area.py, says
+# what checks each).
 RULES: tuple[Declared, ...] = (
     Declared("CC-1",
              "A trigger is queued in the request decider (at most 1000): at a full queue whose last request is "

@@ -29,7 +29,8 @@ from oracle.versions import FlinkVersion
 
 RECOVERY = "checkpoint.recovery"  # the protocol area (docs/protocol)
 
-# The rules this module encodes, each declared once (properties/oracle_rules.py says what checks each).
+# The rules this module encodes, each declared once (its area's declaration, properties/<group>/area.py, says
+# what checks each).
 RULES: tuple[Declared, ...] = (
     Declared("RC-1",
              "A checkpoint is complete when the operator snapshotted it and every channel delivered its barrier"

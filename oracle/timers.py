@@ -17,7 +17,8 @@ import attrs
 from oracle.explain import because
 from oracle.rules import Declared
 
-# The rules this module encodes, each declared once (properties/oracle_rules.py says what checks each).
+# The rules this module encodes, each declared once (its area's declaration, properties/<group>/area.py, says
+# what checks each).
 RULES: tuple[Declared, ...] = (
     Declared("ITS-1",
              "A timer is (timestamp, key, namespace); registering one that is already queued is a no-op.",

@@ -22,7 +22,8 @@ from oracle.explain import ERROR, at, because
 from oracle.javanum import JavaException
 from oracle.rules import Declared
 
-# The rules this module encodes, each declared once (properties/oracle_rules.py says what checks each).
+# The rules this module encodes, each declared once (its area's declaration, properties/<group>/area.py, says
+# what checks each).
 RULES: tuple[Declared, ...] = (
     Declared("SWV-1",
              "A watermark is ignored unless both the valve and its channel are ACTIVE.",

@@ -53,12 +53,36 @@ class ExtraCorpus:
     area: str = ""
 
 
+@attrs.frozen
+class Checked:
+    """What checks oracle rule ``oid`` (declared in its module's ``RULES``): its area's ``-EQ`` rule
+    (the oracle against real Flink; unless ``eq`` is false) and ``checks`` (invariants, ``path::test``
+    properties, ``scenario:`` Flink tests transcribed in ``properties/checkpoint/*_examples.json``), with a
+    ``note`` on what they leave out."""
+
+    oid: str
+    checks: tuple[str, ...]
+    eq: bool = True
+    note: str = ""
+
+
+def checked(oid: str, *checks: str, eq: bool = True, note: str = "") -> Checked:
+    return Checked(oid, checks, eq, note)
+
+
+def scenarios(*names: str) -> tuple[str, ...]:
+    """Flink's own tests (``Class#method``) transcribed as pinned scenarios."""
+    return tuple(f"scenario:{n}" for n in names)
+
+
 @attrs.frozen(kw_only=True)
 class OracleRules:
-    """An oracle module's declared rules (``RULES``) and the files that encode them."""
+    """An oracle module's declared rules (``RULES``), the files that encode them and what checks each
+    (one :class:`Checked` per rule, :mod:`properties.oracle_rules`)."""
 
     rules: tuple[Declared, ...]
     files: tuple[str, ...]
+    checked: tuple[Checked, ...] = ()
 
 
 @attrs.frozen(kw_only=True)

@@ -94,7 +94,9 @@ ORACLE_MODULES: dict[str, tuple[str, tuple[Declared, ...], tuple[str, ...]]] = {
 DECLARED: dict[str, tuple[Declared, str, tuple[str, ...]]] = {
     d.id: (d, area, files) for area, rules, files in ORACLE_MODULES.values() for d in rules}
 # the rules the oracle encodes, with what checks each
-ORACLE_RULES: dict[str, Rule] = oracle_rules.oracle_rules(DECLARED, {name: a.prefix for name, a in AREAS.items()})
+ORACLE_RULES: dict[str, Rule] = oracle_rules.oracle_rules(
+    DECLARED, (c for area in AREAS.values() for encoded in area.oracle.values() for c in encoded.checked),
+    {name: a.prefix for name, a in AREAS.items()})
 # each area's invariants with their checks (its book's, as the book declares them)
 CHECKS: dict[str, list[tuple[Rule, Check]]] = {
     name: [(area.rules.rules[rid], fn) for rid, of, fn in area.rules.checks if of == name]

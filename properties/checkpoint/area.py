@@ -9,7 +9,7 @@ from typing import Any
 from oracle import alignment, coordinator
 from oracle import recovery as recovery_oracle
 from oracle.versions import v
-from properties.area import AnswerShape, Area, ExtraCorpus, OracleRules
+from properties.area import AnswerShape, Area, Checked, ExtraCorpus, OracleRules, checked, scenarios
 from properties.checkpoint import (
     alignment_invariants,
     alignment_strategies,
@@ -79,6 +79,136 @@ def _drop_was_pending(out: Output) -> Output:
 
 
 _SCENARIO = "properties/checkpoint/test_examples.py::test_flinks_own_scenario"
+ALIGN_MACHINE = "properties/checkpoint/test_alignment_machine.py::test_alignment_machine"
+COORD_MACHINE = "properties/checkpoint/test_coordinator_machine.py::test_coordinator_machine"
+_CC_EX = "properties/checkpoint/test_coordinator_patch_releases.py::"
+CC_BAD = "properties/checkpoint/test_bad_input.py::"
+_AT = "AlignedCheckpointsTest#"
+_BT = "CheckpointBarrierTrackerTest#"
+_CT = "CheckpointCoordinatorTest#"
+_DT = "CheckpointRequestDeciderTest#"
+_FT = "CheckpointFailureManagerTest#"
+_ST = "DefaultCompletedCheckpointStoreTest#"
+_RECOVERY_NOTE = ("a model rule: RCV-EQ's real-Flink side (RecoveryArea.java) does the same bookkeeping over the "
+                  "trace of Flink's own barrier handler, so RCV-EQ checks the trace; the documented guarantees "
+                  "RCV-2 ... RCV-4 check the outcome")
+_INPUT_NOTE = ("the harness's input model, the same in the bridge's AlignmentArea.java: ALIGN-EQ checks that "
+               "oracle and bridge agree on it, the invariants that the traces it yields are sound")
+
+# what checks each rule of the oracle's barrier handlers, coordinator and recovery
+_ALIGNMENT_CHECKED: tuple[Checked, ...] = (
+    checked("IN-1",
+                "ALIGN-2", ALIGN_MACHINE, note=_INPUT_NOTE),
+    checked("IN-2",
+                "ALIGN-3", ALIGN_MACHINE, note=_INPUT_NOTE),
+    checked("IN-3",
+                "ALIGN-2", ALIGN_MACHINE, note=_INPUT_NOTE),
+    checked("IN-4", "ALIGN-1", ALIGN_MACHINE,
+                note=_INPUT_NOTE),
+    checked("IN-5",
+                "ALIGN-1", ALIGN_MACHINE, note=_INPUT_NOTE),
+    checked("IN-6",
+                "ALIGN-1", "ALIGN-7", ALIGN_MACHINE, note=_INPUT_NOTE),
+    checked("AL-1", ALIGN_MACHINE,
+                *scenarios(_AT + "testMultiChannelWithBarriers")),
+    checked("AL-2", "ALIGN-5", ALIGN_MACHINE,
+                *scenarios(_AT + "testMultiChannelAbortCheckpoint", _AT + "testAbortOnCanceledBarriers")),
+    checked("AL-3",
+                "ALIGN-5", "ALIGN-6", ALIGN_MACHINE,
+                *scenarios(_AT + "testMultiChannelJumpingOverCheckpoint",
+                           _AT + "testIgnoreCancelBarrierIfCheckpointSubsumed")),
+    checked("AL-4",
+                "ALIGN-3", "ALIGN-5", ALIGN_MACHINE, *scenarios(_AT + "testMultiChannelWithBarriers")),
+    checked("AL-5", "ALIGN-6", ALIGN_MACHINE,
+                *scenarios(_AT + "testSingleChannelAbortCheckpoint", _AT + "testMultiChannelAbortCheckpoint",
+                           _AT + "testAbortOnCanceledBarriers", _AT + "testIgnoreCancelBarrierIfCheckpointSubsumed")),
+    checked("AL-6", "ALIGN-5", "ALIGN-6", ALIGN_MACHINE,
+                *scenarios(_AT + "testMultiChannelAbortCheckpoint")),
+    checked("AL-7", "ALIGN-6", ALIGN_MACHINE),
+    checked("AL-8", "ALIGN-3", ALIGN_MACHINE,
+                *scenarios(_AT + "testTriggerCheckpointsWithEndOfPartition",
+                           _AT + "testDeduplicateChannelsWithBothBarrierAndEndOfPartition",
+                           _AT + "testTriggerCheckpointsAfterReceivedEndOfPartition")),
+    checked("AL-9",
+                ALIGN_MACHINE),
+    checked("ALO-1", "ALIGN-2", ALIGN_MACHINE),
+    checked("ALO-2", "ALIGN-4", ALIGN_MACHINE,
+                *scenarios(_BT + "testSingleChannelWithSkippedBarriers",
+                           _BT + "testNoFastPathWithChannelFinishedDuringCheckpoints")),
+    checked("ALO-3", "ALIGN-4",
+                ALIGN_MACHINE, *scenarios(_BT + "testCompleteCheckpointsOnLateBarriers",
+                                          _BT + "testMultiChannelSkippingCheckpoints")),
+    checked("ALO-4", "ALIGN-4",
+                ALIGN_MACHINE, *scenarios(_BT + "testCompleteCheckpointsOnLateBarriers")),
+    checked("ALO-5", ALIGN_MACHINE,
+                *scenarios(_BT + "testCompleteCheckpointsOnLateBarriers")),
+    checked("ALO-6", "ALIGN-6", ALIGN_MACHINE),
+    checked("ALO-7", "ALIGN-6",
+                ALIGN_MACHINE, *scenarios(_BT + "testMultiChannelAbortCheckpoint",
+                                          _BT + "testInterleavedCancellationBarriers")),
+    checked("ALO-8", "ALIGN-6", ALIGN_MACHINE,
+                *scenarios(_BT + "testAbortCheckpointsAfterEndOfPartitionReceived")),
+    checked("ALO-9", ALIGN_MACHINE,
+                *scenarios(_BT + "testTriggerCheckpointsWithEndOfPartition",
+                           _BT + "testNoFastPathWithChannelFinishedDuringCheckpoints")),
+    checked("ALO-10", ALIGN_MACHINE),
+    checked("ALO-11", "ALIGN-7", ALIGN_MACHINE,
+                note="ALIGN-7 (never fail the task) is the documented rule real Flink 1.14+ breaks this way"),
+)
+_COORDINATOR_CHECKED: tuple[Checked, ...] = (
+    checked("CC-1", COORD_MACHINE,
+                *scenarios(_DT + "testQueueSizeLimit", _DT + "testQueueSizeLimitPriority")),
+    checked("CC-2", "CCR-4", COORD_MACHINE,
+                *scenarios(_DT + "testSavepointPrioritized+testUserSubmittedPrioritized",
+                           _CT + "testConcurrentSavepoints", _CT + "testMaxConcurrentAttempts2")),
+    checked("CC-3",
+                COORD_MACHINE, *scenarios(_DT + "testCheckpointTiming+testSavepointTiming",
+                                          _CT + "testMinDelayBetweenSavepoints")),
+    checked("CC-4", COORD_MACHINE,
+                *scenarios(_CT + "testPeriodicSchedulingWithInactiveTasks")),
+    checked("CC-5", "CCR-2", "CCR-7", COORD_MACHINE,
+                *scenarios(_CT + "testCheckpointTimeoutIsolated")),
+    checked("CC-6",
+                "CCR-3", "CCR-8", COORD_MACHINE, *scenarios(_CT + "testTriggerAndConfirmSimpleCheckpoint")),
+    checked("CC-7", "CCR-5",
+                COORD_MACHINE, *scenarios(_CT + "testSavepointsAreNotSubsumed",
+                                          _CT + "testMaxConcurrentAttempsWithSubsumption")),
+    checked("CC-8", "CCR-3",
+                COORD_MACHINE, *scenarios(_CT + "testTriggerAndDeclineCheckpointSimple",
+                                          "PendingCheckpointTest#testSyncSavepointCannotBeSubsumed")),
+    checked("CC-9", "CCR-7", COORD_MACHINE,
+                *scenarios(_CT + "testCheckpointTimeoutIsolated")),
+    checked("CC-10", COORD_MACHINE, *scenarios(_CT + "testMaxConcurrentAttempts2")),
+    checked("CC-11", COORD_MACHINE,
+                *scenarios(_FT + "testContinuousFailure")),
+    checked("CC-12", "CCR-1", COORD_MACHINE,
+                CC_BAD + "test_invalid_checkpoint_input_is_a_bad_request"),
+    checked("CC-13", COORD_MACHINE,
+                *scenarios(_FT + "testContinuousFailure", _FT + "testBreakContinuousFailure")),
+    checked("CC-14", COORD_MACHINE, _CC_EX + "test_savepoint_failures_count_until_1_14_2"),
+    checked("CC-15",
+                COORD_MACHINE, *scenarios(_CT + "testExpiredCheckpointExceedsTolerableFailureNumber",
+                                          _FT + "testContinuousFailure")),
+    checked("CC-16", "CCR-6", COORD_MACHINE,
+                *scenarios(_ST + "testAtLeastOneCheckpointRetained", _ST + "testNotSubsumedIfNotNeeded")),
+    checked("CC-17", "CCR-6", COORD_MACHINE,
+                *scenarios(_ST + "testSubsumeAfterStoppingWithSavepoint")),
+    checked("CC-18", COORD_MACHINE,
+                *scenarios(_CT + "testHandleMessagesForNonExistingCheckpoints")),
+    checked("CC-19", CC_BAD + "test_a_negative_timeout_is_flinks_verdict"),
+)
+_RECOVERY_CHECKED: tuple[Checked, ...] = (
+    checked("RC-1", "RCV-4",
+                note=_RECOVERY_NOTE),
+    checked("RC-2",
+                "RCV-4", note=_RECOVERY_NOTE),
+    checked("RC-3",
+                "RCV-2", "RCV-3", note=_RECOVERY_NOTE),
+    checked("RC-4",
+                "RCV-2", "RCV-3", "RCV-4", note=_RECOVERY_NOTE),
+    checked("RC-5",
+                "RCV-1", "RCV-2", "RCV-3", note=_RECOVERY_NOTE),
+)
 
 ALIGNMENT = Area(
     name=alignment.ALIGNMENT, prefix="ALIGN", rules=alignment_invariants.BOOK, page="checkpoint-alignment.md",
@@ -88,8 +218,9 @@ ALIGNMENT = Area(
     corpora=(ExtraCorpus(name=f"{alignment.ALIGNMENT}.ends", requests=alignment_strategies.ending_requests,
                          corpus_key=lambda ver: ver >= v("1.14")),),
     oracle={"alignment": OracleRules(rules=alignment.RULES,
-                                     files=("oracle/alignment.py", "oracle/alignment_handlers.py"))},
-    machine="properties/checkpoint/test_alignment_machine.py::test_alignment_machine",
+                                     files=("oracle/alignment.py", "oracle/alignment_handlers.py"),
+                                     checked=_ALIGNMENT_CHECKED)},
+    machine=ALIGN_MACHINE,
     examples=_SCENARIO, mutants=of_area(mutants.MUTANTS, alignment.ALIGNMENT), bridge="AlignmentArea",
     # recovery's inputs are alignment inputs: they can carry these too
     features=(Feature(f"{alignment.ALIGNMENT}.cancel", 2, alignment.ALIGNMENT, "cancel checkpoint markers: cancel "
@@ -109,8 +240,9 @@ COORDINATOR = Area(
     shape=AnswerShape(data_maps=("aborted",),
                       empty_when_absent=("triggered", "rejected", "completed", "aborted", "retained")),
     oracle={"coordinator": OracleRules(rules=coordinator.RULES, files=(
-        "oracle/coordinator.py", "oracle/coordinator_machine.py", "oracle/coordinator_rules.py"))},
-    machine="properties/checkpoint/test_coordinator_machine.py::test_coordinator_machine",
+        "oracle/coordinator.py", "oracle/coordinator_machine.py", "oracle/coordinator_rules.py"),
+        checked=_COORDINATOR_CHECKED)},
+    machine=COORD_MACHINE,
     examples=_SCENARIO, mutants=of_area(mutants.MUTANTS, coordinator.COORDINATOR),
     bridge="CoordinatorArea",
     features=(Feature(f"{coordinator.COORDINATOR}.config-defaults", 2, coordinator.COORDINATOR,
@@ -131,6 +263,7 @@ RECOVERY = Area(
     description="a job failing after fail_after events and recovering from its latest checkpoint",
     requests=recovery.requests, size=event_count, adapt=recovery.from_alignment, corpus_of=alignment.ALIGNMENT,
     shape=AnswerShape(data_maps=("counts",)),
-    oracle={"recovery": OracleRules(rules=recovery_oracle.RULES, files=("oracle/recovery.py",))},
+    oracle={"recovery": OracleRules(rules=recovery_oracle.RULES, files=("oracle/recovery.py",),
+                                    checked=_RECOVERY_CHECKED)},
     mutants=of_area(mutants.MUTANTS, recovery_oracle.RECOVERY), bridge="RecoveryArea",
 )

@@ -7,7 +7,7 @@ from typing import Any
 
 from oracle import classloading
 from oracle import classloading_config as clc
-from properties.area import Area, ExtraCorpus, OracleRules
+from properties.area import Area, Checked, ExtraCorpus, OracleRules, checked
 from properties.classloading import invariants, mutants, strategies
 from properties.features import (
     Feature,
@@ -19,6 +19,31 @@ from properties.features import (
     without_config_keys,
     without_field,
     without_output_field,
+)
+
+CL_BAD = "properties/classloading/test_bad_input.py::"
+# what checks each rule of the oracle's class loading
+_CHECKED: tuple[Checked, ...] = (
+    checked("CL-1", "CLR-9"),
+    checked("CL-2",
+                "CLR-9"),
+    checked("CL-3", "CLR-9"),
+    checked("CL-4", "CLR-9"),
+    checked("CL-5", "CLR-10",
+                CL_BAD + "test_unknown_resolve_order_is_rejected_by_flink"),
+    checked("CL-6",
+                note="CLR-EQ compares the message only with --strict-messages (tests/test_real_flink.py sets it)"),
+    checked("CL-7", "CLR-2", "CLR-3", "CLR-4", "CLR-8"),
+    checked("CL-8", "CLR-5"),
+    checked("CL-9",
+                "CLR-3", "CLR-5", "CLR-6"),
+    checked("CL-10", "CLR-7"),
+    checked("CL-11",
+                "CLR-7"),
+    checked("CL-12", "CLR-7"),
+    checked("CL-13",
+                "CLR-11"),
+    checked("CL-14", "CLR-12"),
 )
 
 PATTERNS_DEPRECATED = "classloader.parent-first-patterns"
@@ -64,7 +89,8 @@ RESOLVE = Area(
     corpora=(ExtraCorpus(name="classloading.values", requests=strategies.value_requests,
                          corpus_key=strategies.value_corpus_key),),
     oracle={"classloading": OracleRules(rules=classloading.RULES,
-                                        files=("oracle/classloading.py", "oracle/classloading_config.py"))},
+                                        files=("oracle/classloading.py", "oracle/classloading_config.py"),
+                                        checked=_CHECKED)},
     mutants=tuple(mutants.MUTANTS), bridge="ClassLoadingArea", config_spelling=True,
     features=(
         Feature(f"{classloading.RESOLVE}.optional-fields", 2, classloading.RESOLVE,
