@@ -34,6 +34,7 @@ from typing import Any
 import attrs
 
 from oracle.alignment_handlers import Abort, AlignedHandler, Block, Effect, Fail, Resume, Tracker, Trigger
+from oracle.changes import Change
 from oracle.explain import ASIDE, at, because, recorded, tracing_active
 from oracle.protocol import JAVA_LONG_MAX, AreaFn, BadRequest
 from oracle.rules import Declared
@@ -158,10 +159,20 @@ MAX_EVENTS = 100_000
 # execution.checkpointing.checkpoints-after-tasks-finish(.enabled): the option's default, by first
 # version (ExecutionCheckpointingOptions 1.14-1.20, CheckpointingOptions 1.20+); None: no option,
 # the handlers have no such mode (1.13). Verified in each flink-dist jar.
-AFTER_FINISH_DEFAULT: Mapping[FlinkVersion, bool | None] = {v("1.13"): None, v("1.14"): False, v("1.15"): True}
+CHANNEL_SETS = Change(
+    since="1.14", what="barrier handlers track channel sets; end of partition counts as aligned; "
+    "checkpoints-after-finish option",
+    # end of partition: counts as aligned (1.14), with checkpoints after finish on by default (1.15)
+    witnesses=({"mode": "at_least_once", "channels": 2,
+                "events": [{"channel": 1, "end": True}, {"channel": 0, "barrier": 1}]},
+               {"mode": "exactly_once", "channels": 2,
+                "events": [{"channel": 1, "barrier": 1}, {"channel": 0, "end": True}]}))
+AFTER_FINISH_ON = Change(since="1.15", what="checkpoints-after-finish default false -> true")
+AFTER_FINISH_DEFAULT: Mapping[FlinkVersion, bool | None] = {
+    v("1.13"): None, CHANNEL_SETS.at: False, AFTER_FINISH_ON.at: True}
 
 # CheckpointBarrierTracker's rules: 1.13's barrier counter (ALO-10) or 1.14+'s channel sets.
-LEGACY_TRACKER: Mapping[FlinkVersion, bool] = {v("1.13"): True, v("1.14"): False}
+LEGACY_TRACKER: Mapping[FlinkVersion, bool] = CHANNEL_SETS.table(True, False)
 
 MODES = ("exactly_once", "at_least_once")
 _KINDS = ("record", "barrier", "cancel", "end")
@@ -407,3 +418,6 @@ def _value(value: Any, kind: str, where: str) -> str | int | None:
 
 # the areas this module answers, by name (oracle.AREAS)
 ENTRIES: dict[str, AreaFn] = {ALIGNMENT: alignment_area}
+
+# the changes of Flink's behaviour in this area, in release order (oracle.changes)
+CHANGES: dict[str, tuple[Change, ...]] = {ALIGNMENT: (CHANNEL_SETS, AFTER_FINISH_ON)}

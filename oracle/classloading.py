@@ -21,6 +21,8 @@ from typing import Any, TypeVar
 
 import attrs
 
+from oracle import classloading_config as clc
+from oracle.changes import Change
 from oracle.classloading_config import JavaException, LoaderSettings, UnmodelledValue, settings, splitter_rule
 from oracle.explain import ERROR, at, because, recorded, tracing_active
 from oracle.protocol import AreaFn, BadRequest, Rejected, field, string_map
@@ -335,3 +337,7 @@ def _at(part: str, i: int, answer: Callable[[str], _T], name: str) -> _T:
 
 # the areas this module answers, by name (oracle.AREAS)
 ENTRIES: dict[str, AreaFn] = {RESOLVE: resolve}
+
+# the changes of Flink's behaviour in this area, in release order (oracle.changes)
+CHANGES: dict[str, tuple[Change, ...]] = {
+    RESOLVE: (clc.ROCKSDB_PARENT_FIRST, clc.LIST_OPTION, clc.MOVED_TO_UTIL, clc.YAML_LISTS)}

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 
 import attrs
 
+from oracle.changes import Change
 from oracle.explain import because
 from oracle.javanum import IllegalArgumentException, JavaException, java_trim
 from oracle.memory_options import ConfigOption, Configuration, FallbackKey
@@ -23,13 +24,26 @@ from oracle.versions import FlinkVersion, pick, v
 
 LOGGING = ("org.slf4j", "org.apache.log4j", "org.apache.logging", "org.apache.commons.logging", "ch.qos.logback")
 
+ROCKSDB_PARENT_FIRST = Change(
+    since="1.14", issue="FLINK-23649", what="parent-first defaults: +org.rocksdb., logging patterns moved last",
+    witnesses=({"user_classes": ["org.rocksdb.RocksDB"], "parent_classes": ["org.rocksdb.RocksDB"],
+                "lookups": ["org.rocksdb.RocksDB"]},))
+LIST_OPTION = Change(
+    since="1.15", what="parent-first option String (Guava split, no trim, empty pieces dropped) -> List (trimmed, "
+    "quotes honoured, empty entries kept)",
+    witnesses=({"config": {"classloader.parent-first-patterns.additional": "a.; b."}},))
+YAML_LISTS = Change(since="1.19", what="YAML list syntax for list options",
+                    witnesses=({"config": {"classloader.parent-first-patterns.additional": "[a., b.]"}},))
+MOVED_TO_UTIL = Change(since="1.16", what="FlinkUserCodeClassLoaders moved to org.apache.flink.util",
+                       unseen="same loader behaviour")
+
 # classloader.parent-first-patterns.default, by first version (exact order as in CoreOptions)
 DEFAULT_PATTERNS: Mapping[FlinkVersion, tuple[str, ...]] = {
     v("1.13"): ("java.", "scala.", "org.apache.flink.", "com.esotericsoftware.kryo", "org.apache.hadoop.",
                 "javax.annotation.", *LOGGING, "org.xml", "javax.xml", "org.apache.xerces", "org.w3c"),
-    v("1.14"): ("java.", "scala.", "org.apache.flink.", "com.esotericsoftware.kryo", "org.apache.hadoop.",
-                "javax.annotation.", "org.xml", "javax.xml", "org.apache.xerces", "org.w3c", "org.rocksdb.",
-                *LOGGING),
+    ROCKSDB_PARENT_FIRST.at: ("java.", "scala.", "org.apache.flink.", "com.esotericsoftware.kryo",
+                              "org.apache.hadoop.", "javax.annotation.", "org.xml", "javax.xml", "org.apache.xerces",
+                              "org.w3c", "org.rocksdb.", *LOGGING),
 }
 
 DEFAULT_KEY = "classloader.parent-first-patterns.default"
@@ -306,8 +320,8 @@ def _resolve_plain(text: str) -> str | None:
 
 SPLITTERS: Mapping[FlinkVersion, Callable[[str], tuple[str, ...]]] = {
     v("1.13"): guava_split,
-    v("1.15"): escaped_split,
-    v("1.19"): yaml_then_split,
+    LIST_OPTION.at: escaped_split,
+    YAML_LISTS.at: yaml_then_split,
 }
 SPLITTER_RULE: Mapping[Callable[[str], tuple[str, ...]], str] = {
     guava_split: "CL-2", escaped_split: "CL-3", yaml_then_split: "CL-4"}

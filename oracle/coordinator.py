@@ -20,6 +20,8 @@ from typing import Any
 
 import attrs
 
+from oracle import coordinator_rules
+from oracle.changes import Change
 from oracle.coordinator_machine import Config, Coordinator, Step
 from oracle.coordinator_rules import JAVA_INT_MAX, Rules, rules_for
 from oracle.explain import ERROR, at, because
@@ -312,3 +314,6 @@ def _event(event: Mapping[str, Any], kind: str, at: int, where: str, tasks: list
 
 # the areas this module answers, by name (oracle.AREAS)
 ENTRIES: dict[str, AreaFn] = {COORDINATOR: coordinator_area}
+
+# the changes of Flink's behaviour in this area, in release order (oracle.changes)
+CHANGES: dict[str, tuple[Change, ...]] = {COORDINATOR: coordinator_rules.CHANGES}

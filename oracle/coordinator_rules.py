@@ -10,9 +10,11 @@ checkpoints ``StandaloneCompletedCheckpointStore`` keeps. Rule IDs are listed in
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import attrs
 
+from oracle.changes import Change
 from oracle.explain import because
 from oracle.versions import FlinkVersion, pick, v
 
@@ -88,21 +90,73 @@ def _reasons_120() -> dict[str, Reason]:
     return out
 
 
+def _declined(reason: str) -> dict[str, Any]:
+    """A coordinator input where one task declines the first checkpoint with ``reason``."""
+    return {"tasks": ["t0"], "events": [{"at": 0, "trigger": "checkpoint"},
+                                        {"at": 1, "decline": "t0", "checkpoint": 1, "reason": reason}]}
+
+
+# The changes of the coordinator's behaviour, each with inputs that show it (a decline reason only
+# some versions have: CheckpointFailureReason, FLINK_RULES section 6).
+IO_EXCEPTION_COUNTED = Change(
+    since="1.14", issue="FLINK-23189", what="EXCEPTION -> IO_EXCEPTION, TASK_CLOSING text; IO_EXCEPTION counted",
+    witnesses=(_declined("EXCEPTION"), _declined("IO_EXCEPTION")))
+FAILED_PROPERTIES_SEEN = Change(
+    since="1.14.3", what="the failure manager sees a failed checkpoint's properties: a savepoint's job-level failures "
+    "are no longer counted, failures without an id (-1) are",
+    # a savepoint expires: counted until 1.14.2 (CC-14)
+    witnesses=({"config": {"timeout_ms": 10}, "tasks": ["t1"],
+                "events": [{"at": 1, "trigger": "savepoint"}, {"at": 60, "trigger": "savepoint"}]},))
+SAVEPOINTS_NOT_STORED = Change(
+    since="1.15", issue="FLINK-25191", what="savepoints no longer stored, only checkpoint/sync-savepoint completions "
+    "subsume",
+    # a completed savepoint is no longer stored (retained) beside the checkpoints
+    witnesses=({"config": {"retained": 1}, "tasks": ["t0"],
+                "events": [{"at": 0, "trigger": "checkpoint"}, {"at": 0, "trigger": "savepoint"},
+                           {"at": 1, "ack": "t0", "checkpoint": 1}, {"at": 1, "ack": "t0", "checkpoint": 2}]},))
+FINALIZE_COUNTED = Change(
+    since="1.15.2", issue="FLINK-27570",
+    what="FINALIZE_CHECKPOINT_FAILURE counted towards the tolerable failures (FLINK-27570)",
+    witnesses=(_declined("FINALIZE_CHECKPOINT_FAILURE"),))
+CLEANER_RUNS_QUEUE = Change(
+    since="1.16", what="the store hands subsumed checkpoints to the CheckpointsCleaner, whose clean-up runs the "
+    "request queue once more each (oracle rule CC-10, oracle/coordinator_rules.py)",
+    # a subsuming completion runs the request queue once more
+    witnesses=({"config": {"min_pause_ms": 5}, "tasks": ["t0"],
+                "events": [*[{"at": 0, "trigger": "periodic"}] * 4, {"at": 184, "trigger": "checkpoint"},
+                           {"at": 204, "ack": "t0", "checkpoint": 1}, {"at": 264, "ack": "t0", "checkpoint": 2}]},))
+MESSAGE_NAMES_REASON = Change(
+    since="1.17", what="tolerable-failure message names the reason; failure reasons -4, "
+    "+CHANNEL_STATE_SHARED_STREAM_EXCEPTION", witnesses=(_declined("CHANNEL_STATE_SHARED_STREAM_EXCEPTION"),))
+EXPIRED_ONLY_REMEMBERED = Change(
+    since="1.19", issue="FLINK-15922", what="late-ack 'wasPending' ring holds expired ids only",
+    # a duplicate ack of a completed checkpoint: late (was pending) until 1.19
+    witnesses=({"tasks": ["t0"], "events": [{"at": 0, "trigger": "periodic"},
+                                            *[{"at": 0, "ack": "t0", "checkpoint": 1}] * 2]},))
+BLOCKING_OUTPUT = Change(since="1.20", what="+BLOCKING_OUTPUT_EXIST failure reason",
+                         witnesses=(_declined("BLOCKING_OUTPUT_EXIST"),))
+KEYS_RENAMED = Change(since="1.20", what="checkpoint option keys renamed to execution.checkpointing.* (old keys kept)",
+                      unseen="the protocol's coordinator config has its own field names")
+CHANGES: tuple[Change, ...] = (IO_EXCEPTION_COUNTED, FAILED_PROPERTIES_SEEN, SAVEPOINTS_NOT_STORED, FINALIZE_COUNTED,
+                               CLEANER_RUNS_QUEUE, MESSAGE_NAMES_REASON, EXPIRED_ONLY_REMEMBERED, BLOCKING_OUTPUT,
+                               KEYS_RENAMED)
+
 # CC-12: the CheckpointFailureReason enum of each version
 REASONS: Mapping[FlinkVersion, Mapping[str, Reason]] = {
     v("1.13"): _reasons_113(),
-    v("1.14"): _reasons_114(),
-    v("1.17"): _reasons_117(),
-    v("1.20"): _reasons_120(),
+    IO_EXCEPTION_COUNTED.at: _reasons_114(),
+    MESSAGE_NAMES_REASON.at: _reasons_117(),
+    BLOCKING_OUTPUT.at: _reasons_120(),
 }
 
 # CC-13: CheckpointFailureManager.checkFailureCounter, the reasons that count
 COUNTED: Mapping[FlinkVersion, frozenset[str]] = {
     v("1.13"): frozenset({"CHECKPOINT_ASYNC_EXCEPTION", "CHECKPOINT_DECLINED", "CHECKPOINT_EXPIRED"}),
-    v("1.14"): frozenset({"CHECKPOINT_ASYNC_EXCEPTION", "CHECKPOINT_DECLINED", "CHECKPOINT_EXPIRED", "IO_EXCEPTION"}),
-    # FLINK-27570 (fixed in 1.15.2, not in 1.14): a FINALIZE_CHECKPOINT_FAILURE counts
-    v("1.15.2"): frozenset({"CHECKPOINT_ASYNC_EXCEPTION", "CHECKPOINT_DECLINED", "CHECKPOINT_EXPIRED", "IO_EXCEPTION",
-                            "FINALIZE_CHECKPOINT_FAILURE"}),
+    IO_EXCEPTION_COUNTED.at: frozenset({"CHECKPOINT_ASYNC_EXCEPTION", "CHECKPOINT_DECLINED", "CHECKPOINT_EXPIRED",
+                                        "IO_EXCEPTION"}),
+    # not in 1.14: a FINALIZE_CHECKPOINT_FAILURE counts
+    FINALIZE_COUNTED.at: frozenset({"CHECKPOINT_ASYNC_EXCEPTION", "CHECKPOINT_DECLINED", "CHECKPOINT_EXPIRED",
+                                    "IO_EXCEPTION", "FINALIZE_CHECKPOINT_FAILURE"}),
 }
 
 EXCEEDED = "Exceeded checkpoint tolerable failure threshold."
@@ -118,14 +172,12 @@ def _exceeded_with_reason(reason: Reason) -> str:
 
 
 # CC-15: the message of the job failure once the tolerable number is exceeded
-EXCEEDED_MESSAGE: Mapping[FlinkVersion, Callable[[Reason], str]] = {
-    v("1.13"): _exceeded_plain,
-    v("1.17"): _exceeded_with_reason,
-}
+EXCEEDED_MESSAGE: Mapping[FlinkVersion, Callable[[Reason], str]] = MESSAGE_NAMES_REASON.table(
+    _exceeded_plain, _exceeded_with_reason)
 
 
 # CC-14: the release whose CheckpointFailureManager first takes a failed checkpoint's properties
-LEGACY_FAILURE_MANAGER_UNTIL = v("1.14.3")
+LEGACY_FAILURE_MANAGER_UNTIL = FAILED_PROPERTIES_SEEN.at
 
 
 @attrs.frozen
@@ -162,10 +214,10 @@ def rules_for(version: FlinkVersion) -> Rules:
         counted=pick(COUNTED, version),
         exceeded_message=pick(EXCEEDED_MESSAGE, version),
         legacy_failure_manager=version < LEGACY_FAILURE_MANAGER_UNTIL,
-        stores_savepoints=version < v("1.15"),
-        remembers_all_removed=version < v("1.19"),
+        stores_savepoints=SAVEPOINTS_NOT_STORED.before(version),
+        remembers_all_removed=EXPIRED_ONLY_REMEMBERED.before(version),
         checks_sources_only=version < v("1.14"),
-        store_cleanup_schedules=version >= v("1.16"),
+        store_cleanup_schedules=not CLEANER_RUNS_QUEUE.before(version),
     )
 
 

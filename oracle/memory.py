@@ -20,7 +20,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from oracle import memory_jm as jm
+from oracle import memory_options
 from oracle import memory_tm as tm
+from oracle.changes import Change
 from oracle.javanum import JavaException
 from oracle.memory_jm import JobManagerMemory
 from oracle.memory_options import Configuration
@@ -73,3 +75,17 @@ __all__ = [
 
 # the areas this module answers, by name (oracle.AREAS)
 ENTRIES: dict[str, AreaFn] = {TASKMANAGER: taskmanager_area, JOBMANAGER: jobmanager_area}
+
+# the changes of Flink's behaviour in these areas, in release order (oracle.changes)
+CHANGES: dict[str, tuple[Change, ...]] = {
+    TASKMANAGER: (
+        tm.RESOURCE_SCALE_CHANGE,
+        Change(since="1.15", what="dynamic config external-resources value quoted",
+               unseen="the protocol's memory output has no dynamic configs"),
+        memory_options.NETWORK_MAX_CHANGE,
+        Change(since="1.20", what="MemorySize: NPE text 'text' -> 'text cannot be null', divisor message, NaN "
+               "multiplication", unseen="no generated memory configuration reaches these paths"),
+        memory_options.LEGACY_REMOVED,
+    ),
+    JOBMANAGER: (jm.JM_LEGACY_REMOVED,),
+}

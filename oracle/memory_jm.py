@@ -11,16 +11,21 @@ from typing import Any
 import attrs
 
 from oracle import memory_options as o
+from oracle.changes import Change
 from oracle.explain import at
 from oracle.memory_options import Configuration, IllegalConfigurationException, get_memory_size
 from oracle.memory_process import ProcessMemoryOptions, ProcessMemorySpec, jvm_parameters, memory_process_spec
 from oracle.memory_tm import assemble_dynamic_configs, legacy_heap_mapped
 from oracle.memsize import MemorySize
-from oracle.versions import FlinkVersion, pick, v
+from oracle.versions import FlinkVersion, pick
 
 # BashJavaUtils: 1.13-1.20 call processSpecFromConfigWithNewOptionToInterpretLegacyHeap, which maps
 # the legacy heap keys and prefixes errors; 2.x calls processSpecFromConfig directly (no prefix).
-JM_ERROR_PREFIX = {v("1.13"): "JobManager memory configuration failed: ", v("2.0"): None}
+JM_LEGACY_REMOVED = Change(
+    since="2.0", what="legacy heap keys removed; error prefix 'JobManager memory configuration failed: ' dropped "
+    "(it came from the legacy-mapping entry point)",
+    witnesses=({"config": {"jobmanager.memory.process.size": "100m"}},))
+JM_ERROR_PREFIX = JM_LEGACY_REMOVED.table("JobManager memory configuration failed: ", None)
 
 
 @attrs.frozen

@@ -17,6 +17,7 @@ from typing import Any
 
 import attrs
 
+from oracle.changes import Change
 from oracle.javanum import (
     IllegalArgumentException,
     JavaException,
@@ -27,7 +28,7 @@ from oracle.javanum import (
     parse_int,
 )
 from oracle.memsize import MAX_VALUE, MemorySize
-from oracle.versions import FlinkVersion, pick, v
+from oracle.versions import FlinkVersion, pick
 
 
 class IllegalConfigurationException(JavaException):
@@ -111,7 +112,10 @@ CPU_CORES = ConfigOption("taskmanager.cpu.cores", "double")
 NUM_TASK_SLOTS = ConfigOption("taskmanager.numberOfTaskSlots", "int", 1, "1")
 
 # taskmanager.memory.network.max: 1g until 1.16, MemorySize.MAX_VALUE from 1.17 (FLINK-30472, FLIP-266)
-NETWORK_MAX_DEFAULT = {v("1.13"): MemorySize.parse("1g"), v("1.17"): MAX_VALUE}
+NETWORK_MAX_CHANGE = Change(
+    since="1.17", issue="FLINK-30472", what="taskmanager.memory.network.max default 1g -> Long.MAX_VALUE (FLINK-30472)",
+    witnesses=({"config": {"taskmanager.memory.flink.size": "16g"}},))
+NETWORK_MAX_DEFAULT = NETWORK_MAX_CHANGE.table(MemorySize.parse("1g"), MAX_VALUE)
 
 
 @functools.cache
@@ -123,7 +127,12 @@ def network_max(version: FlinkVersion) -> ConfigOption:
 
 
 # Legacy inputs, removed in 2.0: the heap keys and the network buffer count
-LEGACY_INPUTS = {v("1.13"): True, v("2.0"): False}
+LEGACY_REMOVED = Change(
+    since="2.0", what="legacy heap keys/env, legacy numberOfBuffers, DATAPROC weight name removed",
+    # the heap size, then the network buffer count
+    witnesses=({"config": {"taskmanager.memory.process.size": "2g", "taskmanager.heap.size": "1g"}},
+               {"config": {"taskmanager.memory.process.size": "2g", "taskmanager.network.numberOfBuffers": "100"}}))
+LEGACY_INPUTS = LEGACY_REMOVED.table(True, False)
 
 
 @functools.cache

@@ -13,6 +13,7 @@ from typing import Any
 import attrs
 
 from oracle import memory_options as o
+from oracle.changes import Change
 from oracle.explain import at
 from oracle.javanum import IllegalArgumentException, big_decimal_of, double_to_string
 from oracle.memory_options import Configuration, IllegalConfigurationException, get_memory_size
@@ -26,7 +27,7 @@ from oracle.memory_process import (
     memory_process_spec,
 )
 from oracle.memsize import MAX_VALUE, ZERO, MemorySize
-from oracle.versions import FlinkVersion, pick, v
+from oracle.versions import FlinkVersion, pick
 
 
 @attrs.frozen
@@ -298,7 +299,9 @@ def legacy_heap_mapped(config: Configuration, target: o.ConfigOption, heap: o.Co
 
 
 # Resource(name, BigDecimal value): from 1.14 the value is cut to 8 decimals (RoundingMode.DOWN)
-RESOURCE_SCALE: dict[FlinkVersion, int | None] = {v("1.13"): None, v("1.14"): 8}
+RESOURCE_SCALE_CHANGE = Change(since="1.14", what="CPU cores cut to 8 decimals (Resource value scale)",
+                               unseen="the protocol's memory output has no CPU cores")
+RESOURCE_SCALE: dict[FlinkVersion, int | None] = RESOURCE_SCALE_CHANGE.table(None, 8)
 
 
 def cpu_cores(config: Configuration, version: FlinkVersion) -> float:

@@ -21,7 +21,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from oracle.alignment import parse, run
+import attrs
+
+from oracle.alignment import AFTER_FINISH_ON, CHANNEL_SETS, parse, run
+from oracle.changes import Change
 from oracle.explain import at, because, tracing_active
 from oracle.protocol import AreaFn, BadRequest
 from oracle.rules import Declared
@@ -158,3 +161,15 @@ def _offsets(before: list[dict[str, Any]], channels: int, cid: int) -> list[int]
 
 # the areas this module answers, by name (oracle.AREAS)
 ENTRIES: dict[str, AreaFn] = {RECOVERY: recovery_area}
+
+# the changes of Flink's behaviour in this area: the barrier handlers' (oracle.alignment), shown by
+# recovery inputs
+CHANGES: dict[str, tuple[Change, ...]] = {RECOVERY: (
+    attrs.evolve(CHANNEL_SETS, what="barrier handlers track channel sets; checkpoints-after-finish option",
+                 witnesses=({"mode": "at_least_once", "channels": 2, "fail_after": 3,
+                             "events": [{"channel": 1, "end": True}, {"channel": 0, "barrier": 1},
+                                        {"channel": 0, "record": "a"}]},
+                            {"mode": "exactly_once", "channels": 2,
+                             "events": [{"channel": 1, "barrier": 1}, {"channel": 0, "end": True}]})),
+    AFTER_FINISH_ON,
+)}

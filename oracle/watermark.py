@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 import attrs
 
+from oracle.changes import Change
 from oracle.combined import CombiningOperator, LegacyCombiningTask
 from oracle.explain import at, because, tracing_active
 from oracle.protocol import AreaFn, BadRequest, Rejected, field, java_long
@@ -45,19 +46,39 @@ class Machine(Protocol):
     def feed(self, arrival: Arrival) -> tuple[Element, ...]: ...
 
 
-# watermark.valve: from 1.19 a channel may consume a range of subpartitions, each with
-# its own status in the valve; earlier valves know one watermark per channel.
-SUBPARTITIONS_SINCE = v("1.19")
+# The valve: from 1.19 a channel may consume a range of subpartitions, each with its own status in
+# the valve; earlier valves know one watermark per channel.
+SUBPARTITIONS = Change(
+    since="1.19", what="per-subpartition valve (subpartitions accepted)",
+    witnesses=({"channels": 1, "subpartitions": [[0, 1]],
+                "events": [{"channel": 0, "subpartition": 0, "watermark": 1}]},))
+SUBPARTITIONS_SINCE = SUBPARTITIONS.at
 
-# watermark.valve: 1.17.0 removes a channel from its heap of aligned channels unchecked (SWV-11,
-# FLINK-31628, fixed in 1.17.1).
-UNCHECKED_HEAP_REMOVAL: Mapping[FlinkVersion, bool] = {v("1.13"): False, v("1.17.0"): True, v("1.17.1"): False}
+# The valve: 1.17.0 removes a channel from its heap of aligned channels unchecked (SWV-11).
+HEAP_REMOVAL_CHECKED = Change(
+    since="1.17.1", regressed="1.17.0", issue="FLINK-31628",
+    what="an active channel that is not aligned goes idle without an ArrayIndexOutOfBoundsException "
+    "(FLINK-31628)",
+    # an active channel that is not aligned goes idle (1.17.0 throws)
+    witnesses=({"channels": 2, "events": [{"channel": 1, "status": "IDLE"}, {"channel": 0, "watermark": 0},
+                                          {"channel": 1, "status": "ACTIVE"}, {"channel": 1, "status": "IDLE"}]},))
+UNCHECKED_HEAP_REMOVAL: Mapping[FlinkVersion, bool] = HEAP_REMOVAL_CHECKED.table(True, False)
 
-# watermark.combined: how a multi-input operator combines, by first Flink version (CWS-*).
+# A multi-input operator: idle inputs stop holding it back (1.14), all idle inputs flush first (2.2).
+IDLE_INPUTS_IGNORED = Change(
+    since="1.14", issue="FLINK-18934",
+    what="idle inputs no longer hold back a multi-input operator (IndexedCombinedWatermarkStatus, FLINK-18934)",
+    witnesses=({"inputs": 2, "events": [{"input": 1, "status": "IDLE"}, {"input": 0, "watermark": 5}]},))
+ALL_IDLE_FLUSH = Change(
+    since="2.2", issue="FLINK-38454", what="all-idle inputs first flush the largest watermark (FLINK-38454)",
+    witnesses=({"inputs": 2, "events": [{"input": 0, "watermark": 5}, {"input": 0, "status": "IDLE"},
+                                        {"input": 1, "status": "IDLE"}]},))
+
+# How a multi-input operator combines, by first Flink version (CWS-*).
 COMBINERS: Mapping[FlinkVersion, Callable[[int], Machine]] = {
     v("1.13"): LegacyCombiningTask,
-    v("1.14"): lambda n: CombiningOperator(n, flush_when_all_idle=False),
-    v("2.2"): lambda n: CombiningOperator(n, flush_when_all_idle=True),  # FLINK-38454
+    IDLE_INPUTS_IGNORED.at: lambda n: CombiningOperator(n, flush_when_all_idle=False),
+    ALL_IDLE_FLUSH.at: lambda n: CombiningOperator(n, flush_when_all_idle=True),
 }
 
 
@@ -330,3 +351,24 @@ def _timer_events(payload: Mapping[str, Any]) -> list[TimerEvent]:
 
 # the areas this module answers, by name (oracle.AREAS)
 ENTRIES: dict[str, AreaFn] = {VALVE: valve_area, COMBINED: combined_area, TIMERS: timers_area}
+
+# the changes of Flink's behaviour in these areas, in release order (oracle.changes)
+CHANGES: dict[str, tuple[Change, ...]] = {
+    VALVE: (
+        Change(since="1.14", what="StreamStatus -> WatermarkStatus rename",
+               unseen="same valve output (two-input operators: the watermark.combined 1.14 change)"),
+        Change(since="1.17", what="StatusWatermarkValve on HeapPriorityQueue",
+               unseen="same valve output (but for 1.17.0's ArrayIndexOutOfBoundsException, FLINK-31628, fixed in "
+               "1.17.1)"),
+        HEAP_REMOVAL_CHECKED,
+        SUBPARTITIONS,
+    ),
+    COMBINED: (IDLE_INPUTS_IGNORED, ALL_IDLE_FLUSH),
+    TIMERS: (
+        Change(since="1.15", what="timer loop: key set before poll",
+               unseen="same timers fired (the protocol reads no keyed state)"),
+        Change(since="1.18", what="timer loop: stops on cancellation", unseen="the protocol has no task cancellation"),
+        Change(since="1.20", what="timer loop: interruptible (tryAdvanceWatermark)",
+               unseen="the protocol has no interruption"),
+    ),
+}

@@ -14,6 +14,7 @@ from typing import Any
 import attrs
 from hypothesis import strategies as st
 
+from oracle.changes import Change
 from oracle.rules import Declared
 from oracle.versions import RELEASES, FlinkVersion
 from properties.features import AnswerFeature, Feature
@@ -86,6 +87,17 @@ class OracleRules:
 
 
 @attrs.frozen(kw_only=True)
+class OptionDefault:
+    """An option's default that the oracle keys by version (``diff-versions`` reports its changes):
+    the option, the table, how to print a value. ``area`` is filled in by the registry."""
+
+    option: str
+    table: Mapping[FlinkVersion, Any]
+    show: Callable[[Any], str] = str
+    area: str = ""
+
+
+@attrs.frozen(kw_only=True)
 class Exhaustive:
     """How ``flinkspec exhaustive`` enumerates an area's short sequences: the event field naming an
     input and the input field counting them."""
@@ -136,6 +148,12 @@ class Area:
     answer_features: tuple[AnswerFeature, ...] = ()
     # its config values are read by Flink's own parsers (sizes, lists): the ``config.spelling`` feature
     config_spelling: bool = False
+    # its table of Flink's changes between releases (each written once, beside the oracle's tables that
+    # read it), the option defaults the oracle keys by version, and whether diff-versions compares its
+    # error messages (not only their types) against real Flink
+    changes: tuple[Change, ...] = ()
+    defaults: tuple[OptionDefault, ...] = ()
+    strict_messages: bool = False
 
     def violations(self, request: Request, response: Response, version: FlinkVersion, *,
                    documented_only: bool = False, expected: Response | None = None,

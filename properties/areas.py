@@ -42,7 +42,7 @@ def registry(areas: Iterable[Area]) -> dict[str, Area]:
             raise ValueError(f"area {area.name} declared twice")
         if area.name not in oracle.AREAS:
             raise ValueError(f"area {area.name} has no oracle entry (no ENTRIES of oracle/ names it)")
-        out[area.name] = area
+        out[area.name] = attrs.evolve(area, defaults=tuple(attrs.evolve(d, area=area.name) for d in area.defaults))
     if undeclared := oracle.AREAS.keys() - out.keys():
         raise ValueError(f"the oracle answers {sorted(undeclared)}, which no area declares")
     return out

@@ -37,13 +37,10 @@ import attrs
 
 import oracle
 from flinkspec.judge.reduce import reduce
-from oracle.alignment import AFTER_FINISH_DEFAULT
-from oracle.classloading_config import DEFAULT_KEY, DEFAULT_PATTERNS
-from oracle.memory_options import NETWORK_MAX_DEFAULT
 from oracle.memsize import parse_bytes
 from oracle.versions import RELEASES, FlinkVersion, parse_version, pick, v
 from properties import corpus
-from properties.area import AnswerShape
+from properties.area import AnswerShape, OptionDefault
 from properties.areas import AREAS
 from properties.compare import compare
 
@@ -52,7 +49,7 @@ Response = dict[str, Any]
 
 DEFAULT_EXAMPLES = 1000  # inputs drawn per area and per version (so up to 2x that per area)
 SHRINK_CALLS = 400  # candidate inputs tried per witness
-STRICT_MESSAGE_AREAS = frozenset({"memory.taskmanager", "memory.jobmanager", "classloading.resolve"})
+STRICT_MESSAGE_AREAS = frozenset(name for name, area in AREAS.items() if area.strict_messages)
 KINDS = {
     "output": "both accept, the outputs differ",
     "rejected-before": "accepted from this version on",
@@ -62,8 +59,8 @@ KINDS = {
 
 
 # --------------------------------------------------------------------------------------------
-# Known changes (FLINK_RULES.md section 6, docs/versions.md): (area, first version, what, regex on the
-# change's description that must match, or "" for any change of that area at that version).
+# Known changes: each area's table of changes (oracle.changes.Change, the area's ``changes``), read
+# here as the changes to find, the inputs that show them and the changes no answer can show.
 
 
 @attrs.frozen
@@ -87,135 +84,22 @@ class Known:
                 and re.search(self.pattern, what) is not None)
 
 
-KNOWN: tuple[Known, ...] = (
-    Known("memory.taskmanager", "1.17", "taskmanager.memory.network.max default 1g -> Long.MAX_VALUE (FLINK-30472)"),
-    Known("memory.taskmanager", "2.0", "legacy heap keys/env, legacy numberOfBuffers, DATAPROC weight name removed"),
-    Known("memory.jobmanager", "2.0", "legacy heap keys removed; error prefix 'JobManager memory configuration "
-          "failed: ' dropped (it came from the legacy-mapping entry point)"),
-    Known("classloading.resolve", "1.14", "parent-first defaults: +org.rocksdb., logging patterns moved last"),
-    Known("classloading.resolve", "1.15", "parent-first option String (Guava split, no trim, empty pieces dropped) "
-          "-> List (trimmed, quotes honoured, empty entries kept)"),
-    Known("classloading.resolve", "1.19", "YAML list syntax for list options"),
-    Known("watermark.valve", "1.17.1", "an active channel that is not aligned goes idle without an "
-          "ArrayIndexOutOfBoundsException (FLINK-31628)"),
-    Known("watermark.valve", "1.19", "per-subpartition valve (subpartitions accepted)"),
-    Known("watermark.combined", "1.14", "idle inputs no longer hold back a multi-input operator "
-          "(IndexedCombinedWatermarkStatus, FLINK-18934)"),
-    Known("watermark.combined", "2.2", "all-idle inputs first flush the largest watermark (FLINK-38454)"),
-    Known("checkpoint.alignment", "1.14", "barrier handlers track channel sets; end of partition counts as aligned; "
-          "checkpoints-after-finish option"),
-    Known("checkpoint.alignment", "1.15", "checkpoints-after-finish default false -> true"),
-    Known("checkpoint.recovery", "1.14", "barrier handlers track channel sets; checkpoints-after-finish option"),
-    Known("checkpoint.recovery", "1.15", "checkpoints-after-finish default false -> true"),
-    Known("checkpoint.coordinator", "1.14", "EXCEPTION -> IO_EXCEPTION, TASK_CLOSING text; IO_EXCEPTION counted"),
-    Known("checkpoint.coordinator", "1.14.3", "the failure manager sees a failed checkpoint's properties: a "
-          "savepoint's job-level failures are no longer counted, failures without an id (-1) are"),
-    Known("checkpoint.coordinator", "1.15", "savepoints no longer stored, only checkpoint/sync-savepoint completions "
-          "subsume"),
-    Known("checkpoint.coordinator", "1.15.2", "FINALIZE_CHECKPOINT_FAILURE counted towards the tolerable failures "
-          "(FLINK-27570)"),
-    Known("checkpoint.coordinator", "1.16", "the store hands subsumed checkpoints to the CheckpointsCleaner, whose "
-          "clean-up runs the request queue once more each (oracle rule CC-10, oracle/coordinator_rules.py)"),
-    Known("checkpoint.coordinator", "1.17", "tolerable-failure message names the reason; failure reasons -4, "
-          "+CHANNEL_STATE_SHARED_STREAM_EXCEPTION"),
-    Known("checkpoint.coordinator", "1.19", "late-ack 'wasPending' ring holds expired ids only"),
-    Known("checkpoint.coordinator", "1.20", "+BLOCKING_OUTPUT_EXIST failure reason"),
-)
+KNOWN: tuple[Known, ...] = tuple(Known(name, c.since, c.what, c.pattern)
+                                 for name, area in AREAS.items() for c in area.changes if not c.unseen)
 
 # Version changes the oracle knows that no protocol answer shows (so no witness can exist), or that the
 # generated inputs do not reach: (area, first version, change, why). Listed in the report when in range.
-UNSEEN: tuple[tuple[str, str, str, str], ...] = (
-    ("watermark.valve", "1.14", "StreamStatus -> WatermarkStatus rename",
-     "same valve output (two-input operators: the watermark.combined 1.14 change)"),
-    ("memory.taskmanager", "1.14", "CPU cores cut to 8 decimals (Resource value scale)",
-     "the protocol's memory output has no CPU cores"),
-    ("memory.taskmanager", "1.15", "dynamic config external-resources value quoted",
-     "the protocol's memory output has no dynamic configs"),
-    ("watermark.timers", "1.15", "timer loop: key set before poll",
-     "same timers fired (the protocol reads no keyed state)"),
-    ("classloading.resolve", "1.16", "FlinkUserCodeClassLoaders moved to org.apache.flink.util",
-     "same loader behaviour"),
-    ("watermark.valve", "1.17", "StatusWatermarkValve on HeapPriorityQueue",
-     "same valve output (but for 1.17.0's ArrayIndexOutOfBoundsException, FLINK-31628, fixed in 1.17.1)"),
-    ("watermark.timers", "1.18", "timer loop: stops on cancellation", "the protocol has no task cancellation"),
-    ("watermark.timers", "1.20", "timer loop: interruptible (tryAdvanceWatermark)", "the protocol has no interruption"),
-    ("memory.taskmanager", "1.20", "MemorySize: NPE text 'text' -> 'text cannot be null', divisor message, "
-     "NaN multiplication", "no generated memory configuration reaches these paths"),
-    ("checkpoint.coordinator", "1.20", "checkpoint option keys renamed to execution.checkpointing.* (old keys kept)",
-     "the protocol's coordinator config has its own field names"),
-)
+UNSEEN: tuple[tuple[str, str, str, str], ...] = tuple(
+    (name, c.since, c.what, c.unseen) for name, area in AREAS.items() for c in area.changes if c.unseen)
 
-
-# Option defaults the oracle keys by version: (option, area, table, value printer).
-@attrs.frozen
-class DefaultTable:
-    option: str
-    area: str
-    table: Mapping[FlinkVersion, Any]
-    show: Callable[[Any], str] = str
-
-
-DEFAULT_TABLES: tuple[DefaultTable, ...] = (
-    DefaultTable("taskmanager.memory.network.max", "memory.taskmanager", NETWORK_MAX_DEFAULT,
-                 lambda size: "Long.MAX_VALUE bytes" if size.bytes == 2**63 - 1 else size.to_human_readable_string()),
-    DefaultTable(DEFAULT_KEY, "classloading.resolve", DEFAULT_PATTERNS, ";".join),
-    DefaultTable("execution.checkpointing.checkpoints-after-tasks-finish", "checkpoint.alignment",
-                 AFTER_FINISH_DEFAULT, lambda val: "(no such option)" if val is None else str(val).lower()),
-)
+# Option defaults the oracle keys by version (each area's ``defaults``).
+DEFAULT_TABLES: tuple[OptionDefault, ...] = tuple(d for area in AREAS.values() for d in area.defaults)
 
 # Directed inputs added to the generated ones: each makes a known change visible at once, so every entry of
 # KNOWN has a witness whatever the draws find (tests/test_diff_versions.py holds that).
 SEEDS: Mapping[str, tuple[Input, ...]] = {
-    "memory.taskmanager": ({"config": {"taskmanager.memory.flink.size": "16g"}},
-                           # legacy keys (2.0 removed them): the heap size, then the network buffer count
-                           {"config": {"taskmanager.memory.process.size": "2g", "taskmanager.heap.size": "1g"}},
-                           {"config": {"taskmanager.memory.process.size": "2g",
-                                       "taskmanager.network.numberOfBuffers": "100"}}),
-    "memory.jobmanager": ({"config": {"jobmanager.memory.process.size": "100m"}},),
-    "classloading.resolve": ({"user_classes": ["org.rocksdb.RocksDB"], "parent_classes": ["org.rocksdb.RocksDB"],
-                              "lookups": ["org.rocksdb.RocksDB"]},
-                             {"config": {"classloader.parent-first-patterns.additional": "a.; b."}},
-                             {"config": {"classloader.parent-first-patterns.additional": "[a., b.]"}}),  # YAML
-    # end of partition: counts as aligned (1.14), with checkpoints after finish on by default (1.15)
-    "checkpoint.alignment": ({"mode": "at_least_once", "channels": 2,
-                              "events": [{"channel": 1, "end": True}, {"channel": 0, "barrier": 1}]},
-                             {"mode": "exactly_once", "channels": 2,
-                              "events": [{"channel": 1, "barrier": 1}, {"channel": 0, "end": True}]}),
-    "checkpoint.recovery": ({"mode": "at_least_once", "channels": 2, "fail_after": 3,
-                             "events": [{"channel": 1, "end": True}, {"channel": 0, "barrier": 1},
-                                        {"channel": 0, "record": "a"}]},
-                            {"mode": "exactly_once", "channels": 2,
-                             "events": [{"channel": 1, "barrier": 1}, {"channel": 0, "end": True}]}),
-    "watermark.valve": ({"channels": 1, "subpartitions": [[0, 1]],
-                         "events": [{"channel": 0, "subpartition": 0, "watermark": 1}]},
-                        # an active channel that is not aligned goes idle (FLINK-31628, 1.17.0 throws)
-                        {"channels": 2, "events": [{"channel": 1, "status": "IDLE"}, {"channel": 0, "watermark": 0},
-                                                   {"channel": 1, "status": "ACTIVE"},
-                                                   {"channel": 1, "status": "IDLE"}]}),
-    "watermark.combined": ({"inputs": 2, "events": [{"input": 1, "status": "IDLE"}, {"input": 0, "watermark": 5}]},
-                           {"inputs": 2, "events": [{"input": 0, "watermark": 5}, {"input": 0, "status": "IDLE"},
-                                                    {"input": 1, "status": "IDLE"}]}),
-    "checkpoint.coordinator": (
-        # a savepoint expires: counted until 1.14.2 (CC-14)
-        {"config": {"timeout_ms": 10}, "tasks": ["t1"],
-         "events": [{"at": 1, "trigger": "savepoint"}, {"at": 60, "trigger": "savepoint"}]},
-        # a decline reason that only some versions have (CheckpointFailureReason, FLINK_RULES section 6)
-        *({"tasks": ["t0"], "events": [{"at": 0, "trigger": "checkpoint"},
-                                       {"at": 1, "decline": "t0", "checkpoint": 1, "reason": reason}]}
-          for reason in ("EXCEPTION", "IO_EXCEPTION", "FINALIZE_CHECKPOINT_FAILURE",
-                         "CHANNEL_STATE_SHARED_STREAM_EXCEPTION", "BLOCKING_OUTPUT_EXIST")),
-        # a duplicate ack of a completed checkpoint: late (was pending) until 1.19, which remembers expired ids only
-        {"tasks": ["t0"], "events": [{"at": 0, "trigger": "periodic"}, *[{"at": 0, "ack": "t0", "checkpoint": 1}] * 2]},
-        # 1.15: a completed savepoint is no longer stored (retained) beside the checkpoints
-        {"config": {"retained": 1}, "tasks": ["t0"],
-         "events": [{"at": 0, "trigger": "checkpoint"}, {"at": 0, "trigger": "savepoint"},
-                    {"at": 1, "ack": "t0", "checkpoint": 1}, {"at": 1, "ack": "t0", "checkpoint": 2}]},
-        # CC-10 (1.16): a subsuming completion runs the request queue once more
-        {"config": {"min_pause_ms": 5}, "tasks": ["t0"],
-         "events": [*[{"at": 0, "trigger": "periodic"}] * 4, {"at": 184, "trigger": "checkpoint"},
-                    {"at": 204, "ack": "t0", "checkpoint": 1}, {"at": 264, "ack": "t0", "checkpoint": 2}]},
-    ),
-}
+    name: seeds for name, area in AREAS.items()
+    if (seeds := tuple(dict(w) for c in area.changes for w in c.witnesses))}
 
 
 # --------------------------------------------------------------------------------------------

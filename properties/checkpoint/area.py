@@ -9,7 +9,7 @@ from typing import Any
 from oracle import alignment, coordinator
 from oracle import recovery as recovery_oracle
 from oracle.versions import v
-from properties.area import AnswerShape, Area, Checked, ExtraCorpus, OracleRules, checked, scenarios
+from properties.area import AnswerShape, Area, Checked, ExtraCorpus, OptionDefault, OracleRules, checked, scenarios
 from properties.checkpoint import (
     alignment_invariants,
     alignment_strategies,
@@ -222,6 +222,10 @@ ALIGNMENT = Area(
                                      checked=_ALIGNMENT_CHECKED)},
     machine=ALIGN_MACHINE,
     examples=_SCENARIO, mutants=of_area(mutants.MUTANTS, alignment.ALIGNMENT), bridge="AlignmentArea",
+    changes=alignment.CHANGES[alignment.ALIGNMENT],
+    defaults=(OptionDefault(option="execution.checkpointing.checkpoints-after-tasks-finish",
+                            table=alignment.AFTER_FINISH_DEFAULT,
+                            show=lambda val: "(no such option)" if val is None else str(val).lower()),),
     # recovery's inputs are alignment inputs: they can carry these too
     features=(Feature(f"{alignment.ALIGNMENT}.cancel", 2, alignment.ALIGNMENT, "cancel checkpoint markers: cancel "
                       "events", _cancel_used, _strip_cancel, also=(recovery_oracle.RECOVERY,)),
@@ -244,7 +248,7 @@ COORDINATOR = Area(
         checked=_COORDINATOR_CHECKED)},
     machine=COORD_MACHINE,
     examples=_SCENARIO, mutants=of_area(mutants.MUTANTS, coordinator.COORDINATOR),
-    bridge="CoordinatorArea",
+    bridge="CoordinatorArea", changes=coordinator.CHANGES[coordinator.COORDINATOR],
     features=(Feature(f"{coordinator.COORDINATOR}.config-defaults", 2, coordinator.COORDINATOR,
                       "config settings left out, taking their defaults", _coordinator_defaults_used,
                       _fill_coordinator_defaults),
@@ -266,4 +270,5 @@ RECOVERY = Area(
     oracle={"recovery": OracleRules(rules=recovery_oracle.RULES, files=("oracle/recovery.py",),
                                     checked=_RECOVERY_CHECKED)},
     mutants=of_area(mutants.MUTANTS, recovery_oracle.RECOVERY), bridge="RecoveryArea",
+    changes=recovery_oracle.CHANGES[recovery_oracle.RECOVERY],
 )

@@ -7,7 +7,7 @@ from typing import Any
 
 from oracle import classloading
 from oracle import classloading_config as clc
-from properties.area import Area, Checked, ExtraCorpus, OracleRules, checked
+from properties.area import Area, Checked, ExtraCorpus, OptionDefault, OracleRules, checked
 from properties.classloading import invariants, mutants, strategies
 from properties.features import (
     Feature,
@@ -92,6 +92,8 @@ RESOLVE = Area(
                                         files=("oracle/classloading.py", "oracle/classloading_config.py"),
                                         checked=_CHECKED)},
     mutants=tuple(mutants.MUTANTS), bridge="ClassLoadingArea", config_spelling=True,
+    changes=classloading.CHANGES[classloading.RESOLVE], strict_messages=True,
+    defaults=(OptionDefault(option=clc.DEFAULT_KEY, table=clc.DEFAULT_PATTERNS, show=";".join),),
     features=(
         Feature(f"{classloading.RESOLVE}.optional-fields", 2, classloading.RESOLVE,
                 "config and name lists left out, taken as empty", _fields_missing, _fill_fields),

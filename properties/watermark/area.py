@@ -95,7 +95,7 @@ VALVE = Area(
                                  checked=_VALVE_CHECKED)},
     machine=VALVE_MACHINE, examples=VALVE_EX,
     exhaustive=Exhaustive(index="channel", count="channels"), mutants=of_area(mutants.MUTANTS, names.VALVE),
-    bridge="WatermarkArea",
+    bridge="WatermarkArea", changes=names.CHANGES[names.VALVE],
     features=(Feature(f"{names.VALVE}.subpartitions", 2, names.VALVE, "channels consuming several subpartitions, "
                       "Flink 1.19+", _subpartitions_used, _strip_subpartitions),),
 )
@@ -108,7 +108,7 @@ COMBINED = Area(
     oracle={"combined": OracleRules(rules=combined.RULES, files=("oracle/combined.py",), checked=_COMBINED_CHECKED)},
     examples=COMBINED_EX,
     exhaustive=Exhaustive(index="input", count="inputs"), mutants=of_area(mutants.MUTANTS, names.COMBINED),
-    bridge="WatermarkArea",
+    bridge="WatermarkArea", changes=names.CHANGES[names.COMBINED],
 )
 TIMERS = Area(
     name=names.TIMERS, prefix="TIMER", rules=invariants.BOOK, page="v1.md#watermarktimers",
@@ -118,7 +118,7 @@ TIMERS = Area(
     shape=AnswerShape(optional_fields=("namespace",)),
     oracle={"timers": OracleRules(rules=timers.RULES, files=("oracle/timers.py",), checked=_TIMERS_CHECKED)},
     examples=TIMERS_EX, mutants=of_area(mutants.MUTANTS, names.TIMERS),
-    bridge="TimersArea",
+    bridge="TimersArea", changes=names.CHANGES[names.TIMERS],
     features=(Feature(f"{names.TIMERS}.namespace", 2, names.TIMERS, "timers registered and deleted in a namespace",
                       event_field_used("namespace"), without_event_field("namespace")),),
 )
