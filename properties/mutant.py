@@ -11,7 +11,8 @@ from unittest import mock
 import attrs
 
 import oracle
-from oracle.versions import RELEASES, FlinkVersion, UnknownVersion, parse_version, v
+from oracle.changes import Change
+from oracle.versions import RELEASES, SUPPORTED, FlinkVersion, UnknownVersion, parse_version, v
 
 Request = dict[str, Any]
 Response = dict[str, Any]
@@ -87,11 +88,22 @@ def with_config(request: Request, config: dict[str, str]) -> Request:
 # Sources: docs/historical-mutants.md.
 
 
-def historical(number: int, area: str, doc: str, fixed_by: str, affected: str, **rewrite: Any) -> Mutant:
+def historical(bug: int | Change, area: str, doc: str, fixed_by: str, affected: str, **rewrite: Any) -> Mutant:
     """The mutant ``flink-NUMBER`` of ``area``, re-creating FLINK-NUMBER (``rewrite``: ``before``, ``after``,
-    ``undocumented``, ``documented_since``)."""
-    return Mutant(f"flink-{number}", area, doc, ticket=f"{JIRA}FLINK-{number}", fixed_by=fixed_by,
-                  affected=affected, **rewrite)
+    ``undocumented``, ``documented_since``). ``bug``: the issue's number, or, for a change of Flink the
+    oracle models, the area's :class:`oracle.changes.Change` (its issue names the mutant, and the release
+    ``fixed_by`` names must be the change's)."""
+    number = bug if isinstance(bug, int) else bug.number
+    mutant = Mutant(f"flink-{number}", area, doc, ticket=f"{JIRA}FLINK-{number}", fixed_by=fixed_by,
+                    affected=affected, **rewrite)
+    if isinstance(bug, Change) and mutant.first_fixed() != min((r for r in RELEASES if r >= bug.at), default=None):
+        raise ValueError(f"{mutant.name}: fixed_by names {mutant.first_fixed()}, its change is since {bug.since}")
+    return mutant
+
+
+def undo(change: Change) -> Callable[[Request], Request]:
+    """Ask the oracle, from ``change`` on, as the newest line before it (Flink without the change)."""
+    return as_version(max(r for r in SUPPORTED if r < change.at).line, since=change.since)
 
 
 def with_patches(*patches: tuple[object, str, object]) -> Callable[[Request, Response], Response]:

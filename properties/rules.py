@@ -15,6 +15,7 @@ from typing import Any
 
 import attrs
 
+from oracle.changes import Change
 from oracle.versions import FlinkVersion, Releases, v
 
 Request = Mapping[str, Any]
@@ -132,10 +133,14 @@ class RuleBook:
 
         return register
 
-    def flink_violates(self, rule_id: str, witness: str, *, since: str = "1.13", until: str | None = None) -> None:
+    def flink_violates(self, rule_id: str, witness: str, *, since: str = "1.13", until: str | None = None,
+                       before: Change | None = None) -> None:
         """Record that real Flink breaks documented rule ``rule_id`` in the releases from ``since`` up
         to, not including, ``until`` (a fix's first release; None: still broken in the newest), see
-        docs/documented-rules.md."""
+        docs/documented-rules.md. ``before``: broken until that change of the area's table (and, for a
+        regression's fix, from the release that brought the regression)."""
+        if before is not None:
+            since, until = before.regressed or since, before.since
         broken = Releases(v(since), v(until) if until else None)
         self.rules[rule_id] = attrs.evolve(self.rules[rule_id], broken_in=broken,
                                            status=f"checked (real Flink breaks it in {broken}: {witness}.)")

@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from oracle.alignment import AFTER_FINISH_ON, CHANNEL_SETS
 from oracle.alignment import ALIGNMENT as AREA
-from oracle.versions import FlinkVersion, v
+from oracle.versions import FlinkVersion
 from properties.rules import Request, Response, RuleBook, Violation
 
 BOOK = RuleBook()  # the rules this module declares, named by its areas' declarations
@@ -258,10 +259,10 @@ def finished_inputs_excluded(inp: Request, version: FlinkVersion) -> bool:
     """Whether an input that ended no longer holds a checkpoint back: checkpointing with finished tasks,
     "possible starting from Flink 1.14" and "enabled by default since 1.15" (Flink docs, Checkpointing
     with parts of the graph finished): the request's ``checkpoints_after_finish``, else that default."""
-    if version < v("1.14"):
+    if version < CHANNEL_SETS.at:
         return False
     flag = inp.get("checkpoints_after_finish")
-    return flag if isinstance(flag, bool) else version >= v("1.15")
+    return flag if isinstance(flag, bool) else version >= AFTER_FINISH_ON.at
 
 
 def settled(inp: Request, version: FlinkVersion, upto: int | None = None) -> list[tuple[int, int]]:

@@ -16,8 +16,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from oracle.alignment import AFTER_FINISH_ON, CHANNEL_SETS
 from oracle.alignment import ALIGNMENT as AREA
-from oracle.versions import FlinkVersion, v
+from oracle.versions import FlinkVersion
 from properties.draws import choice, shuffled
 
 LONG_MAX = (1 << 63) - 1
@@ -119,7 +120,7 @@ def _finished_input(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
         events += [{"channel": choice(draw, open_ch), "record": f"t{i}"} for i in range(draw(st.integers(0, 3)))]
     payload: dict[str, Any] = {"mode": choice(draw, ["exactly_once", "at_least_once"]), "channels": channels,
                                "events": events}
-    if version >= v("1.14") and (version < v("1.15") or draw(st.booleans())):
+    if version >= CHANNEL_SETS.at and (version < AFTER_FINISH_ON.at or draw(st.booleans())):
         payload["checkpoints_after_finish"] = True
     return payload
 
@@ -138,7 +139,7 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     length = choice(draw, [draw(st.integers(0, 12)), draw(st.integers(5, 40)), draw(st.integers(20, 120))])
     payload: dict[str, Any] = {"mode": choice(draw, ["exactly_once", "at_least_once"]),
                                "channels": channels, "events": draw(_events(channels, length))}
-    if version >= v("1.14") and draw(st.integers(0, 2)) == 0:
+    if version >= CHANNEL_SETS.at and draw(st.integers(0, 2)) == 0:
         payload["checkpoints_after_finish"] = draw(st.booleans())
     return payload
 
@@ -164,7 +165,7 @@ def _ending(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
             events.append({"channel": c, kind: max(1, newest + choice(draw, [0, 1, 1, 1, -1]))})
     payload: dict[str, Any] = {"mode": choice(draw, ["at_least_once"] * 4 + ["exactly_once"]),
                                "channels": channels, "events": events}
-    if version >= v("1.14") and draw(st.integers(0, 3)) > 0:
+    if version >= CHANNEL_SETS.at and draw(st.integers(0, 3)) > 0:
         payload["checkpoints_after_finish"] = draw(st.integers(0, 3)) > 0
     return payload
 
@@ -181,6 +182,6 @@ def requests(version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
 
 def adapt(inp: dict[str, Any], version: FlinkVersion) -> dict[str, Any]:
     """A corpus input for ``version``: 1.13 has no checkpoints-after-finish option."""
-    if version < v("1.14") and "checkpoints_after_finish" in inp:
+    if version < CHANNEL_SETS.at and "checkpoints_after_finish" in inp:
         return {k: val for k, val in inp.items() if k != "checkpoints_after_finish"}
     return inp

@@ -8,7 +8,6 @@ from typing import Any
 
 from oracle import alignment, coordinator
 from oracle import recovery as recovery_oracle
-from oracle.versions import v
 from properties.area import AnswerShape, Area, Checked, ExtraCorpus, OptionDefault, OracleRules, checked, scenarios
 from properties.checkpoint import (
     alignment_invariants,
@@ -216,7 +215,7 @@ ALIGNMENT = Area(
     requests=alignment_strategies.requests, size=event_count, adapt=alignment_strategies.adapt,
     # short alignment runs where barriers, cancel markers and ends of partition meet (ALO-11's failure)
     corpora=(ExtraCorpus(name=f"{alignment.ALIGNMENT}.ends", requests=alignment_strategies.ending_requests,
-                         corpus_key=lambda ver: ver >= v("1.14")),),
+                         corpus_key=lambda ver: ver >= alignment.CHANNEL_SETS.at),),
     oracle={"alignment": OracleRules(rules=alignment.RULES,
                                      files=("oracle/alignment.py", "oracle/alignment_handlers.py"),
                                      checked=_ALIGNMENT_CHECKED)},

@@ -14,7 +14,8 @@ from typing import Any
 
 from oracle.coordinator import CONFIG_DEFAULTS
 from oracle.coordinator import COORDINATOR as AREA
-from oracle.versions import FlinkVersion, v
+from oracle.coordinator_rules import SAVEPOINTS_NOT_STORED
+from oracle.versions import FlinkVersion
 from properties.rules import Request, Response, RuleBook, Violation
 
 BOOK = RuleBook()  # the rules this module declares, named by its areas' declarations
@@ -218,7 +219,7 @@ def _intermediate_savepoints(req: Request, steps: list[dict[str, Any]]) -> set[i
            "with stop-with-savepoint) are not used for recovery and do not commit any side effects'")
 def savepoints_not_stored(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     steps = _steps(req, resp)
-    if steps is None or version < v("1.15"):
+    if steps is None or SAVEPOINTS_NOT_STORED.before(version):
         return []
     savepoints = _intermediate_savepoints(req, steps)
     for i, step in enumerate(steps):
@@ -269,7 +270,7 @@ def duplicate_acks(req: Request, resp: Response, version: FlinkVersion) -> list[
 
 BOOK.flink_violates("CCR-6", "1 task, retained 1: checkpoint 1, savepoint 2, ack 1, ack 2 leaves the "
                "store holding [1, 2] (up to 1.14 the store keeps savepoints, and a savepoint never subsumes the "
-               "latest checkpoint)", until="1.15")
+               "latest checkpoint)", before=SAVEPOINTS_NOT_STORED)
 
 
 UNLIMITED = 2147483647  # CheckpointFailureManager.UNLIMITED_TOLERABLE_FAILURE_NUMBER

@@ -10,7 +10,9 @@ import attrs
 
 import oracle.coordinator
 import oracle.coordinator_machine
+from oracle import coordinator_rules as rules
 from oracle.alignment import ALIGNMENT
+from oracle.changes import Change
 from oracle.coordinator import COORDINATOR
 from oracle.coordinator_rules import Completed, CompletedStore, FailureManager, Rules, rules_for
 from oracle.recovery import RECOVERY, recover, restore_from, restore_latest
@@ -192,8 +194,8 @@ for _m in (
 # ---- historical mutants (:func:`properties.mutant.historical`) -----------------------------------
 
 
-def _historical(number: int, area: str, doc: str, fixed_by: str, affected: str, **rewrite: Any) -> None:
-    MUTANTS.append(historical(number, area, doc, fixed_by, affected, **rewrite))
+def _historical(bug: int | Change, area: str, doc: str, fixed_by: str, affected: str, **rewrite: Any) -> None:
+    MUTANTS.append(historical(bug, area, doc, fixed_by, affected, **rewrite))
 
 def _rules_with(**changes: Any) -> Callable[[FlinkVersion], Rules]:
     def tweaked(version: FlinkVersion) -> Rules:
@@ -214,7 +216,7 @@ class _DropOldest(CompletedStore):
 
 
 _historical(
-    15922, COORDINATOR,
+    rules.EXPIRED_ONLY_REMEMBERED, COORDINATOR,
     "The coordinator remembers every checkpoint removed from pending (declined, subsumed, aborted) "
     "and reports a late ack for any of them as a late message, not only for expired ones.",
     f"{PR}23364 (Flink 1.19.0)", "1.13-1.18",
@@ -223,7 +225,7 @@ _historical(
     "longer pending (reported as a late message, or as unknown): that is CheckpointCoordinator's bookkeeping of "
     "the checkpoints it removed (the protocol's was_pending), which only Flink's code decides.")
 _historical(
-    25191, COORDINATOR,
+    rules.SAVEPOINTS_NOT_STORED, COORDINATOR,
     "Savepoints are added to the completed-checkpoint store and subsume older pending checkpoints "
     "and stored checkpoints, as up to 1.14 (FLIP-193 changed this; a behaviour change, not a bug fix).",
     f"{PR}18092 (Flink 1.15.0)", "1.13-1.14",
@@ -270,13 +272,13 @@ def _not_counted(reason: str) -> Callable[[Request, Response], Response]:
 
 
 _historical(
-    27570, COORDINATOR,
+    rules.FINALIZE_COUNTED, COORDINATOR,
     "A task's decline with FINALIZE_CHECKPOINT_FAILURE is not counted towards the tolerable "
     "checkpoint failures (the job keeps running past the threshold).",
     f"{PR}20091 (Flink 1.15.2, per its release notes)", "1.15.1 and earlier",
     after=_not_counted("FINALIZE_CHECKPOINT_FAILURE"))
 _historical(
-    23189, COORDINATOR,
+    rules.IO_EXCEPTION_COUNTED, COORDINATOR,
     "A checkpoint that fails with IO_EXCEPTION is not counted towards the tolerable checkpoint "
     "failures, as before 1.14.",
     f"{PR}16637 (Flink 1.14.0)", "1.13 and earlier",

@@ -12,6 +12,7 @@ from typing import Any
 import attrs
 
 from oracle import classloading_config as clc
+from oracle.changes import Change
 from oracle.classloading import NOT_FOUND, PARENT, USER, Loaders, resolve_with
 from oracle.classloading import RESOLVE as AREA
 from oracle.protocol import BadRequest
@@ -122,8 +123,8 @@ for _name, _doc, _after in (
 # ---- historical mutants (:func:`properties.mutant.historical`) -----------------------------------
 
 
-def _historical(number: int, area: str, doc: str, fixed_by: str, affected: str, **rewrite: Any) -> None:
-    MUTANTS.append(historical(number, area, doc, fixed_by, affected, **rewrite))
+def _historical(bug: int | Change, area: str, doc: str, fixed_by: str, affected: str, **rewrite: Any) -> None:
+    MUTANTS.append(historical(bug, area, doc, fixed_by, affected, **rewrite))
 
 def _default_pattern_missing(pattern: str) -> Callable[[Mapping[str, str], FlinkVersion], clc.LoaderSettings]:
     """Settings as Flink reads them, but with ``pattern`` absent from the built-in defaults."""
@@ -142,7 +143,7 @@ _historical(
     f"{PR}5313 (Flink 1.5.0)", "1.4.0 and earlier",
     after=_answer(read_settings=_default_pattern_missing("org.apache.hadoop.")))
 _historical(
-    23649, AREA,
+    clc.ROCKSDB_PARENT_FIRST, AREA,
     "org.rocksdb. is not among the default parent-first patterns: RocksDB (FRocksDB) classes bundled "
     "in a job jar are loaded child-first.",
     f"{PR}16811 (Flink 1.14.0)", "1.13 and earlier",

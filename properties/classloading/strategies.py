@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 from oracle import classloading_config as clc
 from oracle.classloading import RESOLVE as AREA
 from oracle.classloading import class_file, jdk_resources
-from oracle.versions import FlinkVersion, pick, v
+from oracle.classloading_config import LIST_OPTION, YAML_LISTS
+from oracle.versions import FlinkVersion, pick
 
 JDK_NAMES = (
     "java.lang.String", "java.lang.Object", "java.util.List", "java.util.concurrent.ConcurrentHashMap",
@@ -103,9 +104,9 @@ def _binary_name(name: str) -> bool:
 def _spell(pieces: list[str], version: FlinkVersion, draw: st.DrawFn) -> str:
     """One string for a pattern list, in a spelling the version's splitter reads back (or not)."""
     styles = ["plain", "spaced", "empties", "trailing", "empty", "empty", "duplicates", "edges"]
-    if version >= v("1.15"):
+    if version >= LIST_OPTION.at:
         styles += ["quoted", "bad-quote"]
-    if version >= v("1.19"):
+    if version >= YAML_LISTS.at:
         styles += ["yaml", "yaml", "yaml-null"]
     style = draw(st.sampled_from(styles))
     if style == "spaced":
@@ -335,7 +336,7 @@ def _word_values(*words: str) -> st.SearchStrategy[str]:
 def value_inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     """A configuration of the three options with fuzzed values, and a few lookups: the readers' edges."""
     lists = [_pieces_value(), _mangled(_pieces_value())]
-    if version >= v("1.19"):
+    if version >= YAML_LISTS.at:
         lists += [_yaml_value(), _yaml_value(), _mangled(_yaml_value())]
     config: dict[str, str] = {}
     keys = ["classloader.parent-first-patterns.default", "classloader.parent-first-patterns",
@@ -359,4 +360,4 @@ def value_requests(version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
 
 def value_corpus_key(version: FlinkVersion) -> object:
     """The value fuzz depends only on whether the version reads YAML lists."""
-    return version >= v("1.19")
+    return version >= YAML_LISTS.at

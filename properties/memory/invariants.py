@@ -14,6 +14,8 @@ from decimal import Decimal
 from typing import Any
 
 from oracle.memory import JOBMANAGER, TASKMANAGER
+from oracle.memory_jm import JM_LEGACY_REMOVED
+from oracle.memory_options import LEGACY_REMOVED
 from oracle.versions import FlinkVersion, v
 from properties.memory.strategies import JM, LONG_MAX, TM, UNITS, f32
 from properties.rules import Request, Response, RuleBook, Violation
@@ -205,7 +207,8 @@ def _network_range(cfg: dict[str, str], version: FlinkVersion) -> tuple[int, int
 def _legacy_network(cfg: dict[str, str], version: FlinkVersion) -> bool:
     net_keys = (TM + "network.min", TM + "network.max", TM + "network.fraction", "taskmanager.network.memory.min",
                 "taskmanager.network.memory.max", "taskmanager.network.memory.fraction")
-    return version < v("2.0") and "taskmanager.network.numberOfBuffers" in cfg and not any(k in cfg for k in net_keys)
+    return (LEGACY_REMOVED.before(version) and "taskmanager.network.numberOfBuffers" in cfg
+            and not any(k in cfg for k in net_keys))
 
 
 @BOOK.invariant("TM-5", TASKMANAGER, "Network memory lies within [network.min, network.max] "
@@ -320,7 +323,7 @@ def tm_managed_fraction(req: Request, resp: Response, version: FlinkVersion) -> 
            "failBecauseRequiredOptionsNotConfigured();'; TaskExecutorProcessUtils")
 def tm_underdetermined_rejected(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     cfg = _config(req)
-    legacy = version < v("2.0") and any(k in cfg for k in ("taskmanager.heap.size", "taskmanager.heap.mb"))
+    legacy = LEGACY_REMOVED.before(version) and any(k in cfg for k in ("taskmanager.heap.size", "taskmanager.heap.mb"))
     fine = TM + "task.heap.size" in cfg and (TM + "managed.size" in cfg or "taskmanager.memory.size" in cfg)
     if fine or legacy or TM + "flink.size" in cfg or TM + "process.size" in cfg or not _accepted(resp):
         return []
@@ -433,7 +436,7 @@ def jm_explicit_sizes_honoured(req: Request, resp: Response, version: FlinkVersi
            "Flink docs 'Set up JobManager Memory'")
 def jm_overhead_rule(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     cfg = _config(req)
-    legacy = version < v("2.0") and any(k in cfg for k in ("jobmanager.heap.size", "jobmanager.heap.mb"))
+    legacy = JM_LEGACY_REMOVED.before(version) and any(k in cfg for k in ("jobmanager.heap.size", "jobmanager.heap.mb"))
     only_process = JM + "heap.size" not in cfg and JM + "flink.size" not in cfg and not legacy
     return _overhead_check("JM-4", JM, req, resp, only_process)
 
@@ -442,7 +445,7 @@ def jm_overhead_rule(req: Request, resp: Response, version: FlinkVersion) -> lis
            "total process memory (nor, up to 1.20, a legacy heap size) is rejected.", "JobManagerProcessUtils")
 def jm_underdetermined_rejected(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     cfg = _config(req)
-    legacy = version < v("2.0") and any(k in cfg for k in ("jobmanager.heap.size", "jobmanager.heap.mb"))
+    legacy = JM_LEGACY_REMOVED.before(version) and any(k in cfg for k in ("jobmanager.heap.size", "jobmanager.heap.mb"))
     if legacy or any(JM + k in cfg for k in ("heap.size", "flink.size", "process.size")) or not _accepted(resp):
         return []
     return [Violation("JM-5", "no heap, total Flink or total process size is configured, yet it was accepted")]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from oracle import combined, timers, valve
 from oracle import watermark as names
-from oracle.versions import v
 from oracle.watermark import SUBPARTITIONS_SINCE
 from properties.area import AnswerShape, Area, Checked, Exhaustive, OracleRules, checked
 from properties.features import Feature, Request, event_field_used, input_of, without_event_field, without_field
@@ -103,7 +102,9 @@ COMBINED = Area(
     name=names.COMBINED, prefix="CWM", rules=invariants.BOOK, page="v2.md#new-area-watermarkcombined", protocol=2,
     description="the combined watermark and status of a multi-input operator",
     requests=lambda ver: strategies.requests(names.COMBINED, ver),
-    size=strategies.event_count, corpus_key=lambda ver: ver < v("1.14"),  # 1.13 operators see no status
+    size=strategies.event_count,
+    # before idle inputs were ignored, operators saw no status
+    corpus_key=lambda ver: ver < names.IDLE_INPUTS_IGNORED.at,
     shape=EMITS_STATUS,
     oracle={"combined": OracleRules(rules=combined.RULES, files=("oracle/combined.py",), checked=_COMBINED_CHECKED)},
     examples=COMBINED_EX,

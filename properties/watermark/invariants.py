@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 
 from oracle.versions import FlinkVersion
-from oracle.watermark import COMBINED, TIMERS, VALVE
+from oracle.watermark import ALL_IDLE_FLUSH, COMBINED, HEAP_REMOVAL_CHECKED, IDLE_INPUTS_IGNORED, TIMERS, VALVE
 from properties.rules import Check, Request, Response, RuleBook, Violation
 
 BOOK = RuleBook()  # the rules this module declares, named by its areas' declarations
@@ -433,8 +433,8 @@ BOOK.flink_violates("WM-7", "the all-idle flush is skipped when the channel that
                "resumed behind the output (StatusWatermarkValve flushes only if that channel's watermark equals "
                "the last output)")
 BOOK.flink_violates("CWM-4", "before FLINK-18934 (1.14) an idle input still holds back a two-input "
-               "operator's watermark", until="1.14")
+               "operator's watermark", before=IDLE_INPUTS_IGNORED)
 BOOK.flink_violates("WM-ACCEPTED", "1.17.0's valve throws ArrayIndexOutOfBoundsException when an active channel that "
-               "is not aligned goes idle (FLINK-31628, SWV-11)", since="1.17.0", until="1.17.1")
+               "is not aligned goes idle (FLINK-31628, SWV-11)", before=HEAP_REMOVAL_CHECKED)
 BOOK.flink_violates("CWM-7", "before FLINK-38454 (2.2) a multi-input operator whose inputs all go "
-               "idle does not advance to the largest input watermark", until="2.2")
+               "idle does not advance to the largest input watermark", before=ALL_IDLE_FLUSH)

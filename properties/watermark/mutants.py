@@ -9,10 +9,11 @@ from typing import Any
 
 import oracle
 import oracle.watermark
+from oracle.changes import Change
 from oracle.valve import LONG_MAX, Element, StatusWatermarkValve, Watermark
 from oracle.versions import v
 from oracle.watermark import COMBINED, TIMERS, VALVE
-from properties.mutant import PR, Mutant, Request, Response, as_version, historical, with_patches
+from properties.mutant import PR, Mutant, Request, Response, historical, undo, with_patches
 
 MUTANTS: list[Mutant] = []  # this module's mutants, in the order flinkspec mutants lists them
 
@@ -178,8 +179,8 @@ MUTANTS.append(Mutant("timers-one-per-watermark", TIMERS,
 # ---- historical mutants (:func:`properties.mutant.historical`) -----------------------------------
 
 
-def _historical(number: int, area: str, doc: str, fixed_by: str, affected: str, **rewrite: Any) -> None:
-    MUTANTS.append(historical(number, area, doc, fixed_by, affected, **rewrite))
+def _historical(bug: int | Change, area: str, doc: str, fixed_by: str, affected: str, **rewrite: Any) -> None:
+    MUTANTS.append(historical(bug, area, doc, fixed_by, affected, **rewrite))
 
 class _MaxWhenNoneAligned(StatusWatermarkValve):
     """FLINK-7721: the minimum over aligned channels starts at Long.MAX_VALUE and is emitted even
@@ -214,7 +215,7 @@ _historical(
     after=with_patches((oracle.watermark, "StatusWatermarkValve", _NoAllIdleFlush)))
 
 _historical(
-    31628, VALVE,
+    oracle.watermark.HEAP_REMOVAL_CHECKED, VALVE,
     "StatusWatermarkValve removes a channel going idle from its heap of aligned channels without checking "
     "that it is there: an active channel that is not aligned (it came back behind the output) throws "
     "ArrayIndexOutOfBoundsException when it goes idle (as Flink 1.17.0 does, SWV-11).",
@@ -224,12 +225,12 @@ _historical(
                  "judged by the flink level's differential check alone")
 
 _historical(
-    18934, COMBINED,
+    oracle.watermark.IDLE_INPUTS_IGNORED, COMBINED,
     "An idle input still holds back the combined watermark of a two/multi-input operator (answers "
     "as Flink 1.13, whose operators ignore stream status; from 2.2 this also lacks FLINK-38454's flush).",
-    f"{PR}15771 (Flink 1.14.0)", "1.13 and earlier", before=as_version("1.13"))
+    f"{PR}15771 (Flink 1.14.0)", "1.13 and earlier", before=undo(oracle.watermark.IDLE_INPUTS_IGNORED))
 _historical(
-    38454, COMBINED,
+    oracle.watermark.ALL_IDLE_FLUSH, COMBINED,
     "When every input of a multi-input operator goes idle, only IDLE is emitted: the largest "
     "input watermark is not flushed first (answers as Flink 2.1 from 2.2 on).",
-    f"{PR}27066 (Flink 2.2.0)", "1.14-2.1", before=as_version("2.1", since="2.2"))
+    f"{PR}27066 (Flink 2.2.0)", "1.14-2.1", before=undo(oracle.watermark.ALL_IDLE_FLUSH))
