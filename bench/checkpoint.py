@@ -2,8 +2,8 @@
 
     python -m bench.checkpoint [--flink 2.3] [--n 1000]
 
-checkpoint.alignment and checkpoint.recovery drive Flink's own barrier handlers,
-checkpoint.coordinator Flink's own CheckpointCoordinator; the unit is one input event."""
+The alignment and recovery areas drive Flink's own barrier handlers, the coordinator's area Flink's
+own CheckpointCoordinator; the unit is one input event."""
 
 from __future__ import annotations
 

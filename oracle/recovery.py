@@ -3,7 +3,7 @@
 The job: ``channels`` sources, each reading its own log of records (the ``record`` events of its
 channel, in order, over the whole request), feed one keyed counting operator (state: a count per
 key; each processed record emits ``[key, new count]`` to the sink). Every request event before
-``fail_after`` arrives at the operator as in ``checkpoint.alignment`` (same input model, same
+``fail_after`` arrives at the operator as in the alignment area (same input model, same
 handlers, so the same trace); then the job fails. Recovery: RC-* in :data:`RULES`.
 
 Exactly-once (aligned) snapshots hold exactly the records before the barriers, so every record is

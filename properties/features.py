@@ -30,7 +30,7 @@ ENVELOPE = "envelope"  # a feature of the request's envelope, which every area's
 @attrs.frozen
 class Feature:
     """One input feature added since protocol 1. ``area`` is the area that defines it; ``also`` the
-    further areas whose inputs can carry it (``checkpoint.recovery`` takes alignment inputs). A
+    further areas whose inputs can carry it (recovery takes alignment inputs). A
     feature named like its area is a whole area. ``detect`` looks at the input of a request of one
     of those areas; ``strip`` is None where taking the feature out would leave a request about
     something else (the request is then not checked), and returns None for the requests it cannot

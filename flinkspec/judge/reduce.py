@@ -24,8 +24,8 @@ from typing import Any
 from oracle.memsize import parse_bytes
 
 Request = dict[str, Any]
-# classloading.resolve: the names a counterexample can do without
-# checkpoint.coordinator: the event fields that name a task
+# the class loader's requests: the names a counterexample can do without
+# the coordinator's requests: the event fields that name a task
 TASK_FIELDS = ("ack", "decline", "fail", "restart")
 NAME_LISTS = ("lookups", "resource_lookups", "user_classes", "parent_classes", "user_resources", "parent_resources")
 

@@ -104,22 +104,50 @@ def area_tests(area: str) -> list[str]:
     }[area]
 
 
+def _imports(module: str) -> set[str]:
+    """The oracle modules ``oracle/<module>.py`` imports, directly or not (itself included)."""
+    import ast
+
+    seen, todo = set(), [module]
+    while todo:
+        name = todo.pop()
+        if name in seen or not (ROOT / "oracle" / f"{name}.py").exists():
+            continue
+        seen.add(name)
+        for node in ast.walk(ast.parse((ROOT / "oracle" / f"{name}.py").read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "oracle":
+                todo += [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("oracle."):
+                todo.append(str(node.module).removeprefix("oracle."))
+            elif isinstance(node, ast.Import):
+                todo += [a.name.removeprefix("oracle.") for a in node.names if a.name.startswith("oracle.")]
+    return seen
+
+
+def _reaching(module: str) -> set[str]:
+    """The areas whose oracle entry point's module imports ``oracle/<module>.py`` (or is it): the areas
+    whose answers can reach it. Empty for a module no entry point reaches that way (the dispatch's)."""
+    import oracle
+
+    return {name for name, entry in oracle.AREAS.items()
+            if module in _imports(entry.__module__.removeprefix("oracle."))}
+
+
 def module_tests(module: str) -> list[str]:
-    """:func:`area_tests` of the module's area, less those that cannot reach it: the alignment
-    modules are not called by the coordinator's tests (the slowest of the selection), nor the
-    coordinator's modules by the alignment's and recovery's recorded answers. The Java-number
+    """:func:`area_tests` of the module's area, less the recorded answers of the areas that cannot
+    reach it (:func:`_reaching`; the coordinator's are the slowest of the selection). The Java-number
     modules' second pass is the JDK differential alone, which asks their primitives directly:
     mutmut's first pass ran the memory and class-loading tests that call them (their recorded
     answers took minutes per surviving mutant here)."""
+    from properties.areas import area_of_corpus
+
     if module in AREA_OF_FILE["java numbers (memory, classloading)"]:
         return ["properties/test_java_numbers.py"]
     tests = area_tests(area_of(module))
-    if module in ("alignment", "alignment_handlers"):
-        return [t for t in tests if not t.endswith("-checkpoint.coordinator]")]
-    if module.startswith("coordinator"):
-        return [t for t in tests if not t.endswith(("-checkpoint.alignment]", "-checkpoint.alignment.ends]",
-                                                     "-checkpoint.recovery]"))]
-    return tests
+    if not (reaching := _reaching(module)):
+        return tests
+    recorded = "properties/test_recorded_answers.py::"
+    return [t for t in tests if not t.startswith(recorded) or area_of_corpus(t.rsplit("-", 1)[1][:-1]) in reaching]
 
 
 # mutmut's exit codes (mutmut.stats.status_by_exit_code), the ones a finished run leaves

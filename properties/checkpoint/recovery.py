@@ -64,7 +64,7 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
 
 
 def from_alignment(inp: dict[str, Any], version: FlinkVersion) -> dict[str, Any]:
-    """A recovery input from a drawn ``checkpoint.alignment`` input (large runs share its corpus): the
+    """A recovery input from a drawn alignment input (large runs share its corpus): the
     records' keys and the failure point are derived from the sequence itself, deterministically."""
     inp = adapt(inp, version)
     events = inp["events"]
