@@ -12,7 +12,6 @@ import oracle.coordinator
 import oracle.coordinator_machine
 from oracle import coordinator_rules as rules
 from oracle.alignment import ALIGNMENT
-from oracle.changes import Change
 from oracle.coordinator import COORDINATOR
 from oracle.coordinator_rules import Completed, CompletedStore, FailureManager, Rules, rules_for
 from oracle.recovery import RECOVERY, recover, restore_from, restore_latest
@@ -194,9 +193,6 @@ for _m in (
 # ---- historical mutants (:func:`properties.mutant.historical`) -----------------------------------
 
 
-def _historical(bug: int | Change, area: str, doc: str, fixed_by: str, affected: str, **rewrite: Any) -> None:
-    MUTANTS.append(historical(bug, area, doc, fixed_by, affected, **rewrite))
-
 def _rules_with(**changes: Any) -> Callable[[FlinkVersion], Rules]:
     def tweaked(version: FlinkVersion) -> Rules:
         rules = rules_for(version)
@@ -215,7 +211,7 @@ class _DropOldest(CompletedStore):
         return dropped
 
 
-_historical(
+MUTANTS.append(historical(
     rules.EXPIRED_ONLY_REMEMBERED, COORDINATOR,
     "The coordinator remembers every checkpoint removed from pending (declined, subsumed, aborted) "
     "and reports a late ack for any of them as a late message, not only for expired ones.",
@@ -223,14 +219,14 @@ _historical(
     after=with_patches((oracle.coordinator, "rules_for", _rules_with(remembers_all_removed=lambda _: True))),
     undocumented="No document says how the coordinator answers an acknowledgement of a checkpoint that is no "
     "longer pending (reported as a late message, or as unknown): that is CheckpointCoordinator's bookkeeping of "
-    "the checkpoints it removed (the protocol's was_pending), which only Flink's code decides.")
-_historical(
+    "the checkpoints it removed (the protocol's was_pending), which only Flink's code decides."))
+MUTANTS.append(historical(
     rules.SAVEPOINTS_NOT_STORED, COORDINATOR,
     "Savepoints are added to the completed-checkpoint store and subsume older pending checkpoints "
     "and stored checkpoints, as up to 1.14 (FLIP-193 changed this; a behaviour change, not a bug fix).",
     f"{PR}18092 (Flink 1.15.0)", "1.13-1.14",
-    after=with_patches((oracle.coordinator, "rules_for", _rules_with(stores_savepoints=lambda _: True))))
-_historical(
+    after=with_patches((oracle.coordinator, "rules_for", _rules_with(stores_savepoints=lambda _: True)))))
+MUTANTS.append(historical(
     21351, COORDINATOR,
     "Adding a savepoint to the completed-checkpoint store with num-retained 1 subsumes the last "
     "checkpoint (incremental checkpoints then refer to discarded state). From 1.15 savepoints are "
@@ -242,7 +238,7 @@ _historical(
     "'if there is no checkpoint after the last savepoint, the savepoint will be used for recovery') and bounds the "
     "store only by state.checkpoints.num-retained, which the mutant keeps; that the latest checkpoint must stay "
     "beside a savepoint (what incremental checkpoints refer to) no document says. From 1.15 it breaks CCR-10.",
-    documented_since="1.15")
+    documented_since="1.15"))
 class _NoLastSuccess(FailureManager):
     """FLINK-18336: before 1.12 ``CheckpointFailureManager`` kept no ``lastSucceededCheckpointId``: every
     success cleared the count, and a failure of a checkpoint older than the last success counted again."""
@@ -251,7 +247,7 @@ class _NoLastSuccess(FailureManager):
         self._clear()
 
 
-_historical(
+MUTANTS.append(historical(
     18336, COORDINATOR,
     "The failure manager keeps no last successful checkpoint id: a checkpoint older than the last "
     "success that fails afterwards (a savepoint still pending when a newer checkpoint completes, then "
@@ -263,7 +259,7 @@ _historical(
     "completion subsumes every older pending checkpoint, and a subsumed one is not counted); it differs only when "
     "a savepoint outlives a newer completed checkpoint, and whether that savepoint's later failure or completion "
     "breaks or ends a run of 'consecutive' failures no document says: CheckpointFailureManager's "
-    "lastSucceededCheckpointId decides (FLINK-18336).")
+    "lastSucceededCheckpointId decides (FLINK-18336)."))
 
 
 def _not_counted(reason: str) -> Callable[[Request, Response], Response]:
@@ -271,15 +267,15 @@ def _not_counted(reason: str) -> Callable[[Request, Response], Response]:
     return with_patches((oracle.coordinator, "rules_for", _rules_with(counted=lambda counted: counted - {reason})))
 
 
-_historical(
+MUTANTS.append(historical(
     rules.FINALIZE_COUNTED, COORDINATOR,
     "A task's decline with FINALIZE_CHECKPOINT_FAILURE is not counted towards the tolerable "
     "checkpoint failures (the job keeps running past the threshold).",
     f"{PR}20091 (Flink 1.15.2, per its release notes)", "1.15.1 and earlier",
-    after=_not_counted("FINALIZE_CHECKPOINT_FAILURE"))
-_historical(
+    after=_not_counted("FINALIZE_CHECKPOINT_FAILURE")))
+MUTANTS.append(historical(
     rules.IO_EXCEPTION_COUNTED, COORDINATOR,
     "A checkpoint that fails with IO_EXCEPTION is not counted towards the tolerable checkpoint "
     "failures, as before 1.14.",
     f"{PR}16637 (Flink 1.14.0)", "1.13 and earlier",
-    after=_not_counted("IO_EXCEPTION"))
+    after=_not_counted("IO_EXCEPTION")))

@@ -7,12 +7,10 @@ one rule changed, answered through :func:`oracle.classloading.resolve_with`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
 import attrs
 
 from oracle import classloading_config as clc
-from oracle.changes import Change
 from oracle.classloading import NOT_FOUND, PARENT, USER, Loaders, resolve_with
 from oracle.classloading import RESOLVE as AREA
 from oracle.protocol import BadRequest
@@ -123,9 +121,6 @@ for _name, _doc, _after in (
 # ---- historical mutants (:func:`properties.mutant.historical`) -----------------------------------
 
 
-def _historical(bug: int | Change, area: str, doc: str, fixed_by: str, affected: str, **rewrite: Any) -> None:
-    MUTANTS.append(historical(bug, area, doc, fixed_by, affected, **rewrite))
-
 def _default_pattern_missing(pattern: str) -> Callable[[Mapping[str, str], FlinkVersion], clc.LoaderSettings]:
     """Settings as Flink reads them, but with ``pattern`` absent from the built-in defaults."""
     def read(config: Mapping[str, str], version: FlinkVersion) -> clc.LoaderSettings:
@@ -136,15 +131,15 @@ def _default_pattern_missing(pattern: str) -> Callable[[Mapping[str, str], Flink
     return read
 
 
-_historical(
+MUTANTS.append(historical(
     8455, AREA,
     "org.apache.hadoop. is not among the default parent-first patterns: Hadoop classes bundled in a job "
     "jar are loaded child-first (ClassCastExceptions with the BucketingSink).",
     f"{PR}5313 (Flink 1.5.0)", "1.4.0 and earlier",
-    after=_answer(read_settings=_default_pattern_missing("org.apache.hadoop.")))
-_historical(
+    after=_answer(read_settings=_default_pattern_missing("org.apache.hadoop."))))
+MUTANTS.append(historical(
     clc.ROCKSDB_PARENT_FIRST, AREA,
     "org.rocksdb. is not among the default parent-first patterns: RocksDB (FRocksDB) classes bundled "
     "in a job jar are loaded child-first.",
     f"{PR}16811 (Flink 1.14.0)", "1.13 and earlier",
-    after=_answer(read_settings=_default_pattern_missing("org.rocksdb.")))
+    after=_answer(read_settings=_default_pattern_missing("org.rocksdb."))))

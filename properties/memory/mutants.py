@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from oracle.changes import Change
 from oracle.memory import JOBMANAGER, TASKMANAGER
 from oracle.memory_options import NETWORK_MAX_CHANGE
 from properties.mutant import PR, Mutant, Request, Response, historical, with_config
@@ -133,11 +131,8 @@ MUTANTS.append(Mutant(
 # ---- historical mutants (:func:`properties.mutant.historical`) -----------------------------------
 
 
-def _historical(bug: int | Change, area: str, doc: str, fixed_by: str, affected: str, **rewrite: Any) -> None:
-    MUTANTS.append(historical(bug, area, doc, fixed_by, affected, **rewrite))
-
-_historical(
+MUTANTS.append(historical(
     NETWORK_MAX_CHANGE, TASKMANAGER,
     "taskmanager.memory.network.max defaults to 1g (a default change of FLIP-266, not a bug fix): "
     "large TaskManagers derive at most 1g of network memory.",
-    f"{PR}21618 (Flink 1.17.0)", "1.10-1.16", before=_old_network_default)
+    f"{PR}21618 (Flink 1.17.0)", "1.10-1.16", before=_old_network_default))

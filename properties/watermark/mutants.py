@@ -9,7 +9,6 @@ from typing import Any
 
 import oracle
 import oracle.watermark
-from oracle.changes import Change
 from oracle.valve import LONG_MAX, Element, StatusWatermarkValve, Watermark
 from oracle.versions import v
 from oracle.watermark import COMBINED, TIMERS, VALVE
@@ -179,9 +178,6 @@ MUTANTS.append(Mutant("timers-one-per-watermark", TIMERS,
 # ---- historical mutants (:func:`properties.mutant.historical`) -----------------------------------
 
 
-def _historical(bug: int | Change, area: str, doc: str, fixed_by: str, affected: str, **rewrite: Any) -> None:
-    MUTANTS.append(historical(bug, area, doc, fixed_by, affected, **rewrite))
-
 class _MaxWhenNoneAligned(StatusWatermarkValve):
     """FLINK-7721: the minimum over aligned channels starts at Long.MAX_VALUE and is emitted even
     when no channel is aligned (``findAndOutputNewMinWatermarkAcrossAlignedChannels`` had no
@@ -201,20 +197,20 @@ class _NoAllIdleFlush(StatusWatermarkValve):
         return ()
 
 
-_historical(
+MUTANTS.append(historical(
     7721, VALVE,
     "StatusWatermarkValve emits Long.MAX_VALUE when no channel is aligned but some are active "
     "(e.g. the only aligned channel goes idle while an active one lags behind the output).",
     f"{PR}4738 (Flink 1.3.3 / 1.4.0)", "1.2.x, 1.3.0-1.3.2",
-    after=with_patches((oracle.watermark, "StatusWatermarkValve", _MaxWhenNoneAligned)))
-_historical(
+    after=with_patches((oracle.watermark, "StatusWatermarkValve", _MaxWhenNoneAligned))))
+MUTANTS.append(historical(
     7728, VALVE,
     "StatusWatermarkValve does not flush the largest channel watermark when all channels go idle: "
     "the output watermark depends on the order in which the channels became idle.",
     f"{PR}4747 (Flink 1.3.3 / 1.4.0)", "1.3.0-1.3.2",
-    after=with_patches((oracle.watermark, "StatusWatermarkValve", _NoAllIdleFlush)))
+    after=with_patches((oracle.watermark, "StatusWatermarkValve", _NoAllIdleFlush))))
 
-_historical(
+MUTANTS.append(historical(
     oracle.watermark.HEAP_REMOVAL_CHECKED, VALVE,
     "StatusWatermarkValve removes a channel going idle from its heap of aligned channels without checking "
     "that it is there: an active channel that is not aligned (it came back behind the output) throws "
@@ -222,15 +218,15 @@ _historical(
     f"{PR}22382 (Flink 1.17.1)", "1.17.0",
     after=with_patches((oracle.watermark, "UNCHECKED_HEAP_REMOVAL", {v("1.13"): True})),
     undocumented="the documented rules say what the valve emits, not which inputs it may refuse: a refusal is "
-                 "judged by the flink level's differential check alone")
+                 "judged by the flink level's differential check alone"))
 
-_historical(
+MUTANTS.append(historical(
     oracle.watermark.IDLE_INPUTS_IGNORED, COMBINED,
     "An idle input still holds back the combined watermark of a two/multi-input operator (answers "
     "as Flink 1.13, whose operators ignore stream status; from 2.2 this also lacks FLINK-38454's flush).",
-    f"{PR}15771 (Flink 1.14.0)", "1.13 and earlier", before=undo(oracle.watermark.IDLE_INPUTS_IGNORED))
-_historical(
+    f"{PR}15771 (Flink 1.14.0)", "1.13 and earlier", before=undo(oracle.watermark.IDLE_INPUTS_IGNORED)))
+MUTANTS.append(historical(
     oracle.watermark.ALL_IDLE_FLUSH, COMBINED,
     "When every input of a multi-input operator goes idle, only IDLE is emitted: the largest "
     "input watermark is not flushed first (answers as Flink 2.1 from 2.2 on).",
-    f"{PR}27066 (Flink 2.2.0)", "1.14-2.1", before=undo(oracle.watermark.ALL_IDLE_FLUSH))
+    f"{PR}27066 (Flink 2.2.0)", "1.14-2.1", before=undo(oracle.watermark.ALL_IDLE_FLUSH)))
