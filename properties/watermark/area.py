@@ -23,7 +23,6 @@ def _strip_subpartitions(req: Request) -> Request:
 
 EMITS_STATUS = AnswerShape(enum_fields=("status",))
 _EXAMPLES = "properties/test_oracle_watermark_examples.py::"
-_WM_EX = _EXAMPLES
 TIMERS_EX = _EXAMPLES + "test_timers_fire_in_flinks_order"
 VALVE_EX = _EXAMPLES + "test_valve_emits_what_flink_emits"
 COMBINED_EX = _EXAMPLES + "test_combined_operator_emits_what_flink_emits"
@@ -37,52 +36,40 @@ _VALVE_CHECKED: tuple[Checked, ...] = (
     checked("SWV-1", "WM-6", "WM-8", VALVE_EX, VALVE_MACHINE),
     checked("SWV-2", "WM-8", VALVE_EX, VALVE_MACHINE),
     checked("SWV-3", "WM-4", VALVE_EX, VALVE_MACHINE),
-    checked("SWV-4",
-                "WM-2", "WM-3", "WM-4", VALVE_EX, VALVE_MACHINE),
+    checked("SWV-4", "WM-2", "WM-3", "WM-4", VALVE_EX, VALVE_MACHINE),
     checked("SWV-5",
-                "WM-5", "WM-7", VALVE_EX, VALVE_MACHINE,
-                note="the flush condition is the quirk behind WM-7, which real Flink of every version breaks"),
+            "WM-5", "WM-7", VALVE_EX, VALVE_MACHINE,
+            note="the flush condition is the quirk behind WM-7, which real Flink of every version breaks"),
     checked("SWV-6", "WM-4", VALVE_EX, VALVE_MACHINE),
     checked("SWV-7", "WM-5", "WM-6", VALVE_EX, VALVE_MACHINE),
     checked("SWV-8", "WM-5", VALVE_EX, VALVE_MACHINE),
-    checked("SWV-9",
-                VALVE_EX, VALVE_MACHINE),
+    checked("SWV-9", VALVE_EX, VALVE_MACHINE),
     checked("SWV-10",
-                _WM_EX + "test_valve_routes_internal_watermarks_to_their_subpartition",
-                _WM_EX + "test_valve_status_on_a_shared_channel_is_rejected",
-                _WM_EX + "test_invalid_subpartitions_before_1_19", eq=False,
-                note="the generated requests carry no subpartitions, so WM-EQ never meets this rule; the pinned "
-                     "examples (recorded from real Flink 1.19+) do"),
-    checked("SWV-11",
-                _WM_EX + "test_valve_unaligned_channel_going_idle_throws_in_1_17_0"),
+            _EXAMPLES + "test_valve_routes_internal_watermarks_to_their_subpartition",
+            _EXAMPLES + "test_valve_status_on_a_shared_channel_is_rejected",
+            _EXAMPLES + "test_invalid_subpartitions_before_1_19", eq=False,
+            note="the generated requests carry no subpartitions, so WM-EQ never meets this rule; the pinned "
+            "examples (recorded from real Flink 1.19+) do"),
+    checked("SWV-11", _EXAMPLES + "test_valve_unaligned_channel_going_idle_throws_in_1_17_0"),
 )
 _COMBINED_CHECKED: tuple[Checked, ...] = (
     checked("CWS-1", "CWM-4", COMBINED_EX),
-    checked("CWS-2", "CWM-2", "CWM-3", "CWM-4",
-                COMBINED_EX),
-    checked("CWS-3",
-                "CWM-5", "CWM-6", "CWM-7", COMBINED_EX),
+    checked("CWS-2", "CWM-2", "CWM-3", "CWM-4", COMBINED_EX),
+    checked("CWS-3", "CWM-5", "CWM-6", "CWM-7", COMBINED_EX),
     checked("CWS-4", "CWM-5", COMBINED_EX),
-    checked("CWS-5",
-                "CWM-5", COMBINED_EX),
-    checked("CWS-6",
-                "CWM-2", "CWM-3", COMBINED_EX),
+    checked("CWS-5", "CWM-5", COMBINED_EX),
+    checked("CWS-6", "CWM-2", "CWM-3", COMBINED_EX),
     checked("CWS-7", "CWM-5", COMBINED_EX),
     checked("CWS-8", COMBINED_EX),
 )
 _TIMERS_CHECKED: tuple[Checked, ...] = (
     checked("ITS-1", "TIMER-2", TIMERS_EX),
-    checked("ITS-2",
-                "TIMER-2", TIMERS_EX),
-    checked("ITS-3",
-                "TIMER-1", "TIMER-2", TIMERS_EX),
+    checked("ITS-2", "TIMER-2", TIMERS_EX),
+    checked("ITS-3", "TIMER-1", "TIMER-2", TIMERS_EX),
     checked("ITS-4", "TIMER-3", TIMERS_EX),
-    checked("ITS-5",
-                TIMERS_EX, eq=False, note=_TIE_NOTE),
-    checked("ITS-6",
-                TIMERS_EX, eq=False, note=_TIE_NOTE),
-    checked("ITS-7",
-                "TIMER-1", "TIMER-2", TIMERS_EX),
+    checked("ITS-5", TIMERS_EX, eq=False, note=_TIE_NOTE),
+    checked("ITS-6", TIMERS_EX, eq=False, note=_TIE_NOTE),
+    checked("ITS-7", "TIMER-1", "TIMER-2", TIMERS_EX),
 )
 
 VALVE = Area(
