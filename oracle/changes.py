@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import attrs
 
-from oracle.versions import FlinkVersion, v
+from oracle.versions import FlinkVersion, pick, v
 
 T = TypeVar("T")
 FIRST = v("1.13")  # the first line the oracle models: every version table starts here
@@ -55,7 +55,7 @@ class Change:
 
     def before(self, version: FlinkVersion) -> bool:
         """Whether ``version`` still has the old behaviour."""
-        return version < self.at and (self.regressed is None or version >= v(self.regressed))
+        return pick(self.table(True, False), version)
 
     @property
     def number(self) -> int:
