@@ -6,14 +6,14 @@ Flink memory is JVM heap + off-heap memory; the fine-grained mode is a configure
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 import attrs
 
 from oracle import memory_options as o
 from oracle.explain import at
 from oracle.memory_options import Configuration, IllegalConfigurationException, get_memory_size
-from oracle.memory_process import ProcessMemoryOptions, ProcessMemorySpec, jvm_parameters, memory_process_spec
+from oracle.memory_process import JvmArgs, ProcessMemoryOptions, ProcessMemorySpec, jvm_parameters, memory_process_spec
 from oracle.memory_tm import assemble_dynamic_configs, legacy_heap_mapped
 from oracle.memsize import MemorySize
 from oracle.versions import FlinkVersion, pick, v
@@ -21,6 +21,18 @@ from oracle.versions import FlinkVersion, pick, v
 # BashJavaUtils: 1.13-1.20 call processSpecFromConfigWithNewOptionToInterpretLegacyHeap, which maps
 # the legacy heap keys and prefixes errors; 2.x calls processSpecFromConfig directly (no prefix).
 JM_ERROR_PREFIX = {v("1.13"): "JobManager memory configuration failed: ", v("2.0"): None}
+
+
+class JobManagerOutput(TypedDict):
+    """The protocol's ``memory.jobmanager`` output (docs/protocol/v1.md): sizes in bytes."""
+
+    heap: int
+    off_heap: int
+    jvm_metaspace: int
+    jvm_overhead: int
+    total_flink: int
+    total_process: int
+    jvm_args: JvmArgs
 
 
 @attrs.frozen
@@ -114,7 +126,7 @@ class JobManagerMemory:
     def mode(self) -> str:
         return self.spec.mode
 
-    def to_output(self) -> dict[str, Any]:
+    def to_output(self) -> JobManagerOutput:
         """The protocol's ``memory.jobmanager`` output."""
         f, jvm = self.spec.flink, self.spec.jvm
         return {
