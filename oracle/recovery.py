@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, NotRequired, TypedDict, cast
 
-from oracle.alignment import AlignmentInput, TraceEntry, parse, run
+from oracle.alignment import AlignmentEvent, AlignmentInput, TraceEntry, parse, run
 from oracle.explain import at, because, tracing_active
 from oracle.protocol import AreaFn, BadRequest
 from oracle.rules import Declared
@@ -68,7 +68,7 @@ RULES: tuple[Declared, ...] = (
              "flinkspec's recovery model, docs/protocol/v2.md (bridge: RecoveryArea.java)"),
 )
 
-Restore = Callable[[list[TraceEntry], list[dict[str, Any]], int], tuple[int | None, list[int], dict[str, int]]]
+Restore = Callable[[list[TraceEntry], list[AlignmentEvent], int], tuple[int | None, list[int], dict[str, int]]]
 
 
 def recovery_area(payload: Mapping[str, Any], version: FlinkVersion) -> RecoveryOutput:
@@ -125,13 +125,13 @@ def recover(payload: Mapping[str, Any], version: FlinkVersion, restore: Restore 
             "output": output}
 
 
-def restore_latest(trace: list[TraceEntry], before: list[dict[str, Any]], channels: int,
+def restore_latest(trace: list[TraceEntry], before: list[AlignmentEvent], channels: int,
                    ) -> tuple[int | None, list[int], dict[str, int]]:
     """RC-1 ... RC-4: the checkpoint restored (None: none), each source's offset, the restored counts."""
     return restore_from(trace, before, channels, latest=True)
 
 
-def restore_from(trace: list[TraceEntry], before: list[dict[str, Any]], channels: int, *, latest: bool,
+def restore_from(trace: list[TraceEntry], before: list[AlignmentEvent], channels: int, *, latest: bool,
                  ) -> tuple[int | None, list[int], dict[str, int]]:
     """The latest (or, for a mutant, the oldest) complete checkpoint's id, offsets and counts."""
     snapshots: dict[int, dict[str, int]] = {}
@@ -151,7 +151,7 @@ def restore_from(trace: list[TraceEntry], before: list[dict[str, Any]], channels
     return None, [0] * channels, {}
 
 
-def _offsets(before: list[dict[str, Any]], channels: int, cid: int) -> list[int] | None:
+def _offsets(before: list[AlignmentEvent], channels: int, cid: int) -> list[int] | None:
     """Records each source emitted before barrier ``cid`` (all, if it ended); None if some source
     neither delivered barrier ``cid`` nor ended before the failure (RC-1: not complete)."""
     emitted = [0] * channels

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from flinkspec.mutants.mutant import Mutant, Request, Response
-from oracle.alignment import ALIGNMENT, TraceEntry
+from oracle.alignment import ALIGNMENT, AlignmentEvent, TraceEntry
 from oracle.coordinator import COORDINATOR
 from oracle.recovery import RECOVERY, recover, restore_from, restore_latest
 from oracle.versions import parse_version
@@ -150,23 +150,23 @@ def _recovering(restore: Any) -> Any:
     return after
 
 
-def _no_rewind(trace: list[TraceEntry], before: list[dict[str, Any]], channels: int) -> Any:
+def _no_rewind(trace: list[TraceEntry], before: list[AlignmentEvent], channels: int) -> Any:
     cid, _offsets, state = restore_latest(trace, before, channels)
     emitted = [sum(1 for e in before if "record" in e and e["channel"] == c) for c in range(channels)]
     return cid, emitted, state
 
 
-def _rewind_to_zero(trace: list[TraceEntry], before: list[dict[str, Any]], channels: int) -> Any:
+def _rewind_to_zero(trace: list[TraceEntry], before: list[AlignmentEvent], channels: int) -> Any:
     cid, _offsets, state = restore_latest(trace, before, channels)
     return cid, [0] * channels, state
 
 
-def _state_lost(trace: list[TraceEntry], before: list[dict[str, Any]], channels: int) -> Any:
+def _state_lost(trace: list[TraceEntry], before: list[AlignmentEvent], channels: int) -> Any:
     cid, offsets, _state = restore_latest(trace, before, channels)
     return cid, offsets, {}
 
 
-def _oldest(trace: list[TraceEntry], before: list[dict[str, Any]], channels: int) -> Any:
+def _oldest(trace: list[TraceEntry], before: list[AlignmentEvent], channels: int) -> Any:
     return restore_from(trace, before, channels, latest=False)
 
 
