@@ -14,7 +14,7 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from hypothesis import strategies as st
 
@@ -54,7 +54,7 @@ def _two_completed(draw: st.DrawFn) -> dict[str, Any]:
 def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     if draw(st.integers(0, 9)) == 0:
         return draw(_two_completed())
-    payload = draw(alignment_inputs(version))
+    payload = cast("dict[str, Any]", draw(alignment_inputs(version)))  # an AlignmentInput, made a recovery one
     events = payload["events"]
     keys = draw(st.sampled_from([["k"], ["a", "b"], ["a", "b", "c", "d"]]))
     payload["events"] = [{**e, "record": draw(st.sampled_from(keys))} if "record" in e else e for e in events]
