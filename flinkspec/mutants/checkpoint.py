@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from flinkspec.mutants.mutant import Mutant, Request, Response
-from oracle.alignment import ALIGNMENT, AlignmentEvent, TraceEntry
+from oracle.alignment import ALIGNMENT, AlignmentEvent, Mode, TraceEntry
 from oracle.coordinator import COORDINATOR
 from oracle.recovery import RECOVERY, recover, restore_from, restore_latest
 from oracle.versions import parse_version
@@ -14,7 +14,7 @@ from oracle.versions import parse_version
 MUTANTS: list[Mutant] = []  # this module's mutants, in the order flinkspec mutants lists them
 
 
-def _mode(mode: str, into: str) -> Any:
+def _mode(mode: Mode, into: Mode) -> Any:
     def before(request: Request) -> Request:
         inp = request["input"]
         if not isinstance(inp, dict) or inp.get("mode") != mode:

@@ -18,6 +18,7 @@ from typing import Any, cast
 
 from hypothesis import strategies as st
 
+from oracle.alignment import Mode
 from oracle.recovery import RECOVERY as AREA
 from oracle.versions import FlinkVersion
 from properties.checkpoint.alignment_invariants import monotonic_barriers, settled
@@ -126,7 +127,7 @@ def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation
     return []
 
 
-def _miscounted(rule: str, mode: str, req: Request, resp: Response,
+def _miscounted(rule: str, mode: Mode, req: Request, resp: Response,
                 wrong: Callable[[int, int], bool]) -> list[Violation]:
     """The first key (in order) whose count after recovery is ``wrong(counted, occurrences)``, for
     requests of ``mode`` whose channels deliver barriers in increasing id order."""
