@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict, cast, final
 
 import attrs
 
@@ -41,6 +41,75 @@ from oracle.rules import Declared
 from oracle.versions import FlinkVersion, pick, v
 
 ALIGNMENT = "checkpoint.alignment"  # the protocol area (docs/protocol)
+
+# The input and the output (docs/protocol/v1.md, checkpoint-alignment.md): what alignment_area reads and builds.
+Mode = Literal["exactly_once", "at_least_once"]
+
+
+class RecordEvent(TypedDict):
+    channel: int
+    record: str
+
+
+class BarrierEvent(TypedDict):
+    channel: int
+    barrier: int  # a checkpoint id
+
+
+class CancelEvent(TypedDict):
+    channel: int
+    cancel: int  # protocol 2: a CancelCheckpointMarker of this checkpoint
+
+
+class EndEvent(TypedDict):
+    channel: int
+    end: Literal[True]
+
+
+AlignmentEvent = RecordEvent | BarrierEvent | CancelEvent | EndEvent
+
+
+class AlignmentInput(TypedDict):
+    mode: Mode
+    channels: int  # 1 ... MAX_CHANNELS
+    events: list[AlignmentEvent]  # in arrival order
+    checkpoints_after_finish: NotRequired[bool]  # protocol 2 (absent: the version's default)
+
+
+# the trace's entries, each an object with one key (final: ``"process" in entry`` tells them apart)
+@final
+class ProcessEntry(TypedDict):
+    process: list[int | str]  # [channel, record]
+
+
+@final
+class SnapshotEntry(TypedDict):
+    snapshot: int
+
+
+@final
+class EmitBarrierEntry(TypedDict):
+    emit_barrier: int
+
+
+@final
+class AbortEntry(TypedDict):
+    abort: list[int | str]  # [checkpoint id, CheckpointFailureReason]
+
+
+@final
+class FailEntry(TypedDict):
+    fail: str  # protocol 2: the simple name of what the handler threw
+
+
+TraceEntry = ProcessEntry | SnapshotEntry | EmitBarrierEntry | AbortEntry | FailEntry
+
+
+class AlignmentOutput(TypedDict):
+    """The operator's actions, in order."""
+
+    trace: list[TraceEntry]
+
 
 # The rules this module encodes, each declared once (its area's declaration, properties/<group>/area.py, says
 # what checks each).
@@ -174,7 +243,7 @@ AFTER_FINISH_DEFAULT: Mapping[FlinkVersion, bool | None] = {
 # CheckpointBarrierTracker's rules: 1.13's barrier counter (ALO-10) or 1.14+'s channel sets.
 LEGACY_TRACKER: Mapping[FlinkVersion, bool] = CHANNEL_SETS.table(True, False)
 
-MODES = ("exactly_once", "at_least_once")
+MODES: tuple[Mode, ...] = ("exactly_once", "at_least_once")
 _KINDS = ("record", "barrier", "cancel", "end")
 _INPUT_KEYS = frozenset({"mode", "channels", "events", "checkpoints_after_finish"})
 
@@ -191,7 +260,7 @@ class Event:
 Handler = AlignedHandler | Tracker
 
 
-def alignment_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any]:
+def alignment_area(payload: Mapping[str, Any], version: FlinkVersion) -> AlignmentOutput:
     """The trace of one task reading ``events`` through Flink's barrier handler of ``mode``."""
     return {"trace": run(parse(payload, version), version)}
 
@@ -200,7 +269,7 @@ def alignment_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[st
 class Request:
     """A validated ``checkpoint.alignment`` input."""
 
-    mode: str
+    mode: Mode
     channels: int
     after_finish: bool
     events: list[Event]
@@ -218,7 +287,7 @@ def parse(payload: Mapping[str, Any], version: FlinkVersion) -> Request:
     return Request(mode, channels, _after_finish(payload, version), _events(payload, channels))
 
 
-def run(request: Request, version: FlinkVersion, upto: int | None = None) -> list[dict[str, Any]]:
+def run(request: Request, version: FlinkVersion, upto: int | None = None) -> list[TraceEntry]:
     """The trace of the first ``upto`` events (all by default)."""
     mode, channels, after_finish = request.mode, request.channels, request.after_finish
     events = request.events if upto is None else request.events[:upto]
@@ -239,14 +308,14 @@ class Gate:
         self.queues: list[deque[tuple[int, Event]]] = [deque() for _ in range(channels)]
         self.blocked = [False] * channels
         self.queued: set[int] = set()  # channels with a non-empty queue
-        self.trace: list[dict[str, Any]] = []
+        self.trace: list[TraceEntry] = []
         self.failed = False
         # what the task consumes in order: IN-3 (the input model), and ALO-1: the tracker blocks nothing
         self.order_rules = ("IN-3",) if isinstance(handler, AlignedHandler) else ("IN-3", "ALO-1")
         self.explaining = tracing_active()
         self.unlanded: dict[str, None] = {}  # rules of events that added no entry, for the next one
 
-    def run(self, events: list[Event]) -> list[dict[str, Any]]:
+    def run(self, events: list[Event]) -> list[TraceEntry]:
         for seq, event in enumerate(events):
             if self.failed:
                 break
@@ -310,7 +379,7 @@ class Gate:
         if event.kind == "record":
             if self.explaining:  # the hot path: records are most of what a task consumes
                 because(*self.order_rules, "IN-4")  # which record is processed here: the consumption order
-            self.trace.append({"process": [event.channel, event.value]})
+            self.trace.append({"process": [event.channel, cast(str, event.value)]})  # a record's value: a string
             return
         effects: tuple[Effect, ...]
         if event.kind == "end":

@@ -17,7 +17,7 @@ import functools
 import gzip
 from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
-from typing import Any, TypeVar
+from typing import Any, Final, Literal, NotRequired, TypedDict, TypeVar
 
 import attrs
 
@@ -30,6 +30,34 @@ from oracle.rules import Declared
 from oracle.versions import FlinkVersion
 
 RESOLVE = "classloading.resolve"  # the protocol area (docs/protocol)
+
+# where a class or resource is found: the user jar, or the parent side (the JDK, the parent jar)
+Side = Literal["user", "parent"]
+
+
+class ResolveInput(TypedDict, total=False):
+    """The input (docs/protocol/v1.md; v2.md: every field optional, absent means empty)."""
+
+    config: dict[str, str]
+    user_classes: list[str]  # binary names in the user jar
+    parent_classes: list[str]  # ... on the parent class path
+    lookups: list[str]  # binary names to load
+    user_resources: list[str]  # resource names in the user jar
+    parent_resources: list[str]
+    resource_lookups: list[str]  # getResources lookups
+    resource_lookup_one: list[str]  # protocol 3: getResource lookups
+    user_jars: list[str]  # protocol 2 extension: real jars, read by the real-Flink bridge only
+    parent_jars: list[str]
+
+
+class ResolveOutput(TypedDict):
+    """The patterns in force, where each lookup's class comes from, where each resource is found."""
+
+    patterns: list[str]
+    resolved: list[str]  # one per lookup: "user", "parent", "not_found" or "error:<ExceptionSimpleName>"
+    resources: list[list[Side]]  # one per resource lookup, in getResources' order
+    resource: NotRequired[list[Side | None]]  # protocol 3, only when the input has resource_lookup_one
+
 
 # The rules this module encodes, each declared once (its area's declaration, properties/<group>/area.py, says
 # what checks each).
@@ -100,7 +128,9 @@ RULES: tuple[Declared, ...] = (
              "ChildFirstClassLoader.getResource (findResource, then super.getResource), ClassLoader.getResource"),
 )
 
-USER, PARENT, NOT_FOUND = "user", "parent", "not_found"
+USER: Final[Side] = "user"
+PARENT: Final[Side] = "parent"
+NOT_FOUND: Final = "not_found"
 PROHIBITED = "error:SecurityException"
 OBJECT = "java.lang.Object"
 MAX_NAME = 1024  # UTF-16 chars
@@ -202,7 +232,7 @@ class Loaders:
                 return superclass
         return USER
 
-    def resource(self, name: str) -> str | None:
+    def resource(self, name: str) -> Side | None:
         """CL-14: where ``getResource(name)`` finds ``name``: the first place ``getResources`` lists, None for
         nowhere (``ChildFirstClassLoader.getResource`` asks ``findResource`` first, then ``super.getResource``,
         which asks the parent first: the order of :meth:`resources` in both resolve orders)."""
@@ -210,7 +240,7 @@ class Loaders:
         found = self.resources(name)
         return found[0] if found else None
 
-    def resources(self, name: str) -> list[str]:
+    def resources(self, name: str) -> list[Side]:
         """CL-13: where ``getResources(name)`` finds ``name``, in order."""
         because("CL-13")
         user = [USER] if name in self.user_resources else []
@@ -290,14 +320,14 @@ def _jar_resources(inp: Mapping[str, Any], side: str, classes: Sequence[str]) ->
     return frozenset(own) | files
 
 
-def resolve(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] | Rejected:
+def resolve(inp: Mapping[str, Any], version: FlinkVersion) -> ResolveOutput | Rejected:
     """The patterns in force, where each lookup's class comes from, where each resource is found."""
     return resolve_with(inp, version)
 
 
 def resolve_with(inp: Mapping[str, Any], version: FlinkVersion, loaders: type[Loaders] = Loaders,
                  read_settings: Callable[[Mapping[str, str], FlinkVersion], LoaderSettings] = settings,
-                 ) -> dict[str, Any] | Rejected:
+                 ) -> ResolveOutput | Rejected:
     """:func:`resolve` with the loader model and the settings reader given (the mutants plant bugs here)."""
     user_classes = _names(inp, "user_classes", ".")
     parent_classes = _names(inp, "parent_classes", ".")
@@ -320,10 +350,10 @@ def resolve_with(inp: Mapping[str, Any], version: FlinkVersion, loaders: type[Lo
     model = loaders(loader_settings, frozenset(user_classes), frozenset(parent_classes),
                       user_resources, parent_resources)
     because("CL-1", splitter_rule(version))
-    out: dict[str, Any] = {"patterns": list(loader_settings.patterns),
-                           "resolved": [_at("resolved", i, model.load, name) for i, name in enumerate(lookups)],
-                           "resources": [_at("resources", i, model.resources, name)
-                                         for i, name in enumerate(resource_lookups)]}
+    out: ResolveOutput = {"patterns": list(loader_settings.patterns),
+                          "resolved": [_at("resolved", i, model.load, name) for i, name in enumerate(lookups)],
+                          "resources": [_at("resources", i, model.resources, name)
+                                        for i, name in enumerate(resource_lookups)]}
     if "resource_lookup_one" in inp:  # the answer holds "resource" only where the request asks
         out["resource"] = [_at("resource", i, model.resource, name) for i, name in enumerate(single_lookups)]
     return out

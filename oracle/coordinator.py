@@ -16,13 +16,13 @@ failure count) is recorded aside.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict, cast
 
 import attrs
 
 from oracle import coordinator_rules
 from oracle.changes import Change
-from oracle.coordinator_machine import Config, Coordinator, Step
+from oracle.coordinator_machine import AckResult, Config, Coordinator, Step, TriggerKind
 from oracle.coordinator_rules import JAVA_INT_MAX, Rules, rules_for
 from oracle.explain import ERROR, at, because
 from oracle.protocol import AreaFn, BadRequest, Rejected, field, java_long
@@ -30,6 +30,82 @@ from oracle.rules import Declared
 from oracle.versions import FlinkVersion
 
 COORDINATOR = "checkpoint.coordinator"  # the protocol area (docs/protocol)
+
+# The input and the output (docs/protocol/v1.md, checkpoint-coordinator.md): what coordinator_area reads and builds.
+EventKind = Literal["trigger", "ack", "decline", "fail", "restart", "tick"]
+
+
+class CoordinatorConfig(TypedDict, total=False):
+    """The checkpointing configuration (protocol 2: each setting optional, absent: the default)."""
+
+    max_concurrent: int
+    min_pause_ms: int
+    timeout_ms: int
+    retained: int
+    tolerable_failures: int
+    unaligned: bool
+
+
+class TriggerEvent(TypedDict):
+    at: int  # logical time (ms), never going back
+    trigger: TriggerKind
+
+
+class AckEvent(TypedDict):
+    at: int
+    ack: str  # the task
+    checkpoint: int
+
+
+class DeclineEvent(TypedDict):
+    at: int
+    decline: str
+    checkpoint: int
+    reason: str  # a CheckpointFailureReason of the version
+
+
+class FailEvent(TypedDict):
+    at: int
+    fail: str
+
+
+class RestartEvent(TypedDict):
+    at: int
+    restart: str
+
+
+class TickEvent(TypedDict):
+    at: int
+    tick: Literal[True]
+
+
+CoordinatorEvent = TriggerEvent | AckEvent | DeclineEvent | FailEvent | RestartEvent | TickEvent
+
+
+class CoordinatorInput(TypedDict):
+    tasks: list[str]
+    events: list[CoordinatorEvent]
+    config: NotRequired[CoordinatorConfig]
+    sources: NotRequired[list[str]]  # protocol 2 (absent: every task)
+
+
+class CoordinatorStep(TypedDict, total=False):
+    """What happened while one event was handled; an absent key means nothing of that kind."""
+
+    triggered: list[int]
+    queued: int
+    rejected: list[str]  # CheckpointFailureReasons
+    ack: AckResult
+    completed: list[int]
+    aborted: dict[str, str]  # checkpoint id -> CheckpointFailureReason
+    retained: list[int]
+    job_failed: str
+    was_pending: Literal[True]  # protocol 2
+
+
+class CoordinatorOutput(TypedDict):
+    steps: list[CoordinatorStep]  # one per event
+
 
 # The rules this module encodes, each declared once (its area's declaration, properties/<group>/area.py, says
 # what checks each).
@@ -123,8 +199,8 @@ RULES: tuple[Declared, ...] = (
 )
 
 MAX_AT = 2**40  # logical times are 0 ... 2**40 ms
-TRIGGERS = ("periodic", "checkpoint", "savepoint", "sync_savepoint")
-KINDS = ("trigger", "ack", "decline", "fail", "restart", "tick")
+TRIGGERS: tuple[TriggerKind, ...] = ("periodic", "checkpoint", "savepoint", "sync_savepoint")
+KINDS: tuple[EventKind, ...] = ("trigger", "ack", "decline", "fail", "restart", "tick")
 CONFIG_DEFAULTS = attrs.asdict(Config())
 
 
@@ -133,14 +209,14 @@ class Event:
     """One input event, validated."""
 
     at: int
-    kind: str
+    kind: EventKind
     task: str = ""
-    trigger: str = ""
+    trigger: TriggerKind | Literal[""] = ""  # "": not a trigger event
     checkpoint: int = 0
     reason: str = ""
 
 
-def coordinator_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] | Rejected:
+def coordinator_area(payload: Mapping[str, Any], version: FlinkVersion) -> CoordinatorOutput | Rejected:
     """Run the request's events through one coordinator; one step object per event."""
     rules = rules_for(version)
     for key in payload:
@@ -157,13 +233,13 @@ def coordinator_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[
     return {"steps": [_step(machine, i, e) for i, e in enumerate(events)]}
 
 
-def _step(machine: Coordinator, i: int, event: Event) -> dict[str, Any]:
+def _step(machine: Coordinator, i: int, event: Event) -> CoordinatorStep:
     before = machine.store.ids()
     machine.begin(i)
     machine.advance(event.at)
     machine.aside()
     if event.kind == "trigger":
-        machine.trigger(event.trigger)
+        machine.trigger(cast(TriggerKind, event.trigger))  # a trigger event's kind: validated
     elif event.kind == "ack":
         machine.acknowledge(event.task, event.checkpoint)
     elif event.kind == "decline":
@@ -174,7 +250,7 @@ def _step(machine: Coordinator, i: int, event: Event) -> dict[str, Any]:
         machine.restart(event.task)
     machine.drain()
     machine.settle()
-    out: dict[str, Any]
+    out: CoordinatorStep
     step, out = machine.step, {}
     if step.triggered:
         out["triggered"] = step.triggered
@@ -281,7 +357,7 @@ def _events(payload: Mapping[str, Any], tasks: list[str], rules: Rules) -> list[
     return out
 
 
-def _event(event: Mapping[str, Any], kind: str, at: int, where: str, tasks: list[str], rules: Rules) -> Event:
+def _event(event: Mapping[str, Any], kind: EventKind, at: int, where: str, tasks: list[str], rules: Rules) -> Event:
     allowed = {"at", kind}
     if kind in ("ack", "decline"):
         allowed |= {"checkpoint", "reason"} if kind == "decline" else {"checkpoint"}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import heapq
 from collections import deque
+from typing import Literal
 
 import attrs
 
@@ -22,6 +23,10 @@ MAX_QUEUED = 1000  # CheckpointRequestDecider.DEFAULT_MAX_QUEUED_REQUESTS
 RECENT_IDS = 16  # CheckpointCoordinator.NUM_GHOST_CHECKPOINT_IDS
 OFFSET_MS = 2**40  # the coordinator's relative clock at logical time 0 (long after "boot")
 MIN_PAUSE_CAP = 31_536_000_000  # 365 days
+
+# what a trigger event requests (docs/protocol/v1.md), and PendingCheckpoint.acknowledgeTask's result
+TriggerKind = Literal["periodic", "checkpoint", "savepoint", "sync_savepoint"]
+AckResult = Literal["SUCCESS", "DUPLICATE", "UNKNOWN", "DISCARDED"]
 
 
 @attrs.frozen
@@ -64,7 +69,7 @@ class Step:
 
     triggered: list[int] = attrs.field(factory=list)
     rejected: list[str] = attrs.field(factory=list)
-    ack: str | None = None
+    ack: AckResult | None = None
     completed: list[int] = attrs.field(factory=list)
     aborted: dict[str, str] = attrs.field(factory=dict)
     job_failed: str | None = None
@@ -159,14 +164,14 @@ class Coordinator:
 
     # --- triggering (CheckpointCoordinator.triggerCheckpoint, CheckpointRequestDecider) ---------
 
-    def _props(self, kind: str) -> Props:
+    def _props(self, kind: TriggerKind) -> Props:
         if kind in ("periodic", "checkpoint"):
             return Props(savepoint=False, synchronous=False, forced=False, periodic=kind == "periodic")
         # CheckpointProperties.forSavepoint / forSyncSavepoint(!unalignedCheckpointsEnabled, ...)
         return Props(savepoint=True, synchronous=kind == "sync_savepoint", forced=not self.config.unaligned,
                      periodic=False)
 
-    def trigger(self, kind: str) -> None:
+    def trigger(self, kind: TriggerKind) -> None:
         self.submit(self._props(kind))
 
     def submit(self, props: Props) -> None:

@@ -17,21 +17,27 @@ Metaspace, Overhead), :mod:`oracle.memory_tm`, :mod:`oracle.memory_jm` and
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from oracle import memory_jm as jm
 from oracle import memory_options
 from oracle import memory_tm as tm
 from oracle.changes import Change
 from oracle.javanum import JavaException
-from oracle.memory_jm import JobManagerMemory
+from oracle.memory_jm import JobManagerMemory, JobManagerOutput
 from oracle.memory_options import Configuration
-from oracle.memory_tm import TaskManagerMemory
+from oracle.memory_tm import TaskManagerMemory, TaskManagerOutput
 from oracle.protocol import AreaFn, Rejected, string_map
 from oracle.versions import FlinkVersion
 
 TASKMANAGER = "memory.taskmanager"  # the protocol area (docs/protocol)
 JOBMANAGER = "memory.jobmanager"  # the protocol area (docs/protocol)
+
+
+class MemoryInput(TypedDict, total=False):
+    """The input of both areas: Flink keys to string values as a user writes them (absent: none)."""
+
+    config: dict[str, str]
 
 
 def derive_taskmanager(config: Mapping[str, str], version: FlinkVersion) -> TaskManagerMemory | Rejected:
@@ -57,13 +63,13 @@ def dynamic_configs(result: TaskManagerMemory | JobManagerMemory) -> str:
     return jm.dynamic_configs(result)
 
 
-def taskmanager_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] | Rejected:
+def taskmanager_area(payload: Mapping[str, Any], version: FlinkVersion) -> TaskManagerOutput | Rejected:
     """``memory.taskmanager``: ``{"config": {key: string}}`` -> the protocol output."""
     result = derive_taskmanager(string_map(payload, "config", "input"), version)
     return result if isinstance(result, Rejected) else result.to_output()
 
 
-def jobmanager_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] | Rejected:
+def jobmanager_area(payload: Mapping[str, Any], version: FlinkVersion) -> JobManagerOutput | Rejected:
     """``memory.jobmanager``: ``{"config": {key: string}}`` -> the protocol output."""
     result = derive_jobmanager(string_map(payload, "config", "input"), version)
     return result if isinstance(result, Rejected) else result.to_output()

@@ -6,7 +6,7 @@ Flink memory is JVM heap + off-heap memory; the fine-grained mode is a configure
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 import attrs
 
@@ -14,7 +14,7 @@ from oracle import memory_options as o
 from oracle.changes import Change
 from oracle.explain import at
 from oracle.memory_options import Configuration, IllegalConfigurationException, get_memory_size
-from oracle.memory_process import ProcessMemoryOptions, ProcessMemorySpec, jvm_parameters, memory_process_spec
+from oracle.memory_process import JvmArgs, ProcessMemoryOptions, ProcessMemorySpec, jvm_parameters, memory_process_spec
 from oracle.memory_tm import assemble_dynamic_configs, legacy_heap_mapped
 from oracle.memsize import MemorySize
 from oracle.versions import FlinkVersion, pick
@@ -26,6 +26,18 @@ JM_LEGACY_REMOVED = Change(
     "(it came from the legacy-mapping entry point)",
     witnesses=({"config": {"jobmanager.memory.process.size": "100m"}},))
 JM_ERROR_PREFIX = JM_LEGACY_REMOVED.table("JobManager memory configuration failed: ", None)
+
+
+class JobManagerOutput(TypedDict):
+    """The protocol's ``memory.jobmanager`` output (docs/protocol/v1.md): sizes in bytes."""
+
+    heap: int
+    off_heap: int
+    jvm_metaspace: int
+    jvm_overhead: int
+    total_flink: int
+    total_process: int
+    jvm_args: JvmArgs
 
 
 @attrs.frozen
@@ -119,7 +131,7 @@ class JobManagerMemory:
     def mode(self) -> str:
         return self.spec.mode
 
-    def to_output(self) -> dict[str, Any]:
+    def to_output(self) -> JobManagerOutput:
         """The protocol's ``memory.jobmanager`` output."""
         f, jvm = self.spec.flink, self.spec.jvm
         return {

@@ -9,7 +9,7 @@ TaskManager and the JobManager (the inside of total Flink memory) is a :class:`F
 
 from __future__ import annotations
 
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, NotRequired, Protocol, TypedDict, TypeVar, cast
 
 import attrs
 
@@ -26,6 +26,16 @@ from oracle.memsize import MemorySize
 from oracle.versions import FlinkVersion
 
 FINE_GRAINED, TOTAL_FLINK, TOTAL_PROCESS = "fine-grained", "total-flink", "total-process"
+
+
+class JvmArgs(TypedDict):
+    """The protocol's ``jvm_args`` object (bytes), in Flink's order; ``MaxDirectMemorySize`` only where Flink
+    sets it (always for a TaskManager; for a JobManager with ``jobmanager.memory.enable-jvm-direct-memory-limit``)."""
+
+    Xmx: int
+    Xms: int
+    MaxDirectMemorySize: NotRequired[int]
+    MaxMetaspaceSize: int
 
 
 class FlinkMemory(Protocol):
@@ -211,11 +221,11 @@ def cap_to_min_max(relative: MemorySize, rng: RangeFraction) -> MemorySize:
     return relative
 
 
-def jvm_parameters(spec: ProcessMemorySpec[FM], direct_memory_limit: bool) -> dict[str, int]:
+def jvm_parameters(spec: ProcessMemorySpec[FM], direct_memory_limit: bool) -> JvmArgs:
     """``ProcessMemoryUtils.generateJvmParametersStr``, as the protocol's ``jvm_args`` object."""
     heap = spec.flink.jvm_heap.bytes
     args = {"Xmx": heap, "Xms": heap}
     if direct_memory_limit:
         args["MaxDirectMemorySize"] = spec.flink.jvm_direct.bytes
     args["MaxMetaspaceSize"] = spec.jvm.metaspace.bytes
-    return args
+    return cast(JvmArgs, args)  # built key by key: Flink's order puts the optional key before the last one

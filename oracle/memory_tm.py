@@ -8,7 +8,7 @@ task heap / off-heap, network and managed memory.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 import attrs
 
@@ -18,6 +18,7 @@ from oracle.explain import at
 from oracle.javanum import IllegalArgumentException, big_decimal_of, double_to_string
 from oracle.memory_options import Configuration, IllegalConfigurationException, get_memory_size
 from oracle.memory_process import (
+    JvmArgs,
     ProcessMemoryOptions,
     ProcessMemorySpec,
     check_in_range,
@@ -28,6 +29,22 @@ from oracle.memory_process import (
 )
 from oracle.memsize import MAX_VALUE, ZERO, MemorySize
 from oracle.versions import FlinkVersion, pick
+
+
+class TaskManagerOutput(TypedDict):
+    """The protocol's ``memory.taskmanager`` output (docs/protocol/v1.md): sizes in bytes."""
+
+    framework_heap: int
+    task_heap: int
+    framework_off_heap: int
+    task_off_heap: int
+    network: int
+    managed: int
+    jvm_metaspace: int
+    jvm_overhead: int
+    total_flink: int
+    total_process: int
+    jvm_args: JvmArgs
 
 
 @attrs.frozen
@@ -256,7 +273,7 @@ class TaskManagerMemory:
     def mode(self) -> str:
         return self.spec.mode
 
-    def to_output(self) -> dict[str, Any]:
+    def to_output(self) -> TaskManagerOutput:
         """The protocol's ``memory.taskmanager`` output."""
         f, jvm = self.spec.flink, self.spec.jvm
         return {

@@ -1,19 +1,79 @@
-"""The conformance protocol's envelope (docs/protocol/v1.md), as values.
+"""The conformance protocol's envelope (docs/protocol/v1.md), as values and as types.
 
 An oracle rule returns either its result value or a :class:`Rejected` (a configuration Flink
 itself rejects). A request of the wrong shape raises :class:`BadRequest`; a bug in the oracle is
 any other exception and is never caught here.
+
+The envelope's shapes are :class:`Request` and :class:`Response` (JSON objects, so ``TypedDict``s:
+types for mypy, plain dicts at run time); each area's input and output are typed in the oracle
+module that reads and builds them (``oracle.watermark.ValveOutput``, ...).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
 import attrs
 
 if TYPE_CHECKING:
     from oracle.versions import FlinkVersion
+
+# An error's ``type``: a verdict (docs/protocol/v1.md: Flink rejects the input, or the request is malformed) ...
+Verdict = Literal["InvalidConfiguration", "BadRequest"]
+# ... or the real-Flink bridge failed for a reason that is not Flink's verdict (docs/protocol/v2.md, "Errors"):
+# the suite treats it, as any other type, as a broken implementation.
+ErrorType = Verdict | Literal["BridgeError"]
+
+
+class InvalidConfigurationError(TypedDict):
+    """Flink rejects the input: ``exception`` is the simple name of what it throws, ``message`` its message."""
+
+    type: Literal["InvalidConfiguration"]
+    exception: str
+    message: str
+
+
+class BadRequestError(TypedDict):
+    """The request is malformed: an unknown area or version, an input of the wrong shape."""
+
+    type: Literal["BadRequest"]
+    message: str
+
+
+class BridgeError(TypedDict):
+    """Driving real Flink failed (``flinkspec/impls/bridge``): no verdict, a broken implementation."""
+
+    type: Literal["BridgeError"]
+    exception: str
+    message: str
+
+
+# an error that is a verdict (what the oracle answers), and any error the protocol names (an implementation that
+# answers another type is broken: flinkspec/impls validate_response)
+VerdictError = InvalidConfigurationError | BadRequestError
+ProtocolError = VerdictError | BridgeError
+
+
+class Request(TypedDict):
+    """A protocol request: ``{"id": 7, "area": "watermark.valve", "flink": "2.3", "input": {...}}``.
+
+    ``id`` is any JSON value, echoed in the response (the suite numbers its requests); ``flink`` absent
+    means the newest supported release; ``input`` is the area's input (``oracle.watermark.ValveInput``, ...)."""
+
+    id: NotRequired[Any]
+    area: str
+    flink: NotRequired[str]
+    input: dict[str, Any]
+
+
+class Response(TypedDict):
+    """A protocol response: the request's ``id``, then ``output`` (the area's output: Any here, since
+    which one depends on the request's area) or ``error``, never both."""
+
+    id: Any
+    output: NotRequired[Any]
+    error: NotRequired[ProtocolError]
 
 
 @attrs.frozen
@@ -23,14 +83,14 @@ class Rejected:
     exception: str
     message: str
 
-    def to_error(self) -> dict[str, str]:
+    def to_error(self) -> InvalidConfigurationError:
         return {"type": "InvalidConfiguration", "exception": self.exception, "message": self.message}
 
 
 class BadRequest(ValueError):
     """The request itself is malformed (unknown area or version, wrong input shape)."""
 
-    def to_error(self) -> dict[str, str]:
+    def to_error(self) -> BadRequestError:
         return {"type": "BadRequest", "message": str(self)}
 
 
@@ -79,5 +139,6 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
     return " or ".join(names.get(k, k.__name__) for k in kinds)
 
 
-# an area's entry point: ``(input, version) -> output dict | Rejected`` (each area module's ``ENTRIES``)
-AreaFn = Callable[[Mapping[str, Any], "FlinkVersion"], "dict[str, Any] | Rejected"]
+# an area's entry point: ``(input, version) -> output | Rejected`` (each area module's ``ENTRIES``); the output
+# is the area's TypedDict (``oracle.watermark.ValveOutput``, ...): a Mapping, but not a dict type
+AreaFn = Callable[[Mapping[str, Any], "FlinkVersion"], "Mapping[str, object] | Rejected"]

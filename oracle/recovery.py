@@ -19,11 +19,11 @@ on the answer as a whole, after the rest: their keys are records).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
 import attrs
 
-from oracle.alignment import AFTER_FINISH_ON, CHANNEL_SETS, parse, run
+from oracle.alignment import AFTER_FINISH_ON, CHANNEL_SETS, AlignmentEvent, AlignmentInput, TraceEntry, parse, run
 from oracle.changes import Change
 from oracle.explain import at, because, tracing_active
 from oracle.protocol import AreaFn, BadRequest
@@ -31,6 +31,20 @@ from oracle.rules import Declared
 from oracle.versions import FlinkVersion
 
 RECOVERY = "checkpoint.recovery"  # the protocol area (docs/protocol)
+
+
+class RecoveryInput(AlignmentInput):
+    """A ``checkpoint.alignment`` input, and where the job fails (docs/protocol/v2.md)."""
+
+    fail_after: NotRequired[int]  # 0 ... number of events (absent: all)
+
+
+class RecoveryOutput(TypedDict):
+    restored_from: int | None  # the checkpoint restored (None: none complete)
+    offsets: list[int]  # per source: the records it emitted before the checkpoint's barrier
+    counts: dict[str, int]  # the operator's state after the replay, by key
+    output: list[list[str | int]]  # [key, count] per replayed record, as the operator emits them
+
 
 # The rules this module encodes, each declared once (its area's declaration, properties/<group>/area.py, says
 # what checks each).
@@ -58,15 +72,15 @@ RULES: tuple[Declared, ...] = (
              "flinkspec's recovery model, docs/protocol/v2.md (bridge: RecoveryArea.java)"),
 )
 
-Restore = Callable[[list[dict[str, Any]], list[dict[str, Any]], int], tuple[int | None, list[int], dict[str, int]]]
+Restore = Callable[[list[TraceEntry], list[AlignmentEvent], int], tuple[int | None, list[int], dict[str, int]]]
 
 
-def recovery_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any]:
+def recovery_area(payload: Mapping[str, Any], version: FlinkVersion) -> RecoveryOutput:
     """The checkpoint restored, the sources' offsets, the state after the replay and the sink's output."""
     return recover(payload, version)
 
 
-def recover(payload: Mapping[str, Any], version: FlinkVersion, restore: Restore | None = None) -> dict[str, Any]:
+def recover(payload: Mapping[str, Any], version: FlinkVersion, restore: Restore | None = None) -> RecoveryOutput:
     """:func:`recovery_area` with the restore step given (``restore(trace, arrivals before the failure,
     channels)``; the mutants plant bugs here)."""
     if not isinstance(payload, Mapping):
@@ -89,7 +103,7 @@ def recover(payload: Mapping[str, Any], version: FlinkVersion, restore: Restore 
             at("offsets", ch)
             because("RC-4", "RC-1")  # rewound to the checkpoint's offset: the barrier's, or all once it ended
     counts = dict(state)
-    output: list[list[Any]] = []
+    output: list[list[str | int]] = []
     position = [0] * channels
     for event in events:  # every source replays its log from its offset, in arrival order
         if "record" not in event:
@@ -115,20 +129,20 @@ def recover(payload: Mapping[str, Any], version: FlinkVersion, restore: Restore 
             "output": output}
 
 
-def restore_latest(trace: list[dict[str, Any]], before: list[dict[str, Any]], channels: int,
+def restore_latest(trace: list[TraceEntry], before: list[AlignmentEvent], channels: int,
                    ) -> tuple[int | None, list[int], dict[str, int]]:
     """RC-1 ... RC-4: the checkpoint restored (None: none), each source's offset, the restored counts."""
     return restore_from(trace, before, channels, latest=True)
 
 
-def restore_from(trace: list[dict[str, Any]], before: list[dict[str, Any]], channels: int, *, latest: bool,
+def restore_from(trace: list[TraceEntry], before: list[AlignmentEvent], channels: int, *, latest: bool,
                  ) -> tuple[int | None, list[int], dict[str, int]]:
     """The latest (or, for a mutant, the oldest) complete checkpoint's id, offsets and counts."""
     snapshots: dict[int, dict[str, int]] = {}
     processed: dict[str, int] = {}
     for step in trace:
         if "process" in step:
-            key = step["process"][1]
+            key = cast(str, step["process"][1])  # [channel, record]
             processed[key] = processed.get(key, 0) + 1
         elif "snapshot" in step:
             snapshots.setdefault(step["snapshot"], dict(processed))
@@ -141,7 +155,7 @@ def restore_from(trace: list[dict[str, Any]], before: list[dict[str, Any]], chan
     return None, [0] * channels, {}
 
 
-def _offsets(before: list[dict[str, Any]], channels: int, cid: int) -> list[int] | None:
+def _offsets(before: list[AlignmentEvent], channels: int, cid: int) -> list[int] | None:
     """Records each source emitted before barrier ``cid`` (all, if it ended); None if some source
     neither delivered barrier ``cid`` nor ended before the failure (RC-1: not complete)."""
     emitted = [0] * channels

@@ -10,7 +10,7 @@ into :class:`~oracle.valve.Arrival` and :class:`TimerEvent` values; the rules th
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Literal, NotRequired, Protocol, TypedDict, TypeVar
 
 import attrs
 
@@ -34,6 +34,101 @@ from oracle.versions import FlinkVersion, pick, v
 VALVE = "watermark.valve"  # the protocol area (docs/protocol)
 COMBINED = "watermark.combined"  # the protocol area (docs/protocol)
 TIMERS = "watermark.timers"  # the protocol area (docs/protocol)
+
+# The areas' inputs and outputs (docs/protocol/v1.md, v2.md): what the entry points read and build.
+StatusName = Literal["IDLE", "ACTIVE"]  # a WatermarkStatus, as the protocol spells it (Status.value)
+TimerKind = Literal["register", "delete", "watermark"]  # what a watermark.timers event does
+
+
+class ChannelWatermark(TypedDict):
+    """A ``watermark.valve`` event: a watermark on ``channel`` (with ``subpartitions``, of one of its subpartitions)."""
+
+    channel: int
+    watermark: int
+    subpartition: NotRequired[int]  # protocol 2, Flink 1.19+
+
+
+class ChannelStatus(TypedDict):
+    """A ``watermark.valve`` event: ``channel``'s status."""
+
+    channel: int
+    status: StatusName
+
+
+class ValveInput(TypedDict):
+    channels: int  # 1 ... MAX_CHANNELS
+    events: list[ChannelWatermark | ChannelStatus]
+    subpartitions: NotRequired[list[list[int]]]  # protocol 2, Flink 1.19+: [first, last] per channel
+
+
+class InputWatermark(TypedDict):
+    """A ``watermark.combined`` event: what input ``input``'s valve emitted."""
+
+    input: int
+    watermark: int
+
+
+class InputStatus(TypedDict):
+    input: int
+    status: StatusName
+
+
+class CombinedInput(TypedDict):
+    inputs: int  # 1 ... MAX_CHANNELS
+    events: list[InputWatermark | InputStatus]
+
+
+class RegisterTimer(TypedDict):
+    register: int  # the timer's timestamp
+    key: str
+    namespace: NotRequired[str]  # protocol 2 (absent: VoidNamespace)
+
+
+class DeleteTimer(TypedDict):
+    delete: int
+    key: str
+    namespace: NotRequired[str]
+
+
+class TimersWatermark(TypedDict):
+    watermark: int
+
+
+class TimersInput(TypedDict):
+    events: list[RegisterTimer | DeleteTimer | TimersWatermark]
+
+
+class EmittedWatermark(TypedDict):
+    watermark: int
+
+
+class EmittedStatus(TypedDict):
+    status: StatusName
+
+
+Emitted = EmittedWatermark | EmittedStatus
+
+
+class ValveOutput(TypedDict):
+    """What the valve (the operator) emitted downstream while handling each event, in emission order."""
+
+    emitted: list[list[Emitted]]
+
+
+CombinedOutput = ValveOutput  # the same shape (docs/protocol/v2.md)
+
+
+class FiredTimer(TypedDict):
+    timestamp: int
+    key: str
+    namespace: NotRequired[str]  # only when the timer was registered with one
+
+
+class TimersOutput(TypedDict):
+    """The timers fired while handling each event."""
+
+    fired: list[list[FiredTimer]]
+
 
 # Flink's largest maximum parallelism (KeyGroupRangeAssignment.UPPER_BOUND_MAX_PARALLELISM): no
 # task has more input channels or an operator more inputs than this.
@@ -82,7 +177,7 @@ COMBINERS: Mapping[FlinkVersion, Callable[[int], Machine]] = {
 }
 
 
-def valve_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] | Rejected:
+def valve_area(payload: Mapping[str, Any], version: FlinkVersion) -> ValveOutput | Rejected:
     """One ``StatusWatermarkValve`` fed the request's events; the same rules in every version.
 
     With ``subpartitions`` (1.19+) the valve keeps one status per consumed subpartition and a
@@ -104,7 +199,7 @@ def valve_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, A
     return _run_valve(valve, slots)
 
 
-def _run_valve(valve: StatusWatermarkValve, arrivals: Sequence[Arrival]) -> dict[str, Any] | Rejected:
+def _run_valve(valve: StatusWatermarkValve, arrivals: Sequence[Arrival]) -> ValveOutput | Rejected:
     """The valve fed ``arrivals``; what it throws on the way (SWV-11) is the answer."""
     try:
         return _run(valve, arrivals)
@@ -112,17 +207,17 @@ def _run_valve(valve: StatusWatermarkValve, arrivals: Sequence[Arrival]) -> dict
         return Rejected(exc.simple_name, exc.message)
 
 
-def combined_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any]:
+def combined_area(payload: Mapping[str, Any], version: FlinkVersion) -> CombinedOutput:
     """A multi-input operator's combined watermark and status (see :mod:`oracle.combined`)."""
     inputs = _count(payload, "inputs")
     arrivals = _arrivals(payload, "input", inputs)
     return _run(pick(COMBINERS, version)(inputs), arrivals)
 
 
-def timers_area(payload: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any]:
+def timers_area(payload: Mapping[str, Any], version: FlinkVersion) -> TimersOutput:
     """Event-time timers of one ``InternalTimerServiceImpl``; the same rules in every version."""
     service = EventTimeTimerService()
-    fired: list[list[dict[str, Any]]] = []
+    fired: list[list[FiredTimer]] = []
     explaining = tracing_active()
     for i, event in enumerate(_timer_events(payload)):
         if explaining:
@@ -228,24 +323,24 @@ def _subpartition(event: Mapping[str, Any], i: int, version: FlinkVersion) -> in
     return int(sub)
 
 
-def _run(machine: Machine, arrivals: Sequence[Arrival]) -> dict[str, Any]:
+def _run(machine: Machine, arrivals: Sequence[Arrival]) -> ValveOutput:
     if not tracing_active():
         return {"emitted": [[_element_json(e) for e in machine.feed(a)] for a in arrivals]}
-    emitted: list[list[dict[str, Any]]] = []
+    emitted: list[list[Emitted]] = []
     for i, arrival in enumerate(arrivals):
         at("emitted", i)  # what the machine decides now is the answer to event i
         emitted.append([_element_json(e) for e in machine.feed(arrival)])
     return {"emitted": emitted}
 
 
-def _element_json(element: Element) -> dict[str, Any]:
+def _element_json(element: Element) -> Emitted:
     if isinstance(element, Watermark):
         return {"watermark": element.timestamp}
     return {"status": element.value}
 
 
-def _timer_json(timer: Timer) -> dict[str, Any]:
-    out: dict[str, Any] = {"timestamp": timer.timestamp, "key": timer.key}
+def _timer_json(timer: Timer) -> FiredTimer:
+    out: FiredTimer = {"timestamp": timer.timestamp, "key": timer.key}
     if timer.namespace is not None:
         out["namespace"] = timer.namespace
     return out
@@ -271,14 +366,17 @@ def _events(payload: Mapping[str, Any]) -> list[Any]:
     return events
 
 
-def _exactly_one(event: Mapping[str, Any], names: tuple[str, ...], where: str) -> str:
+_Name = TypeVar("_Name", bound=str)
+
+
+def _exactly_one(event: Mapping[str, Any], names: tuple[_Name, ...], where: str) -> _Name:
     present = [n for n in names if n in event]
     if len(present) != 1:
         raise BadRequest(f"{where} must have exactly one of {', '.join(names)}")
     return present[0]
 
 
-_STATUS = {"IDLE": Status.IDLE, "ACTIVE": Status.ACTIVE}
+_STATUS: dict[StatusName, Status] = {"IDLE": Status.IDLE, "ACTIVE": Status.ACTIVE}
 
 
 def _arrivals(payload: Mapping[str, Any], index_name: str, n: int) -> list[Arrival]:
@@ -328,7 +426,7 @@ def _status(text: str, where: str) -> Status:
 class TimerEvent:
     """``register`` / ``delete`` a timer of ``key`` (and ``namespace``), or a ``watermark``."""
 
-    kind: str
+    kind: TimerKind
     timestamp: int
     key: str = ""
     namespace: str | None = None
@@ -338,7 +436,7 @@ def _timer_events(payload: Mapping[str, Any]) -> list[TimerEvent]:
     out: list[TimerEvent] = []
     for i, event in enumerate(_events(payload)):
         where = f"input.events[{i}]"
-        kind = _exactly_one(event, ("register", "delete", "watermark"), where)
+        kind: TimerKind = _exactly_one(event, ("register", "delete", "watermark"), where)
         timestamp = java_long(event, kind, where)
         if kind == "watermark":
             out.append(TimerEvent(kind, timestamp))

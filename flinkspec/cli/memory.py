@@ -16,12 +16,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from flinkspec.errors import CliError
 from flinkspec.impls.flinkconf import ConfigFileError, load, parse_dynamic
 from oracle.memory import JOBMANAGER, TASKMANAGER, derive_jobmanager, derive_taskmanager, dynamic_configs
+from oracle.memory_process import JvmArgs
 from oracle.memsize import MemorySize
 from oracle.protocol import Rejected
 from oracle.versions import LATEST, FlinkVersion, UnknownVersion, parse_version
@@ -61,7 +63,7 @@ def _human(n: int) -> str:
     return MemorySize(n).to_human_readable_string()
 
 
-def breakdown(out: dict[str, Any], jobmanager: bool) -> list[str]:
+def breakdown(out: Mapping[str, Any], jobmanager: bool) -> list[str]:
     """The lines of Flink's "Final TaskExecutor/Master Memory configuration" log."""
     values = dict(out)
     if not jobmanager:
@@ -72,7 +74,7 @@ def breakdown(out: dict[str, Any], jobmanager: bool) -> list[str]:
     return [title] + [f"  {label}{_human(values[key])}" for label, key in (JM_LINES if jobmanager else TM_LINES)]
 
 
-def jvm_args_text(jvm: dict[str, int]) -> str:
+def jvm_args_text(jvm: JvmArgs) -> str:
     parts = [f"-Xmx{jvm['Xmx']}", f"-Xms{jvm['Xms']}"]
     if "MaxDirectMemorySize" in jvm:
         parts.append(f"-XX:MaxDirectMemorySize={jvm['MaxDirectMemorySize']}")

@@ -35,12 +35,13 @@ from typing import Any
 
 from flinkspec.impls.errors import ImplementationBroken as ImplementationBroken
 from flinkspec.impls.errors import UsageError as UsageError
+from oracle.protocol import Verdict
 from properties.under_test import Implementation as Implementation
 from properties.under_test import Request as Request
 from properties.under_test import Response as Response
 from properties.under_test import answer_one as answer_one
 
-KNOWN_ERROR_TYPES = ("InvalidConfiguration", "BadRequest")
+KNOWN_ERROR_TYPES: tuple[Verdict, ...] = ("InvalidConfiguration", "BadRequest")  # the error types that are a verdict
 DEFAULT_TIMEOUT_S = 30.0
 MAX_DEPTH = 64  # arrays and objects nested in an answer: a protocol answer has fewer than 10, and the
 # judge, the reports (attrs.asdict, json.dumps) and Hypothesis recurse through what is deeper

@@ -16,7 +16,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from oracle.alignment import AFTER_FINISH_ON, CHANNEL_SETS
+from oracle.alignment import AFTER_FINISH_ON, CHANNEL_SETS, AlignmentEvent, AlignmentInput
 from oracle.alignment import ALIGNMENT as AREA
 from oracle.versions import FlinkVersion
 from properties.draws import choice, shuffled
@@ -25,8 +25,8 @@ LONG_MAX = (1 << 63) - 1
 
 
 @st.composite
-def _events(draw: st.DrawFn, channels: int, length: int) -> list[dict[str, Any]]:
-    events: list[dict[str, Any]] = []
+def _events(draw: st.DrawFn, channels: int, length: int) -> list[AlignmentEvent]:
+    events: list[AlignmentEvent] = []
     ended: set[int] = set()
     ids: list[int] = []
     next_id = choice(draw, [1, 1, 2, 10])
@@ -64,11 +64,11 @@ def _events(draw: st.DrawFn, channels: int, length: int) -> list[dict[str, Any]]
 
 
 @st.composite
-def _many_in_flight(draw: st.DrawFn) -> dict[str, Any]:
+def _many_in_flight(draw: st.DrawFn) -> AlignmentInput:
     """At-least-once with more checkpoints in flight than the tracker keeps (50)."""
     channels = draw(st.integers(2, 4))
     first, count = draw(st.integers(1, 3)), draw(st.integers(45, 60))
-    events: list[dict[str, Any]] = [{"channel": 0, "barrier": first + i} for i in range(count)]
+    events: list[AlignmentEvent] = [{"channel": 0, "barrier": first + i} for i in range(count)]
     late = draw(st.lists(st.sampled_from([0, 1, count - 52, count - 51, count - 50, count - 49, count - 1]),
                          min_size=1, max_size=8))
     for k in late:
@@ -77,7 +77,7 @@ def _many_in_flight(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @st.composite
-def _exactly_once_classic(draw: st.DrawFn) -> dict[str, Any]:
+def _exactly_once_classic(draw: st.DrawFn) -> AlignmentInput:
     """The classic exactly-once scenario (alignment as Flink's fault-tolerance documentation describes
     it): on 2 or 3 channels, a record arrives on a channel after its barrier while another channel's
     barrier is still pending (aligned: it waits), the checkpoint completes, and records follow, so a
@@ -86,7 +86,7 @@ def _exactly_once_classic(draw: st.DrawFn) -> dict[str, Any]:
     channels = choice(draw, [2, 2, 3])
     first = draw(st.integers(0, channels - 1))
     others = shuffled(draw, [c for c in range(channels) if c != first])
-    events: list[dict[str, Any]] = [{"channel": c, "record": f"r{i}"} for i, c in enumerate(shuffled(
+    events: list[AlignmentEvent] = [{"channel": c, "record": f"r{i}"} for i, c in enumerate(shuffled(
         draw, list(range(channels)))[:draw(st.integers(0, channels))])]
     events.append({"channel": first, "barrier": 1})
     events += [{"channel": first, "record": f"a{i}"} for i in range(draw(st.integers(1, 2)))]
@@ -98,7 +98,7 @@ def _exactly_once_classic(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @st.composite
-def _finished_input(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
+def _finished_input(draw: st.DrawFn, version: FlinkVersion) -> AlignmentInput:
     """ALIGN-8's witness with finished inputs: on 2 to 4 channels some channels end (before the first
     barrier, or while its checkpoint is pending), every other one delivers barrier 1 with records
     between, then a second checkpoint goes round the open channels; checkpoints after finish on (from
@@ -106,10 +106,10 @@ def _finished_input(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     channels = choice(draw, [2, 2, 3, 4])
     order = shuffled(draw, list(range(channels)))
     finished = set(order[:draw(st.integers(1, channels - 1))])
-    steps: list[dict[str, Any]] = [{"channel": c, "barrier": 1} for c in order if c not in finished]
+    steps: list[AlignmentEvent] = [{"channel": c, "barrier": 1} for c in order if c not in finished]
     for c in finished:  # an end before the first barrier, between two, or after the last
         steps.insert(draw(st.integers(0, len(steps))), {"channel": c, "end": True})
-    events: list[dict[str, Any]] = []
+    events: list[AlignmentEvent] = []
     for i, step in enumerate(steps):
         events += [{"channel": step["channel"], "record": f"r{i}"}] if draw(st.booleans()) else []
         events.append(step)
@@ -118,7 +118,7 @@ def _finished_input(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     if draw(st.booleans()):
         events += [{"channel": c, "barrier": 2} for c in shuffled(draw, open_ch)]
         events += [{"channel": choice(draw, open_ch), "record": f"t{i}"} for i in range(draw(st.integers(0, 3)))]
-    payload: dict[str, Any] = {"mode": choice(draw, ["exactly_once", "at_least_once"]), "channels": channels,
+    payload: AlignmentInput = {"mode": choice(draw, ["exactly_once", "at_least_once"]), "channels": channels,
                                "events": events}
     if version >= CHANNEL_SETS.at and (version < AFTER_FINISH_ON.at or draw(st.booleans())):
         payload["checkpoints_after_finish"] = True
@@ -126,7 +126,7 @@ def _finished_input(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
 
 
 @st.composite
-def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
+def inputs(draw: st.DrawFn, version: FlinkVersion) -> AlignmentInput:
     if draw(st.integers(0, 19)) == 0:
         return draw(_many_in_flight())
     if draw(st.integers(0, 9)) == 0:
@@ -137,7 +137,7 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     if draw(st.integers(0, 29)) == 0:
         channels = draw(st.integers(9, 64))
     length = choice(draw, [draw(st.integers(0, 12)), draw(st.integers(5, 40)), draw(st.integers(20, 120))])
-    payload: dict[str, Any] = {"mode": choice(draw, ["exactly_once", "at_least_once"]),
+    payload: AlignmentInput = {"mode": choice(draw, ["exactly_once", "at_least_once"]),
                                "channels": channels, "events": draw(_events(channels, length))}
     if version >= CHANNEL_SETS.at and draw(st.integers(0, 2)) == 0:
         payload["checkpoints_after_finish"] = draw(st.booleans())

@@ -14,6 +14,7 @@ from typing import Any
 
 from oracle.coordinator import CONFIG_DEFAULTS
 from oracle.coordinator import COORDINATOR as AREA
+from oracle.coordinator_machine import AckResult
 from oracle.coordinator_rules import SAVEPOINTS_NOT_STORED
 from oracle.versions import FlinkVersion
 from properties.rules import Request, Response, RuleBook, Violation
@@ -22,7 +23,7 @@ BOOK = RuleBook()  # the rules this module declares, named by its areas' declara
 
 ART = "seed article on checkpoint coordination"
 KEYS = ("triggered", "queued", "rejected", "ack", "completed", "aborted", "retained", "job_failed", "was_pending")
-ACKS = ("SUCCESS", "DUPLICATE", "UNKNOWN", "DISCARDED")
+ACKS: tuple[AckResult, ...] = ("SUCCESS", "DUPLICATE", "UNKNOWN", "DISCARDED")
 BOOK.differential(AREA, "CCR")
 
 

@@ -11,7 +11,7 @@ import attrs
 import oracle.coordinator
 import oracle.coordinator_machine
 from oracle import coordinator_rules as rules
-from oracle.alignment import ALIGNMENT
+from oracle.alignment import ALIGNMENT, AlignmentEvent, Mode, TraceEntry
 from oracle.coordinator import COORDINATOR
 from oracle.coordinator_rules import Completed, CompletedStore, FailureManager, Rules, rules_for
 from oracle.recovery import RECOVERY, recover, restore_from, restore_latest
@@ -21,7 +21,7 @@ from properties.mutant import PR, Mutant, Request, Response, historical, with_pa
 MUTANTS: list[Mutant] = []  # this module's mutants, in the order flinkspec mutants lists them
 
 
-def _mode(mode: str, into: str) -> Any:
+def _mode(mode: Mode, into: Mode) -> Any:
     def before(request: Request) -> Request:
         inp = request["input"]
         if not isinstance(inp, dict) or inp.get("mode") != mode:
@@ -157,23 +157,23 @@ def _recovering(restore: Any) -> Any:
     return after
 
 
-def _no_rewind(trace: list[dict[str, Any]], before: list[dict[str, Any]], channels: int) -> Any:
+def _no_rewind(trace: list[TraceEntry], before: list[AlignmentEvent], channels: int) -> Any:
     cid, _offsets, state = restore_latest(trace, before, channels)
     emitted = [sum(1 for e in before if "record" in e and e["channel"] == c) for c in range(channels)]
     return cid, emitted, state
 
 
-def _rewind_to_zero(trace: list[dict[str, Any]], before: list[dict[str, Any]], channels: int) -> Any:
+def _rewind_to_zero(trace: list[TraceEntry], before: list[AlignmentEvent], channels: int) -> Any:
     cid, _offsets, state = restore_latest(trace, before, channels)
     return cid, [0] * channels, state
 
 
-def _state_lost(trace: list[dict[str, Any]], before: list[dict[str, Any]], channels: int) -> Any:
+def _state_lost(trace: list[TraceEntry], before: list[AlignmentEvent], channels: int) -> Any:
     cid, offsets, _state = restore_latest(trace, before, channels)
     return cid, offsets, {}
 
 
-def _oldest(trace: list[dict[str, Any]], before: list[dict[str, Any]], channels: int) -> Any:
+def _oldest(trace: list[TraceEntry], before: list[AlignmentEvent], channels: int) -> Any:
     return restore_from(trace, before, channels, latest=False)
 
 

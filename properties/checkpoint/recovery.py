@@ -14,10 +14,11 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from hypothesis import strategies as st
 
+from oracle.alignment import Mode
 from oracle.recovery import RECOVERY as AREA
 from oracle.versions import FlinkVersion
 from properties.checkpoint.alignment_invariants import monotonic_barriers, settled
@@ -54,7 +55,7 @@ def _two_completed(draw: st.DrawFn) -> dict[str, Any]:
 def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     if draw(st.integers(0, 9)) == 0:
         return draw(_two_completed())
-    payload = draw(alignment_inputs(version))
+    payload = cast("dict[str, Any]", draw(alignment_inputs(version)))  # an AlignmentInput, made a recovery one
     events = payload["events"]
     keys = draw(st.sampled_from([["k"], ["a", "b"], ["a", "b", "c", "d"]]))
     payload["events"] = [{**e, "record": draw(st.sampled_from(keys))} if "record" in e else e for e in events]
@@ -126,7 +127,7 @@ def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation
     return []
 
 
-def _miscounted(rule: str, mode: str, req: Request, resp: Response,
+def _miscounted(rule: str, mode: Mode, req: Request, resp: Response,
                 wrong: Callable[[int, int], bool]) -> list[Violation]:
     """The first key (in order) whose count after recovery is ``wrong(counted, occurrences)``, for
     requests of ``mode`` whose channels deliver barriers in increasing id order."""

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 import attrs
 
 from oracle import classloading_config as clc
-from oracle.classloading import NOT_FOUND, PARENT, USER, Loaders, resolve_with
+from oracle.classloading import NOT_FOUND, PARENT, USER, Loaders, Side, resolve_with
 from oracle.classloading import RESOLVE as AREA
 from oracle.protocol import BadRequest
 from oracle.versions import FlinkVersion, parse_version
@@ -49,13 +49,13 @@ class _PatternIsFilter(Loaders):
 
 
 class _ParentResourcesFirst(Loaders):
-    def resources(self, name: str) -> list[str]:
+    def resources(self, name: str) -> list[Side]:
         found = super().resources(name)
         return sorted(found, key=lambda side: side != PARENT)
 
 
 class _GetResourceParentFirst(Loaders):
-    def resource(self, name: str) -> str | None:
+    def resource(self, name: str) -> Side | None:
         found = self.resources(name)
         return PARENT if PARENT in found else (found[0] if found else None)
 

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from oracle import classloading_config as clc
 from oracle.classloading import RESOLVE as AREA
-from oracle.classloading import class_file, jdk_resources
+from oracle.classloading import ResolveInput, class_file, jdk_resources
 from oracle.classloading_config import LIST_OPTION, YAML_LISTS
 from oracle.versions import FlinkVersion, pick
 
@@ -196,7 +196,7 @@ _RESOURCES = ("META-INF/x.txt", "META-INF/services/com.acme.Plugin", "com/acme/a
 
 
 @st.composite
-def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
+def inputs(draw: st.DrawFn, version: FlinkVersion) -> ResolveInput:
     seeds = draw(st.lists(_seed_names(), min_size=1, max_size=4, unique=True))
     config = draw(configs(version, seeds))
     patterns = _patterns_for(config, version)
@@ -231,7 +231,7 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
         user_res.append(user_res[0])  # a resource listed twice
     if res_names and draw(st.integers(0, 5)) == 5:
         res_names = [*res_names, res_names[0]]  # a resource asked for twice
-    out: dict[str, Any] = {"config": config, "user_classes": user, "parent_classes": parent, "lookups": lookups}
+    out: ResolveInput = {"config": config, "user_classes": user, "parent_classes": parent, "lookups": lookups}
     if res_names:
         out |= {"user_resources": user_res, "parent_resources": parent_res, "resource_lookups": res_names}
     if draw(st.integers(0, 3)) > 0:  # protocol 3: getResource, mostly of names getResources is asked too
@@ -333,7 +333,7 @@ def _word_values(*words: str) -> st.SearchStrategy[str]:
 
 
 @st.composite
-def value_inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
+def value_inputs(draw: st.DrawFn, version: FlinkVersion) -> ResolveInput:
     """A configuration of the three options with fuzzed values, and a few lookups: the readers' edges."""
     lists = [_pieces_value(), _mangled(_pieces_value())]
     if version >= YAML_LISTS.at:
