@@ -31,7 +31,11 @@ def test_a_module_is_spared_only_the_recorded_answers_that_never_call_it() -> No
     assert not any(t.endswith(("-checkpoint.alignment]", "-checkpoint.recovery]")) for t in coordinator)
     assert any(t.endswith("-checkpoint.alignment]") for t in alignment)
     assert not any(t.endswith("-checkpoint.coordinator]") for t in alignment)
-    assert ms.module_tests("recovery") == ms.area_tests("checkpoint")
+    # only the recovery area's entry point imports oracle/recovery.py: the other checkpoint corpora never call it
+    recorded = "properties/test_recorded_answers.py::"
+    assert ms.module_tests("recovery") == [t for t in ms.area_tests("checkpoint")
+                                           if not t.startswith(recorded) or t.endswith("-checkpoint.recovery]")]
+    assert any(t.endswith("-checkpoint.recovery]") for t in ms.module_tests("recovery"))
     assert ms.module_tests("javadtoa") == ["properties/test_java_numbers.py"]
 
 

@@ -61,7 +61,7 @@ AREA_OF_FILE = {
     "checkpoint": ("alignment", "alignment_handlers", "coordinator", "coordinator_machine",
                    "coordinator_rules", "recovery"),
     "java numbers (memory, classloading)": ("javanum", "javadtoa"),
-    "protocol and dispatch": ("__init__", "protocol", "versions", "rules"),
+    "protocol and dispatch": ("__init__", "protocol", "versions", "rules", "changes"),
     "explanations (which rule decided each part)": ("explain",),
 }
 
