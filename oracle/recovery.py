@@ -34,7 +34,7 @@ RECOVERY = "checkpoint.recovery"  # the protocol area (docs/protocol)
 
 
 class RecoveryInput(AlignmentInput):
-    """A ``checkpoint.alignment`` input, and where the job fails (docs/protocol/v2.md)."""
+    """An input of the alignment area (AlignmentInput), and where the job fails (docs/protocol/v2.md)."""
 
     fail_after: NotRequired[int]  # 0 ... number of events (absent: all)
 
