@@ -60,7 +60,7 @@ import org.apache.flink.configuration.CoreOptions;
  */
 public final class ClassLoadingArea implements Area {
     private static final int MAX_NAME = 1024;
-    private static final byte[] RESOURCE_BYTES = "Manifest-Version: 1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] RESOURCE_BYTES = "Manifest-Version: 1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final String[] LOADERS_CLASS = {
         "org.apache.flink.util.FlinkUserCodeClassLoaders", // 1.16+
         "org.apache.flink.runtime.execution.librarycache.FlinkUserCodeClassLoaders", // 1.13-1.15
@@ -145,7 +145,7 @@ public final class ClassLoadingArea implements Area {
         }
     }
 
-    private static String resolve(ClassLoader loader, ClassLoader inner, ClassLoader parent, String name) {
+    static String resolve(ClassLoader loader, ClassLoader inner, ClassLoader parent, String name) {
         Class<?> c;
         try {
             c = loader.loadClass(name);
@@ -169,7 +169,7 @@ public final class ClassLoadingArea implements Area {
         throw new IllegalStateException(name + " was defined by an unexpected class loader " + cl);
     }
 
-    private static List<String> prefixes(List<URL> jars) {
+    static List<String> prefixes(List<URL> jars) {
         List<String> out = new ArrayList<>();
         for (URL jar : jars) {
             out.add("jar:" + jar + "!/");
@@ -215,7 +215,7 @@ public final class ClassLoadingArea implements Area {
         return out;
     }
 
-    private static List<Object> resources(ClassLoader loader, String name, List<String> userPrefixes,
+    static List<Object> resources(ClassLoader loader, String name, List<String> userPrefixes,
             List<String> parentPrefixes) throws IOException {
         List<Object> where = new ArrayList<>();
         Enumeration<URL> urls = loader.getResources(name);
@@ -244,7 +244,7 @@ public final class ClassLoadingArea implements Area {
     }
 
     /** The loader a SafetyNetWrapperClassLoader delegates to, or {@code loader} itself. */
-    private static ClassLoader innerOf(ClassLoader loader) throws ReflectiveOperationException {
+    static ClassLoader innerOf(ClassLoader loader) throws ReflectiveOperationException {
         if (!loader.getClass().getSimpleName().equals("SafetyNetWrapperClassLoader")) {
             return loader;
         }
@@ -253,7 +253,7 @@ public final class ClassLoadingArea implements Area {
         return (ClassLoader) f.get(loader);
     }
 
-    private static Class<?> loadersClass() throws ClassNotFoundException {
+    static Class<?> loadersClass() throws ClassNotFoundException {
         for (String name : LOADERS_CLASS) {
             try {
                 return Class.forName(name);
@@ -266,7 +266,7 @@ public final class ClassLoadingArea implements Area {
 
     // ---------------------------------------------------------------- the jars
 
-    private static Path writeJar(Path jar, Map<String, String> entries) throws IOException {
+    static Path writeJar(Path jar, Map<String, String> entries) throws IOException {
         try (OutputStream file = Files.newOutputStream(jar); JarOutputStream out = new JarOutputStream(file)) {
             for (Map.Entry<String, String> e : entries.entrySet()) {
                 out.putNextEntry(new JarEntry(e.getKey()));
@@ -304,7 +304,7 @@ public final class ClassLoadingArea implements Area {
         return bytes.toByteArray();
     }
 
-    private static void deleteTree(Path dir) throws IOException {
+    static void deleteTree(Path dir) throws IOException {
         List<Path> paths = new ArrayList<>();
         try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
             walk.forEach(paths::add);
@@ -321,7 +321,7 @@ public final class ClassLoadingArea implements Area {
      * The jar entries of one side, entry name to class name (null for a resource): class files,
      * then resources. A resource equal to a class file would be a duplicate entry and is refused.
      */
-    private static Map<String, String> entries(String side, List<String> classes, List<String> resources)
+    static Map<String, String> entries(String side, List<String> classes, List<String> resources)
             throws BadRequest {
         Map<String, String> entries = new LinkedHashMap<>();
         for (String c : classes) {
@@ -340,7 +340,7 @@ public final class ClassLoadingArea implements Area {
     }
 
     @SuppressWarnings("unchecked")
-    private static List<String> names(Map<String, Object> input, String field, boolean resource) throws BadRequest {
+    static List<String> names(Map<String, Object> input, String field, boolean resource) throws BadRequest {
         List<String> out = new ArrayList<>();
         if (!input.containsKey(field)) {
             return out;
@@ -419,7 +419,7 @@ public final class ClassLoadingArea implements Area {
     }
 
     /** {@code m.invoke(target, args)}, rethrowing what the method threw (Flink's own exception) unwrapped. */
-    private static Object invoke(Method m, Object target, Object... args) throws Exception {
+    static Object invoke(Method m, Object target, Object... args) throws Exception {
         try {
             return m.invoke(target, args);
         } catch (InvocationTargetException e) {
