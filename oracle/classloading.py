@@ -219,11 +219,11 @@ class Loaders:
         """CL-9: the parent ``URLClassLoader``: the JDK first, then the parent jar (CL-10)."""
         if name in jdk_classes():
             return PARENT
-        return _define(name, self.parent_classes, self.parent_resources) or PARENT
+        return self._define(name, PARENT) or PARENT
 
     def _find_in_user_jar(self, name: str) -> str:
         """``URLClassLoader.findClass`` on the user jar: define the class (CL-10, CL-11)."""
-        failed = _define(name, self.user_classes, self.user_resources)
+        failed = self._define(name, USER)
         if failed:
             return failed
         if self.settings.child_first:  # the superclass, resolved through this loader (CL-11)
@@ -231,6 +231,12 @@ class Loaders:
             if superclass != PARENT:
                 return superclass
         return USER
+
+    def _define(self, name: str, side: Side) -> str | None:
+        """``findClass`` + ``defineClass`` on the jar of ``side`` (a subclass may plant faults there)."""
+        if side == USER:
+            return _define(name, self.user_classes, self.user_resources)
+        return _define(name, self.parent_classes, self.parent_resources)
 
     def resource(self, name: str) -> Side | None:
         """CL-14: where ``getResource(name)`` finds ``name``: the first place ``getResources`` lists, None for

@@ -50,6 +50,7 @@ DEFAULT_KEY = "classloader.parent-first-patterns.default"
 ADDITIONAL_KEY = "classloader.parent-first-patterns.additional"
 RESOLVE_ORDER = ConfigOption("classloader.resolve-order", "string", "child-first", "child-first")
 CHECK_LEAKED = ConfigOption("classloader.check-leaked-classloader", "boolean", True, "true")
+FAIL_ON_METASPACE = ConfigOption("classloader.fail-on-metaspace-oom-error", "boolean", True, "true")
 
 
 class UnmodelledValue(ValueError):
@@ -63,10 +64,16 @@ class LoaderSettings:
     child_first: bool
     patterns: tuple[str, ...]
     check_leaked: bool
+    fail_on_metaspace: bool = True
 
 
-def settings(config: Mapping[str, str], version: FlinkVersion) -> LoaderSettings:
-    """CL-1 ... CL-6; raises :class:`JavaException` where Flink throws, :class:`UnmodelledValue`."""
+def settings(config: Mapping[str, str], version: FlinkVersion, *, read_fail_on_metaspace: bool = False,
+             ) -> LoaderSettings:
+    """CL-1 ... CL-6; raises :class:`JavaException` where Flink throws, :class:`UnmodelledValue`.
+
+    ``read_fail_on_metaspace``: also read ``classloader.fail-on-metaspace-oom-error``, where
+    ``TaskManagerServices.fromConfiguration`` reads it (after the resolve order, before the leak check;
+    classloading.lifecycle's CLL-11)."""
     conf = Configuration(config)
     split = pick(SPLITTERS, version)
     defaults = pick(DEFAULT_PATTERNS, version)
@@ -86,12 +93,13 @@ def settings(config: Mapping[str, str], version: FlinkVersion) -> LoaderSettings
     else:
         because("CL-5")
         raise IllegalArgumentException(f"Unknown resolve order: {order}")
+    fail_on_metaspace = conf.get(FAIL_ON_METASPACE) if read_fail_on_metaspace else True
     try:
         check_leaked = conf.get(CHECK_LEAKED)
     except JavaException:
         because("CL-6")
         raise
-    return LoaderSettings(child_first, tuple(patterns), check_leaked)
+    return LoaderSettings(child_first, tuple(patterns), check_leaked, fail_on_metaspace)
 
 
 # --------------------------------------------------------------------------------------------

@@ -18,12 +18,14 @@ from typing import Any, Literal
 
 import attrs
 
+from oracle.changes import Change
 from oracle.classloading import (
     NOT_FOUND,
     PARENT,
     PROHIBITED,
     USER,
     Loaders,
+    Side,
     _jar_resources,
     _name_problem,
     _names,
@@ -33,7 +35,7 @@ from oracle.classloading import (
 from oracle.classloading_config import JavaException, LoaderSettings, UnmodelledValue, settings
 from oracle.protocol import AreaFn, BadRequest, Rejected, field, string_map
 from oracle.rules import Declared
-from oracle.versions import FlinkVersion, pick, v
+from oracle.versions import FlinkVersion, pick
 
 LIFECYCLE = "classloading.lifecycle"  # the protocol area (docs/protocol)
 
@@ -159,8 +161,15 @@ def _metaspace_anywhere(message: str) -> bool:
     return "metaspace" in "".join(c.lower() if "A" <= c <= "Z" else c for c in message)
 
 
-# ExceptionUtils.isMetaspaceOutOfMemoryError's message test, by first release (CLL-7; FLINK-24993)
-METASPACE_TEST = {v("1.13"): _metaspace_prefix, v("1.15"): _metaspace_anywhere}
+METASPACE_ANYWHERE = Change(
+    since="1.15", issue="FLINK-24993",
+    what="a Metaspace OutOfMemoryError is one whose message contains 'metaspace' in any case, no longer one whose "
+    "message starts with 'Metaspace'",
+    witnesses=({"faults": [{"class": "com.acme.Boom", "side": "user", "stage": "define", "throws": "OutOfMemoryError",
+                            "message": "Out of Metaspace"}],
+                "operations": [{"load": "com.acme.Boom"}]},))
+# ExceptionUtils.isMetaspaceOutOfMemoryError's message test (CLL-7)
+METASPACE_TEST = METASPACE_ANYWHERE.table(_metaspace_prefix, _metaspace_anywhere)
 
 
 @attrs.frozen
@@ -206,13 +215,14 @@ class FaultyLoaders(Loaders):
     faults: Mapping[tuple[str, str], Fault] = attrs.field(factory=dict)
     escaped: list[str] = attrs.field(factory=list, eq=False)
 
-    def load(self, name: str) -> str:
-        found = super().load(name)
+    def _load(self, name: str) -> str:
+        """One ``loadClass`` call of the user-code loader: the lookup's, or the JVM's for a superclass (CLL-5)."""
+        found = super()._load(name)
         if found not in (USER, PARENT):
             self.escaped.append(found)
         return found
 
-    def _define(self, name: str, side: str) -> str | None:
+    def _define(self, name: str, side: Side) -> str | None:
         fault = self.faults.get((side, name))
         if fault is not None and fault.stage == "define":
             return NOT_FOUND if THROWABLES[fault.throws] is Kind.IO else str(fault.thrown)  # CLL-6
@@ -403,6 +413,13 @@ def _operations(inp: Mapping[str, Any]) -> list[tuple[str, str, bool]]:
 
 def lifecycle(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] | Rejected:
     """What each operation on the loader gives, and what its class-loading exception handler received."""
+    return lifecycle_with(inp, version)
+
+
+def lifecycle_with(inp: Mapping[str, Any], version: FlinkVersion,
+                   loader_type: type[UserCodeClassLoader] = UserCodeClassLoader,
+                   loaders_type: type[FaultyLoaders] = FaultyLoaders) -> dict[str, Any] | Rejected:
+    """:func:`lifecycle` with the loader and its jars' model given (a mutant's subclasses)."""
     user_classes = _names(inp, "user_classes", ".")
     parent_classes = _names(inp, "parent_classes", ".")
     user_resources = _jar_resources(inp, "user", user_classes)
@@ -420,10 +437,10 @@ def lifecycle(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] |
                for side in (USER, PARENT)}
     initializers = {side: frozenset(f.name for f in faults.values() if f.side == side and f.stage == "initialize")
                     for side in (USER, PARENT)}
-    loaders = FaultyLoaders(loader_settings, frozenset(user_classes) | initializers[USER],
+    loaders = loaders_type(loader_settings, frozenset(user_classes) | initializers[USER],
                             frozenset(parent_classes) | initializers[PARENT], user_resources | planted[USER],
                             parent_resources | planted[PARENT], faults)
-    loader = UserCodeClassLoader(loaders, version)
+    loader = loader_type(loaders, version)
     results = []
     for kind, name, initialize in operations:
         if kind == "load":
@@ -440,3 +457,4 @@ def lifecycle(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] |
 
 
 ENTRIES: dict[str, AreaFn] = {LIFECYCLE: lifecycle}
+CHANGES: dict[str, tuple[Change, ...]] = {LIFECYCLE: (METASPACE_ANYWHERE,)}

@@ -51,7 +51,7 @@ def registry(areas: Iterable[Area]) -> dict[str, Area]:
 AREAS: dict[str, Area] = registry((
     memory.TASKMANAGER, memory.JOBMANAGER,
     watermark.VALVE, watermark.COMBINED, watermark.TIMERS,
-    classloading.RESOLVE,
+    classloading.RESOLVE, classloading.LIFECYCLE,
     checkpoint.ALIGNMENT, checkpoint.COORDINATOR, checkpoint.RECOVERY,
 ))
 

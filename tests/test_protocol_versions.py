@@ -85,6 +85,8 @@ EXAMPLES: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
                                 flink="1.15.1"), None),
     "watermark.combined": (req("watermark.combined", {"inputs": 2, "events": [{"input": 0, "watermark": 1}]}), None),
     "checkpoint.recovery": (req("checkpoint.recovery", {**ALIGN_NO_CANCEL, "fail_after": 1}), None),
+    "classloading.lifecycle": (req("classloading.lifecycle", {"user_classes": ["a.B"], "operations": [
+        {"load": "a.B"}, {"close": True}, {"load": "a.B"}]}), None),
     "watermark.valve.subpartitions": (
         req("watermark.valve", {"channels": 2, "subpartitions": [[0, 1], [2, 2]],
                                 "events": [{"channel": 0, "watermark": 5, "subpartition": 1},

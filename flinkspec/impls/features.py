@@ -9,7 +9,9 @@ the feature can be taken out of a request that stays well-formed, ``strip(reques
 an area added since protocol 1 is a feature of its own; the envelope's features are declared here.
 Version 2: the extensions of docs/protocol/v2.md, docs/protocol/checkpoint-alignment.md and
 docs/protocol/checkpoint-coordinator.md, which appeared together, with no published version in between.
-Version 3 (:data:`CURRENT`, what the suite speaks): docs/protocol/v3.md (``getResource`` lookups).
+Version 3: docs/protocol/v3.md (``getResource`` lookups).
+Version 4 (:data:`CURRENT`, what the suite speaks): docs/protocol/v4.md (the areas of the class-loader
+lifecycle and of checkpoint storage).
 
 A feature of version 1 (``config.spelling``: how a config value is written) is part of v1.md; it is
 registered so that an implementation can declare it does not model it, and be treated for it as one
@@ -37,7 +39,7 @@ from properties.features import (
     with_input,
 )
 
-CURRENT = 3  # the protocol version the suite speaks
+CURRENT = 4  # the protocol version the suite speaks
 V1_AREAS = tuple(name for name, area in AREAS.items() if area.protocol == 1)  # the areas of docs/protocol/v1.md
 ALL_AREAS = tuple(AREAS)
 

@@ -7,8 +7,16 @@ from typing import Any
 
 from oracle import classloading
 from oracle import classloading_config as clc
+from oracle import classloading_lifecycle as cll
 from properties.area import Area, Checked, ExtraCorpus, OptionDefault, OracleRules, checked
-from properties.classloading import invariants, mutants, strategies
+from properties.classloading import (
+    invariants,
+    lifecycle,
+    lifecycle_mutants,
+    lifecycle_strategies,
+    mutants,
+    strategies,
+)
 from properties.features import (
     Feature,
     Request,
@@ -103,4 +111,39 @@ RESOLVE = Area(
                 "getResource lookups: resource_lookup_one, answered in resource", has_field("resource_lookup_one"),
                 without_field("resource_lookup_one"), unanswer=without_output_field("resource")),
     ),
+)
+
+
+# what checks each rule of the oracle's class-loader lifecycle
+_LIFECYCLE_CHECKED: tuple[Checked, ...] = (
+    checked("CLL-1", "CLC-2"),
+    checked("CLL-2", "CLC-4"),
+    checked("CLL-3", note="only CLC-EQ: no document says what Class.forName answers through a closed loader"),
+    checked("CLL-4", "CLC-3"),
+    checked("CLL-5", "CLC-3"),
+    checked("CLL-6", note="only CLC-EQ"),
+    checked("CLL-7", "CLC-3"),
+    checked("CLL-8", note="CLC-EQ compares the message only with --strict-messages"),
+    checked("CLL-9", note="only CLC-EQ"),
+    checked("CLL-10", note="CLC-EQ compares the message only with --strict-messages"),
+    checked("CLL-11", "CLC-2", "CLC-3"),
+    checked("CLL-12", "CLC-1"),
+)
+
+
+def _operation_count(req: Request) -> int:
+    inp = input_of(req)
+    return len(inp.get("operations", [])) + len(inp.get("faults", []))
+
+
+LIFECYCLE = Area(
+    name=cll.LIFECYCLE, prefix="CLC", rules=lifecycle.BOOK, page="classloading-lifecycle.md", protocol=4,
+    description="a TaskManager's user-code class loader used, closed and used again, and the Throwables its "
+    "class-loading exception handler receives (classloader.check-leaked-classloader, "
+    "classloader.fail-on-metaspace-oom-error)",
+    requests=lifecycle_strategies.requests, size=_operation_count,
+    oracle={"classloading_lifecycle": OracleRules(rules=cll.RULES, files=("oracle/classloading_lifecycle.py",),
+                                                  checked=_LIFECYCLE_CHECKED)},
+    mutants=tuple(lifecycle_mutants.MUTANTS), bridge="LifecycleArea", changes=cll.CHANGES[cll.LIFECYCLE],
+    strict_messages=True,
 )

@@ -1,0 +1,158 @@
+"""The documented rules of a user-code class loader's lifecycle, as checks on any implementation's answers.
+
+Sources: Flink's configuration reference (``CoreOptions.CHECK_LEAKED_CLASSLOADER``: "Fails attempts at
+loading classes if the user classloader of a job is used after it has terminated";
+``CoreOptions.FAIL_ON_USER_CLASS_LOADING_METASPACE_OOM``: "Fail Flink JVM processes if
+'OutOfMemoryError: Metaspace' is thrown while trying to load a user code class"), the seed article on
+class loading, and the JDK's Javadoc (``ClassLoader.loadClass``: "Invoke findLoadedClass(String) to check
+if the class has already been loaded"; ``URLClassLoader.close``: "any classes or resources that are
+already loaded, are still accessible").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from oracle import classloading_config as clc
+from oracle.classloading_lifecycle import LIFECYCLE as AREA
+from oracle.versions import FlinkVersion
+from properties.rules import Request, Response, RuleBook, Violation
+
+BOOK = RuleBook()  # the rules this module declares, named by the area's declaration
+BOOK.differential(AREA, "CLC")
+
+CONFIG_DOC = "Flink configuration reference (CoreOptions)"
+JAVADOC = "JDK 17 Javadoc: ClassLoader.loadClass, URLClassLoader.close"
+SIDES = ("user", "parent")
+LOOKUPS = ("load", "for_name", "get_resource", "get_resources")
+
+
+def _results(req: Request, resp: Response) -> list[tuple[str, str, dict[str, Any]]] | None:
+    """Each operation (kind, name) with its answered entry, or None when the answer is no well-formed output
+    (a refusal, or what CLC-1 reports)."""
+    out = resp.get("output")
+    if "error" in resp or not isinstance(out, dict) or not isinstance(out.get("results"), list):
+        return None
+    ops = req["input"].get("operations", [])
+    entries = out["results"]
+    if len(entries) != len(ops) or not all(isinstance(e, dict) for e in entries):
+        return None
+    kinds = [next((k for k in (*LOOKUPS, "close") if k in op), "close") for op in ops]
+    return [(kind, str(op.get(kind, "")), e) for kind, op, e in zip(kinds, ops, entries, strict=True)]
+
+
+def _settings(req: Request, version: FlinkVersion) -> clc.LoaderSettings | None:
+    """The class-loading options as Flink reads them, None where Flink refuses them (an error answer)."""
+    try:
+        return clc.settings(req["input"].get("config", {}), version, read_fail_on_metaspace=True)
+    except (clc.JavaException, clc.UnmodelledValue):
+        return None
+
+
+def _error(result: object) -> bool:
+    return isinstance(result, str) and result.startswith("error:")
+
+
+@BOOK.invariant("CLC-1", AREA, "The answer holds one result per operation, in order: for a class lookup 'user', "
+                "'parent', 'not_found' or 'error:<Exception>[: message]'; for getResource one of those sides or "
+                "'not_found'; for getResources a list of sides; for close 'closed'; and beside each the handled "
+                "Throwables, each an exception name, a message (string or null) and whether it was fatal.",
+                "docs/protocol/classloading-lifecycle.md")
+def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    out = resp.get("output")
+    if "error" in resp or "output" not in resp:
+        return []
+    if not isinstance(out, dict) or not isinstance(out.get("results"), list):
+        return [Violation("CLC-1", "the output must be an object with a list results")]
+    ops = req["input"].get("operations", [])
+    if len(out["results"]) != len(ops):
+        return [Violation("CLC-1", f"{len(out['results'])} results for {len(ops)} operations")]
+    for i, (kind, _name, entry) in enumerate(_results(req, resp) or []):
+        problem = _entry_problem(kind, entry)
+        if problem:
+            return [Violation("CLC-1", f"results[{i}] ({kind}): {problem}")]
+    return []
+
+
+def _entry_problem(kind: str, entry: dict[str, Any]) -> str | None:
+    result, handled = entry.get("result"), entry.get("handled")
+    if not isinstance(handled, list) or not all(
+            isinstance(h, dict) and isinstance(h.get("exception"), str) and isinstance(h.get("fatal"), bool)
+            and (h.get("message") is None or isinstance(h.get("message"), str)) for h in handled):
+        return f"handled must be a list of {{exception, message, fatal}}, got {handled!r}"
+    if kind == "close":
+        return None if result == "closed" else f"close gives 'closed', not {result!r}"
+    if kind == "get_resources":
+        ok = _error(result) or (isinstance(result, list) and all(r in SIDES for r in result))
+    else:
+        ok = _error(result) or result in (*SIDES, "not_found")
+    return None if ok else f"{result!r} is no result of {kind}"
+
+
+def _after_close(req: Request, resp: Response) -> Iterator[tuple[int, str, str, dict[str, Any]]]:
+    """Each lookup after the loader's first close: (index, kind, name, entry)."""
+    closed = False
+    for i, (kind, name, entry) in enumerate(_results(req, resp) or []):
+        if kind == "close":
+            closed = True
+        elif closed:
+            yield i, kind, name, entry
+
+
+@BOOK.invariant("CLC-2", AREA, "With classloader.check-leaked-classloader true (the default), a class or resource "
+                "looked up through the loader (loadClass, getResource, getResources) after it is closed fails.",
+                CONFIG_DOC + ": classloader.check-leaked-classloader")
+def closed_fails(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    settings = _settings(req, version)
+    if settings is None or not settings.check_leaked:
+        return []
+    for i, kind, name, entry in _after_close(req, resp):
+        if kind != "for_name" and not _error(entry.get("result")):
+            return [Violation("CLC-2", f"operations[{i}] {kind} {name!r} after close answered "
+                                       f"{entry.get('result')!r}, not a failure")]
+    return []
+
+
+@BOOK.invariant("CLC-3", AREA, "The class-loading exception handler makes a Throwable fatal only if "
+                "classloader.fail-on-metaspace-oom-error is true (the default) and it is an OutOfMemoryError, "
+                "and it makes fatal every 'OutOfMemoryError: Metaspace' (a message starting 'Metaspace') then.",
+                CONFIG_DOC + ": classloader.fail-on-metaspace-oom-error")
+def metaspace_fatal(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    settings = _settings(req, version)
+    if settings is None:
+        return []
+    for i, (_kind, _name, entry) in enumerate(_results(req, resp) or []):
+        for h in entry.get("handled", []):
+            oom = h.get("exception") == "OutOfMemoryError"
+            must = settings.fail_on_metaspace and oom and str(h.get("message") or "").startswith("Metaspace")
+            may = settings.fail_on_metaspace and oom
+            if h.get("fatal") and not may:
+                return [Violation("CLC-3", f"results[{i}]: {h.get('exception')}({h.get('message')!r}) was made "
+                                           f"fatal with fail-on-metaspace-oom-error {settings.fail_on_metaspace}")]
+            if must and not h.get("fatal"):
+                return [Violation("CLC-3", f"results[{i}]: OutOfMemoryError({h.get('message')!r}) was not made "
+                                           "fatal")]
+    return []
+
+
+@BOOK.invariant("CLC-4", AREA, "A class loadClass returned once is returned again for the same name: before the "
+                "loader is closed, and after it with the leak check off (the JDK's loader finds the loaded class "
+                "first, and a closed URLClassLoader keeps what it already loaded).", JAVADOC)
+def loaded_stays(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    settings = _settings(req, version)
+    if settings is None:
+        return []
+    loaded: dict[str, str] = {}
+    closed = False
+    for i, (kind, name, entry) in enumerate(_results(req, resp) or []):
+        closed = closed or kind == "close"
+        result = entry.get("result")
+        if kind != "load" or (closed and settings.check_leaked):
+            continue
+        if name in loaded and result != loaded[name]:
+            return [Violation("CLC-4", f"operations[{i}] load {name!r} answered {result!r}; an earlier load "
+                                       f"answered {loaded[name]!r}")]
+        if result in SIDES:
+            loaded.setdefault(name, str(result))
+    return []
