@@ -50,12 +50,20 @@ DECISIONS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "snapshot = sync + async FutureTask, cancelable": (
         NOT_CHECKABLE, (), "How an operator's snapshot runs inside the task is not observable in any area."),
     "classloader.fail-on-metaspace-oom-error=true -> fatal on Metaspace OOM": (
-        NOT_CHECKABLE, (), "No class lookup of the classloading area raises an OutOfMemoryError."),
+        NEW, ("CLC-3", "CLL-7", "CLL-8"), "classloading.lifecycle plants classes whose loading throws any Throwable "
+        "(a Metaspace OutOfMemoryError among them) and answers what the class-loading exception handler received "
+        "and whether it made it fatal: CLC-3 (the documented option), CLL-7 (which messages are a Metaspace OOM in "
+        "each release), CLL-8 (the message it is rethrown with)."),
     "classloader.check-leaked-classloader=true -> use after close fails": (
-        NOT_CHECKABLE, (), "The protocol has no close of the user-code class loader; the key is only read."),
+        NEW, ("CLC-2", "CLL-1", "CLL-2", "CLL-3"), "classloading.lifecycle closes the loader between lookups: CLC-2 "
+        "(with the check on, a lookup after close fails), CLL-1 (Flink's IllegalStateException), CLL-2 (the check "
+        "off: what a closed URLClassLoader still answers), CLL-3 (Class.forName of a class the JVM already "
+        "recorded succeeds even with the check on)."),
     "loadClass under per-name lock; exception handler sees every Throwable, rethrows": (
-        NOT_CHECKABLE, (), "Locking and the handler are not observable through lookups; the lookup results they "
-        "lead to are CLR-2 ... CLR-8."),
+        NEW, ("CLL-4", "CLL-5", "CLL-9"), "The handler half: classloading.lifecycle answers every Throwable the "
+        "handler receives, in order: CLL-4 (every Throwable leaving loadClass, a ClassNotFoundException too, "
+        "rethrown as it is), CLL-5 (once more per loadClass it leaves, as for a superclass), CLL-9 (a static "
+        "initializer's never). The per-name lock is not observable: the protocol's operations run one at a time."),
     "registerAsParallelCapable": (NOT_CHECKABLE, (), "Not observable through lookups."),
     "resolve -> resolveClass": (NOT_CHECKABLE, (), "Linking is not observable: a lookup answers where a class came "
                                 "from."),
@@ -145,7 +153,7 @@ def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print(__doc__, file=sys.stderr)
         return 2
-    from properties.rules import all_rules
+    from properties.areas import all_rules
 
     rows = claims(Path(argv[0]).read_text())
     found = problems(rows, set(all_rules()))
