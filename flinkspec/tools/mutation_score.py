@@ -57,7 +57,7 @@ def _env(**extra: str) -> dict[str, str]:
 AREA_OF_FILE = {
     "memory": ("memory", "memory_jm", "memory_options", "memory_process", "memory_tm", "memsize"),
     "watermark": ("valve", "combined", "timers", "watermark"),
-    "classloading": ("classloading", "classloading_config"),
+    "classloading": ("classloading", "classloading_config", "classloading_lifecycle"),
     "checkpoint": ("alignment", "alignment_handlers", "coordinator", "coordinator_machine",
                    "coordinator_rules", "recovery"),
     "java numbers (memory, classloading)": ("javanum", "javadtoa"),
@@ -88,7 +88,7 @@ def area_tests(area: str) -> list[str]:
     watermark = ["properties/test_oracle_watermark_examples.py", "properties/watermark/test_bad_input.py",
                  "properties/test_protocol_errors.py",
                  *_recorded(*_corpora("watermark"))]
-    classloading = ["properties/classloading/test_bad_input.py",
+    classloading = ["properties/classloading/test_bad_input.py", "properties/classloading/test_lifecycle_oracle.py",
                     *_recorded(*_corpora("classloading"))]
     checkpoint = ["properties/test_flink_tables.py", "properties/checkpoint/test_examples.py",
                   "properties/checkpoint/test_bad_input.py",
