@@ -88,7 +88,7 @@ def area_tests(area: str) -> list[str]:
     watermark = ["properties/test_oracle_watermark_examples.py", "properties/watermark/test_bad_input.py",
                  "properties/test_protocol_errors.py",
                  *_recorded(*_corpora("watermark"))]
-    classloading = ["properties/classloading/test_bad_input.py", "properties/classloading/test_lifecycle_oracle.py",
+    classloading = ["properties/classloading/test_bad_input.py", "properties/classloading/test_lifecycle_bad_input.py",
                     *_recorded(*_corpora("classloading"))]
     checkpoint = ["properties/test_flink_tables.py", "properties/checkpoint/test_examples.py",
                   "properties/checkpoint/test_bad_input.py",

@@ -1,4 +1,5 @@
-"""The ``classloading.lifecycle`` oracle: its version table and its words for malformed requests."""
+"""``classloading.lifecycle``: the oracle's version table, and a BadRequest naming the field for each malformed
+request, checked on the implementation under test (``--impl flink`` runs it against the bridge)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,11 @@ from typing import Any
 
 import pytest
 
-import oracle
 from oracle.classloading_lifecycle import METASPACE_TEST, THROWABLES, Kind
-from oracle.versions import pick, v
+from oracle.versions import FlinkVersion, pick, v
+from properties.under_test import Implementation, answer_one
+
+pytestmark = pytest.mark.flinkspec_area("classloading.lifecycle")  # a test with an area parameter checks that one
 
 AREA = {"area": "classloading.lifecycle", "flink": "2.3"}
 OOM = {"class": "a.B", "side": "user", "stage": "define", "throws": "OutOfMemoryError"}
@@ -53,6 +56,20 @@ BAD: list[tuple[dict[str, Any], str]] = [
 
 
 @pytest.mark.parametrize(("inp", "says"), BAD, ids=[s[:40] for _, s in BAD])
-def test_invalid_requests_name_the_field(inp: dict[str, Any], says: str) -> None:
-    err = oracle.answer({"id": 1, **AREA, "input": inp})["error"]
+@pytest.mark.flinkspec_self  # a malformed request has no Flink answer to judge an implementation by
+def test_invalid_requests_name_the_field(impl: Implementation, flink_version: FlinkVersion, inp: dict[str, Any],
+                                         says: str) -> None:
+    """The implementation answers a BadRequest naming the field, and stays usable."""
+    at = {"area": "classloading.lifecycle", "flink": str(flink_version)}
+    err = answer_one(impl, {"id": 1, **at, "input": inp}).get("error", {})
+    assert err.get("type") == "BadRequest" and says.split(" ")[0].rstrip(":") in err.get("message", ""), err
+    ok = answer_one(impl, {"id": 2, **at, "input": {"operations": [{"load": "java.lang.String"}]}})
+    assert ok.get("output", {}).get("results") == [{"result": "parent", "handled": []}], ok
+
+
+@pytest.mark.parametrize(("inp", "says"), BAD, ids=[s[:40] for _, s in BAD])
+def test_the_oracle_says_what_is_wrong(inp: dict[str, Any], says: str) -> None:
+    from oracle import answer
+
+    err = answer({"id": 1, **AREA, "input": inp})["error"]
     assert err["type"] == "BadRequest" and says in err["message"], err
