@@ -9,12 +9,13 @@ from collections.abc import Callable, Sequence
 import attrs
 
 from oracle import classloading_lifecycle as cll
+from oracle.changes import FIRST
 from oracle.classloading import NOT_FOUND, Side
 from oracle.classloading_lifecycle import LIFECYCLE as AREA
 from oracle.classloading_lifecycle import FaultyLoaders, Kind, Result, Thrown, UserCodeClassLoader
 from oracle.protocol import BadRequest
-from oracle.versions import parse_version
-from properties.mutant import PR, Mutant, Request, Response, historical, undo
+from oracle.versions import FlinkVersion, parse_version
+from properties.mutant import PR, Mutant, Request, Response, historical
 
 MUTANTS: list[Mutant] = []  # this module's mutants, in the order flinkspec mutants lists them
 
@@ -71,17 +72,25 @@ class _ForNameChecksLeak(UserCodeClassLoader):
 class _AnyOomFatal(UserCodeClassLoader):
     """Every OutOfMemoryError is a Metaspace one: the message is not looked at."""
 
-    def __init__(self, loaders: FaultyLoaders, version: object) -> None:
-        super().__init__(loaders, version)  # type: ignore[arg-type]
+    def __init__(self, loaders: FaultyLoaders, version: FlinkVersion) -> None:
+        super().__init__(loaders, version)
         self._metaspace_test = lambda _message: True
+
+
+class _PrefixOnly(UserCodeClassLoader):
+    """The Metaspace test of 1.13-1.14: the message starts with 'Metaspace' (FLINK-24993 undone)."""
+
+    def __init__(self, loaders: FaultyLoaders, version: FlinkVersion) -> None:
+        super().__init__(loaders, version)
+        self._metaspace_test = cll.METASPACE_TEST[FIRST]  # the test before the change
 
 
 class _FatalOptionIgnored(UserCodeClassLoader):
     """classloader.fail-on-metaspace-oom-error is not read: a Metaspace OOM is always fatal."""
 
-    def __init__(self, loaders: FaultyLoaders, version: object) -> None:
+    def __init__(self, loaders: FaultyLoaders, version: FlinkVersion) -> None:
         super().__init__(attrs.evolve(loaders, settings=attrs.evolve(loaders.settings, fail_on_metaspace=True)),
-                         version)  # type: ignore[arg-type]
+                         version)
 
 
 class _MessageKept(UserCodeClassLoader):
@@ -124,6 +133,8 @@ class _NotFoundUnhandled(UserCodeClassLoader):
 UNDOCUMENTED = {
     "cll-forname-checks-leak": "The documentation says the check fails attempts at loading classes; Class.forName "
     "of a class the JVM already recorded for the loader loads nothing, and no document says whether it fails.",
+    "cll-any-oom-fatal": "The documentation says a Metaspace OutOfMemoryError fails the process; it does not say "
+    "that another one does not.",
     "cll-message-kept": "No document gives the message of the error a fatal Metaspace OOM is rethrown with.",
     "cll-handled-once": "No document says how often the handler sees one Throwable.",
     "cll-ioexception-thrown": "No document says what an IOException reading a class file becomes.",
@@ -156,6 +167,6 @@ MUTANTS.append(historical(
     cll.METASPACE_ANYWHERE, AREA,
     "A Metaspace OutOfMemoryError is one whose message starts with 'Metaspace': on JDKs whose message says "
     "it otherwise ('Out of Metaspace', 'metaspace') the TaskManager is not failed.",
-    f"{PR}17865 (Flink 1.15.0)", "1.14 and earlier", before=undo(cll.METASPACE_ANYWHERE),
+    f"{PR}17865 (Flink 1.15.0)", "1.14 and earlier", after=_answer(_PrefixOnly),
     undocumented="The documentation names 'OutOfMemoryError: Metaspace' only; which messages are one is "
     "Flink's code (ExceptionUtils.isMetaspaceOutOfMemoryError)."))
