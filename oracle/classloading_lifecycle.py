@@ -13,7 +13,7 @@ TaskManager (``TaskManagerRunner.onFatalError``).
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import attrs
@@ -244,7 +244,7 @@ class FaultyLoaders(Loaders):
 class Result:
     """What one operation gave: ``result`` and the Throwables the handler received while it ran."""
 
-    result: str | list[str]
+    result: str | Sequence[str]
     handled: tuple[dict[str, Any], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
@@ -257,7 +257,7 @@ class UserCodeClassLoader:
     def __init__(self, loaders: FaultyLoaders, version: FlinkVersion) -> None:
         self._loaders = loaders
         self._settings: LoaderSettings = loaders.settings
-        self._metaspace_test = pick(METASPACE_TEST, version)
+        self._metaspace_test: Callable[[str], bool] = pick(METASPACE_TEST, version)
         self._closed = False
         self._defined: set[str] = set()  # classes the FlinkUserCodeClassLoader defined (findLoadedClass)
         self._for_name: dict[str, str] = {}  # the JVM's record for the SafetyNetWrapperClassLoader (CLL-3)

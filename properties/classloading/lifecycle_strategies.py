@@ -109,7 +109,7 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     config.pop("classloader.check-leaked-classloader", None)
     if leak is not None:
         config["classloader.check-leaked-classloader"] = leak
-    fail_on = draw(st.sampled_from([None, None, "true", "false", "FALSE", "TRUE", "no"]))
+    fail_on = draw(st.sampled_from([None, "true", "false", "false", "FALSE", "TRUE", "no"]))
     if fail_on is not None:
         config["classloader.fail-on-metaspace-oom-error"] = fail_on
     if _rejected(config, version) and draw(st.integers(0, 5)) > 0:  # most requests reach the operations
