@@ -119,7 +119,7 @@ _LIFECYCLE_CHECKED: tuple[Checked, ...] = (
     checked("CLL-1", "CLC-2"),
     checked("CLL-2", "CLC-4"),
     checked("CLL-3", note="only CLC-EQ: no document says what Class.forName answers through a closed loader"),
-    checked("CLL-4", "CLC-3"),
+    checked("CLL-4", "CLC-3", "CLC-5"),
     checked("CLL-5", "CLC-3"),
     checked("CLL-6", note="only CLC-EQ"),
     checked("CLL-7", "CLC-3"),

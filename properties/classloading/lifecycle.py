@@ -156,3 +156,25 @@ def loaded_stays(req: Request, resp: Response, version: FlinkVersion) -> list[Vi
         if result in SIDES:
             loaded.setdefault(name, str(result))
     return []
+
+
+@BOOK.invariant("CLC-5", AREA, "The class-loading exception handler sees every Throwable a loadClass of the open "
+                "loader throws (a ClassNotFoundException too) and the call rethrows it: a load that fails has "
+                "handled Throwables, the last of the exception the load failed with.",
+                "seed article on class loading (FlinkUserCodeClassLoader.loadClass)")
+def handler_sees_every_throwable(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    settings = _settings(req, version)
+    if settings is None:
+        return []
+    closed = False
+    for i, (kind, name, entry) in enumerate(_results(req, resp) or []):
+        closed = closed or kind == "close"
+        result = entry.get("result")
+        if kind != "load" or result in SIDES or (closed and settings.check_leaked):
+            continue
+        thrown = "ClassNotFoundException" if result == "not_found" else str(result).removeprefix("error:")
+        handled = entry.get("handled") or [{}]
+        if not thrown.startswith(str(handled[-1].get("exception"))) or handled == [{}]:
+            return [Violation("CLC-5", f"operations[{i}] load {name!r} failed with {result!r}; the handler saw "
+                                       f"{entry.get('handled')!r}")]
+    return []

@@ -135,10 +135,12 @@ UNDOCUMENTED = {
     "of a class the JVM already recorded for the loader loads nothing, and no document says whether it fails.",
     "cll-any-oom-fatal": "The documentation says a Metaspace OutOfMemoryError fails the process; it does not say "
     "that another one does not.",
-    "cll-message-kept": "No document gives the message of the error a fatal Metaspace OOM is rethrown with.",
-    "cll-handled-once": "No document says how often the handler sees one Throwable.",
-    "cll-ioexception-thrown": "No document says what an IOException reading a class file becomes.",
-    "cll-not-found-unhandled": "No document says which Throwables reach the class-loading exception handler.",
+    "cll-message-kept": "Neither Flink's documentation nor the seed article gives the message of the error a fatal "
+    "Metaspace OutOfMemoryError is rethrown with; only TaskManagerExceptionUtils decides it.",
+    "cll-handled-once": "Neither Flink's documentation nor the seed article says how often the class-loading "
+    "exception handler sees one Throwable that leaves several loadClass calls.",
+    "cll-ioexception-thrown": "Neither Flink's documentation nor the JDK's says what an IOException thrown while "
+    "URLClassLoader reads a class file becomes; only its code decides (a missing class).",
 }
 
 for _name, _doc, _after in (
