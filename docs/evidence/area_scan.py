@@ -53,7 +53,7 @@ def scan_release(area: str, strategy: Strategy, release: FlinkVersion, n: int, s
     finally:
         impl.close()
     kinds: Counter[str] = Counter()
-    examples = []
+    examples: list[dict[str, Any]] = []
     disagree = 0
     for request, theirs in zip(requests, answers, strict=True):
         mine = oracle.answer(request)

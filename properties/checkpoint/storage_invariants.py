@@ -17,7 +17,7 @@ answer's own fields against each other, so a wrong choice of storage and a wrong
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from oracle.checkpoint_storage import LEGACY_BACKENDS_REMOVED, STORAGE, option_keys
@@ -261,10 +261,11 @@ def _documented_config(req: Request, version: FlinkVersion) -> bool:
     """A checkpoint-storage configuration the documentation calls valid."""
     backends = ("hashmap", "rocksdb", *(("jobmanager", "filesystem") if version < LEGACY_BACKENDS_REMOVED.at
                                         else ("forst",)))
-    checks = {"backend": lambda val: val in backends, "storage": lambda val: val in ("jobmanager", "filesystem"),
-              "checkpoints": _DIRECTORY.fullmatch, "savepoints": _DIRECTORY.fullmatch,
-              "threshold": _SIZE.fullmatch, "buffer": _BUFFER.fullmatch,
-              "subdir": lambda val: val.lower() in ("true", "false")}
+    checks: dict[str, Callable[[str], object]] = {
+        "backend": lambda val: val in backends, "storage": lambda val: val in ("jobmanager", "filesystem"),
+        "checkpoints": _DIRECTORY.fullmatch, "savepoints": _DIRECTORY.fullmatch,
+        "threshold": _SIZE.fullmatch, "buffer": _BUFFER.fullmatch,
+        "subdir": lambda val: val.lower() in ("true", "false")}
     config = _config(req)
     for name, check in checks.items():
         if any(k in config and not check(str(config[k])) for k in option_keys(name, version)):
