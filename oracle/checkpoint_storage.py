@@ -16,6 +16,7 @@ from typing import Any
 
 import attrs
 
+from oracle.changes import Change
 from oracle.classloading import jdk_classes
 from oracle.flinkpath import FlinkPath, InvalidPath, UnmodelledPath, parse
 from oracle.javanum import IllegalArgumentException, JavaException
@@ -23,7 +24,7 @@ from oracle.memory_options import ConfigOption, Configuration, FallbackKey, Ille
 from oracle.memsize import MemorySize
 from oracle.protocol import AreaFn, BadRequest, Rejected, field, java_long, string_map
 from oracle.rules import Declared
-from oracle.versions import FlinkVersion, pick, v
+from oracle.versions import FlinkVersion, pick
 
 STORAGE = "checkpoint.storage"  # the protocol area (docs/protocol)
 
@@ -111,39 +112,81 @@ RULES: tuple[Declared, ...] = (
              "org.apache.flink.core.fs.Path, java.net.URI (JDK 17)"),
 )
 
+JOB = "0123456789abcdef0123456789abcdef"  # the job id of the changes' witnesses
+
+
+def _witness(**config: str) -> dict[str, Any]:
+    return {"config": config, "job_id": JOB, "checkpoint_id": 17}
+
+
+# Flink's changes in this area, each written once; the tables below read them
+BACKEND_TYPE_KEY = Change(
+    since="1.17", what="the state backend is read from state.backend.type (state.backend its deprecated key)",
+    witnesses=(_witness(**{"state.backend.type": "rocksdb"}),))
+BACKEND_DEFAULT = Change(
+    since="1.19", what="state.backend.type has the default hashmap (before: no default)",
+    unseen="unset, or hashmap by default: the backend is a HashMapStateBackend either way")
+CREATE_SUBDIR = Change(
+    since="1.19", issue="FLINK-33057",
+    what="state.checkpoints.create-subdir: false puts chk-<id> directly under the checkpoint directory",
+    witnesses=(_witness(**{"state.checkpoints.dir": "file:/c", "state.checkpoints.create-subdir": "false"}),))
+CHECKPOINTING_KEYS = Change(
+    since="1.20", issue="FLINK-34482",
+    what="checkpointing options renamed execution.checkpointing.* (storage, dir, savepoint-dir, "
+    "data-inline-threshold, write-buffer-size, create-subdir), the old keys deprecated",
+    witnesses=(_witness(**{"execution.checkpointing.dir": "s3://b/ckpt",
+                           "execution.checkpointing.savepoint-dir": "s3://b/sp"}),))
+LEGACY_BACKENDS_REMOVED = Change(
+    since="2.0", issue="FLINK-36323",
+    what="the legacy state backends removed: jobmanager (MemoryStateBackend) and filesystem are no backend names",
+    witnesses=(_witness(**{"state.backend": "jobmanager"}), _witness(**{"state.backend": "filesystem"})))
+FORST = Change(since="2.0", what="the forst state backend (ForStStateBackend)",
+               witnesses=(_witness(**{"state.backend.type": "forst"}),))
+CHANGES: dict[str, tuple[Change, ...]] = {STORAGE: (
+    BACKEND_TYPE_KEY, BACKEND_DEFAULT, CREATE_SUBDIR, CHECKPOINTING_KEYS, LEGACY_BACKENDS_REMOVED, FORST)}
+
+
+def _renamed(*old: str) -> dict[FlinkVersion, tuple[str, ...]]:
+    """An option's keys (the key, then its fallbacks) before and after CHECKPOINTING_KEYS."""
+    new = {"state.checkpoint-storage": "execution.checkpointing.storage",
+           "state.checkpoints.dir": "execution.checkpointing.dir",
+           "state.savepoints.dir": "execution.checkpointing.savepoint-dir",
+           "state.storage.fs.memory-threshold": "execution.checkpointing.data-inline-threshold",
+           "state.storage.fs.write-buffer-size": "execution.checkpointing.write-buffer-size",
+           "state.checkpoints.create-subdir": "execution.checkpointing.create-subdir"}[old[0]]
+    return CHECKPOINTING_KEYS.table(old, (new, *old))
+
+
 # CheckpointingOptions / StateBackendOptions keys, by first release (the option's key, then its fallbacks)
 _KEYS: Mapping[str, Mapping[FlinkVersion, tuple[str, ...]]] = {
-    "backend": {v("1.13"): ("state.backend",), v("1.17"): ("state.backend.type", "state.backend")},
-    "storage": {v("1.13"): ("state.checkpoint-storage",),
-                v("1.20"): ("execution.checkpointing.storage", "state.checkpoint-storage")},
-    "checkpoints": {v("1.13"): ("state.checkpoints.dir", "state.backend.fs.checkpointdir"),
-                    v("1.20"): ("execution.checkpointing.dir", "state.checkpoints.dir",
-                                "state.backend.fs.checkpointdir")},
-    "savepoints": {v("1.13"): ("state.savepoints.dir", "savepoints.state.backend.fs.dir"),
-                   v("1.20"): ("execution.checkpointing.savepoint-dir", "state.savepoints.dir",
-                               "savepoints.state.backend.fs.dir")},
-    "threshold": {v("1.13"): ("state.storage.fs.memory-threshold", "state.backend.fs.memory-threshold"),
-                  v("1.20"): ("execution.checkpointing.data-inline-threshold", "state.storage.fs.memory-threshold",
-                              "state.backend.fs.memory-threshold")},
-    "buffer": {v("1.13"): ("state.storage.fs.write-buffer-size", "state.backend.fs.write-buffer-size"),
-               v("1.20"): ("execution.checkpointing.write-buffer-size", "state.storage.fs.write-buffer-size",
-                           "state.backend.fs.write-buffer-size")},
-    "subdir": {v("1.13"): (), v("1.19"): ("state.checkpoints.create-subdir",),
-               v("1.20"): ("execution.checkpointing.create-subdir", "state.checkpoints.create-subdir")},
+    "backend": BACKEND_TYPE_KEY.table(("state.backend",), ("state.backend.type", "state.backend")),
+    "storage": _renamed("state.checkpoint-storage"),
+    "checkpoints": _renamed("state.checkpoints.dir", "state.backend.fs.checkpointdir"),
+    "savepoints": _renamed("state.savepoints.dir", "savepoints.state.backend.fs.dir"),
+    "threshold": _renamed("state.storage.fs.memory-threshold", "state.backend.fs.memory-threshold"),
+    "buffer": _renamed("state.storage.fs.write-buffer-size", "state.backend.fs.write-buffer-size"),
+    "subdir": {**CREATE_SUBDIR.table((), ("state.checkpoints.create-subdir",)),
+               CHECKPOINTING_KEYS.at: _renamed("state.checkpoints.create-subdir")[CHECKPOINTING_KEYS.at]},
 }
-# the state backend names StateBackendLoader knows, by first release: name -> the backend's simple class name
-BACKENDS: Mapping[FlinkVersion, Mapping[str, str]] = {
-    v("1.13"): {"jobmanager": "MemoryStateBackend", "filesystem": "HashMapStateBackend",
-                "hashmap": "HashMapStateBackend", "rocksdb": "EmbeddedRocksDBStateBackend"},
-    v("2.0"): {"hashmap": "HashMapStateBackend", "rocksdb": "EmbeddedRocksDBStateBackend",
-               "forst": "ForStStateBackend"},
-}
-BACKEND_DEFAULT = {v("1.13"): None, v("1.19"): "hashmap"}  # StateBackendOptions.STATE_BACKEND's default
+# the state backend names StateBackendLoader knows: name -> the backend's simple class name
+_CURRENT_BACKENDS = {"hashmap": "HashMapStateBackend", "rocksdb": "EmbeddedRocksDBStateBackend"}
+_LEGACY_BACKENDS = LEGACY_BACKENDS_REMOVED.table(
+    {"jobmanager": "MemoryStateBackend", "filesystem": "HashMapStateBackend"}, {})
+_FORST_BACKEND = FORST.table({}, {"forst": "ForStStateBackend"})
+
+
+def backends(version: FlinkVersion) -> dict[str, str]:
+    """CST-1: the state backend names of ``version``, each with its backend's simple class name."""
+    return {**pick(_LEGACY_BACKENDS, version), **_CURRENT_BACKENDS, **pick(_FORST_BACKEND, version)}
+
+
+BACKEND_DEFAULTS = BACKEND_DEFAULT.table(None, "hashmap")  # StateBackendOptions.STATE_BACKEND's default
 CHANGELOG_KEYS = ("state.backend.changelog.enabled", "state.changelog.enabled")
 MAX_STATE_SIZE = 5 * 1024 * 1024
 THRESHOLD_DEFAULT, THRESHOLD_MAX, BUFFER_DEFAULT = 20 * 1024, 1024 * 1024, 4096
 JOB_ID = re.compile(r"[0-9a-f]{32}")
 RANDOM_CHARS = 12  # FileUtils.getRandomFilename
+SHORT_JOB_ID = 6  # the job id's characters in a savepoint's name
 
 
 class DynamicCodeLoadingException(JavaException):
@@ -154,8 +197,14 @@ class IOException(JavaException):
     """``java.io.IOException``."""
 
 
+def option_keys(name: str, version: FlinkVersion) -> tuple[str, ...]:
+    """The keys of option ``name`` (``backend``, ``storage``, ``checkpoints``, ``savepoints``, ``threshold``,
+    ``buffer``, ``subdir``) at ``version``: its key, then its deprecated keys in the order Flink reads them."""
+    return pick(_KEYS[name], version)
+
+
 def _option(name: str, version: FlinkVersion, kind: str = "string", default: Any = None) -> ConfigOption:
-    keys = pick(_KEYS[name], version)
+    keys = option_keys(name, version)
     return ConfigOption(keys[0], kind, default, "null", tuple(FallbackKey(k, True) for k in keys[1:]))
 
 
@@ -184,11 +233,11 @@ def _class_lookup(value: str, key: str, what: str) -> JavaException:
 
 def state_backend(conf: Configuration, version: FlinkVersion) -> str:
     """CST-1: ``StateBackendLoader.loadStateBackendFromConfig`` (or the default); the backend's class name."""
-    option = _option("backend", version, default=pick(BACKEND_DEFAULT, version))
+    option = _option("backend", version, default=pick(BACKEND_DEFAULTS, version))
     name = conf.get(option)
     if name is None:
         return "HashMapStateBackend"
-    backend = pick(BACKENDS, version).get(name.lower())
+    backend = backends(version).get(name.lower())
     if backend is None:
         raise _class_lookup(name, option.key, "state backend")
     return backend
@@ -229,7 +278,7 @@ def _validate(path: FlinkPath | None, legacy: bool) -> FlinkPath | None:
     return path
 
 
-def _subdirs(conf: Configuration, version: FlinkVersion) -> bool:
+def subdirs(conf: Configuration, version: FlinkVersion) -> bool:
     return bool(conf.get(_option("subdir", version, "boolean", True))) if pick(_KEYS["subdir"], version) else True
 
 
@@ -238,7 +287,7 @@ def memory_state_backend(conf: Configuration, version: FlinkVersion) -> Storage:
     checkpoints = _path_of(conf, _option("checkpoints", version), legacy=True)
     savepoints = _path_of(conf, _option("savepoints", version), legacy=True)
     checkpoints, savepoints = _validate(checkpoints, True), _validate(savepoints, True)
-    return Storage("MemoryStateBackend", checkpoints, savepoints, MAX_STATE_SIZE, subdirs=_subdirs(conf, version))
+    return Storage("MemoryStateBackend", checkpoints, savepoints, MAX_STATE_SIZE, subdirs=subdirs(conf, version))
 
 
 def _externalized(conf: Configuration, version: FlinkVersion, checkpoints: FlinkPath | None) -> tuple[
@@ -264,16 +313,21 @@ def file_system_storage(conf: Configuration, version: FlinkVersion) -> Storage:
                                             f"not specify the checkpoint directory '{option.key}'")
     try:
         base = _validate(_parse(str(raw)), False)
-        threshold_bytes = conf.get(_option("threshold", version, "memory", MemorySize(THRESHOLD_DEFAULT))).bytes
-        threshold = threshold_bytes if 0 <= threshold_bytes <= THRESHOLD_MAX else THRESHOLD_DEFAULT
-        buffer = max(conf.get(_option("buffer", version, "int", BUFFER_DEFAULT)), threshold)
+        threshold, buffer = file_state_sizes(conf, version)
         checkpoints, savepoints = _externalized(conf, version, base)
         return Storage("FileSystemCheckpointStorage", checkpoints, savepoints, None, threshold, buffer,
-                       _subdirs(conf, version))
+                       subdirs(conf, version))
     except InvalidPath as exc:
         raise _wrapped(IllegalArgumentException(str(exc))) from None
     except IllegalArgumentException as exc:
         raise _wrapped(exc) from None
+
+
+def file_state_sizes(conf: Configuration, version: FlinkVersion) -> tuple[int, int]:
+    """CST-9: the file-state threshold (ignored outside [0, 1 MiB]) and the write buffer (raised to it)."""
+    threshold_bytes = conf.get(_option("threshold", version, "memory", MemorySize(THRESHOLD_DEFAULT))).bytes
+    threshold = threshold_bytes if 0 <= threshold_bytes <= THRESHOLD_MAX else THRESHOLD_DEFAULT
+    return threshold, max(conf.get(_option("buffer", version, "int", BUFFER_DEFAULT)), threshold)
 
 
 def job_manager_storage(conf: Configuration, version: FlinkVersion) -> Storage:
@@ -281,9 +335,14 @@ def job_manager_storage(conf: Configuration, version: FlinkVersion) -> Storage:
     try:
         checkpoints, savepoints = _externalized(conf, version, None)
         return Storage("JobManagerCheckpointStorage", checkpoints, savepoints, MAX_STATE_SIZE,
-                       subdirs=_subdirs(conf, version))
+                       subdirs=subdirs(conf, version))
     except IllegalArgumentException as exc:
         raise _wrapped(exc) from None
+
+
+def storage_name(value: str) -> str:
+    """CST-3: a configured storage as ``CheckpointStorageLoader`` compares it with its shortcut names."""
+    return value.lower()
 
 
 def checkpoint_storage(conf: Configuration, version: FlinkVersion, backend: Storage | None) -> Storage:
@@ -295,9 +354,9 @@ def checkpoint_storage(conf: Configuration, version: FlinkVersion, backend: Stor
     if name is None:
         has_dir = conf.raw(_option("checkpoints", version)) is not None
         return file_system_storage(conf, version) if has_dir else job_manager_storage(conf, version)
-    if name.lower() == "jobmanager":
+    if storage_name(name) == "jobmanager":
         return job_manager_storage(conf, version)
-    if name.lower() == "filesystem":
+    if storage_name(name) == "filesystem":
         return file_system_storage(conf, version)
     raise _class_lookup(name, option.key, "checkpoint storage")
 
@@ -332,7 +391,7 @@ def layout(storage: Storage, job_id: str, checkpoint_id: int) -> dict[str, Any]:
         except IOException as exc:
             out["savepoint"] = f"error:IOException: {exc.message}"
             return out
-        named = storage.savepoints.child(f"savepoint-{job_id[:6]}-x")
+        named = storage.savepoints.child(f"savepoint-{job_id[:SHORT_JOB_ID]}-x")
         if not named.is_absolute():  # makeQualified resolves it against the working directory: a URI error
             out["savepoint"] = f"error:IOException: Failed to create savepoint directory at {storage.savepoints}"
             return out
@@ -367,4 +426,4 @@ def storage_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any
             "write_buffer_size": storage.buffer, **layout(storage, job_id, checkpoint_id)}
 
 
-ENTRIES: dict[str, AreaFn] = {}  # declared with its area (issue28-storage)
+ENTRIES: dict[str, AreaFn] = {STORAGE: storage_area}

@@ -52,7 +52,7 @@ AREAS: dict[str, Area] = registry((
     memory.TASKMANAGER, memory.JOBMANAGER,
     watermark.VALVE, watermark.COMBINED, watermark.TIMERS,
     classloading.RESOLVE, classloading.LIFECYCLE,
-    checkpoint.ALIGNMENT, checkpoint.COORDINATOR, checkpoint.RECOVERY,
+    checkpoint.ALIGNMENT, checkpoint.COORDINATOR, checkpoint.RECOVERY, checkpoint.STORAGE,
 ))
 
 # the areas' extra corpora (:class:`properties.area.ExtraCorpus`), by name, each knowing its area

@@ -33,11 +33,11 @@ PATH_REQUESTS, PATHS = 8, 40  # garbage at single nodes: on the first requests, 
 CASES = [(area, ver) for area, spec in AREAS.items() for ver in spec.versions]
 
 # the rule of each area about the answer's shape: the only one that may object to a wrong type
-SHAPE_RULES = {"TM-1", "JM-1", "WM-1", "CWM-1", "TIMER-1", "CLR-1", "ALIGN-1", "CCR-1", "RCV-1"}
+SHAPE_RULES = {"TM-1", "JM-1", "WM-1", "CWM-1", "TIMER-1", "CLR-1", "ALIGN-1", "CCR-1", "RCV-1", "CSR-1"}
 # which exception an InvalidConfiguration answer names: judged on such answers only, by these rules
 KIND_RULES = {"TM-10", "JM-6"}
 # "this input is rejected": any acceptance of an input Flink rejects breaks them, whatever its output
-MUST_REJECT = {"TM-8", "TM-9", "JM-5", "CLR-10"}
+MUST_REJECT = {"TM-8", "TM-9", "JM-5", "CLR-10", "CSR-4"}
 # "this input is accepted": each area's rule that a request the documented rules call valid is answered
 # (whatever a rejection says); it may name a rejection (InvalidConfiguration) of such a request, and only
 # where Flink itself accepts it
@@ -124,6 +124,10 @@ def _replace(value: Any, path: tuple[Any, ...], new: Any) -> Any:
 # fields the protocol lets be null: there a null is a value like any other, judged as one (recovery's
 # restored_from: null is "restored no checkpoint", which RCV-5 rightly rejects once a checkpoint completed)
 NULLABLE = {"restored_from"}
+# fields that are null or a value (checkpoint.storage: a directory, size or layout the storage has or has not,
+# docs/protocol/checkpoint-storage.md): a value in place of a null, or a null in place of a value, is a value
+EITHER = {"checkpoint_path", "savepoint_path", "max_state_size", "file_state_threshold", "write_buffer_size",
+          "checkpoint", "savepoint", "shared", "taskowned"}
 NULLABLE_ITEMS = {"resource"}  # protocol 3: getResource finds nothing (docs/protocol/v3.md)
 
 
@@ -131,6 +135,8 @@ def _wrong_type(old: Any, new: Any, path: tuple[Any, ...] = ()) -> bool:
     """``new`` is garbage of another type than ``old`` (a bool is not an int), or a container of nulls; a
     null where the protocol allows one is not."""
     if new is None and path and (path[-1] in NULLABLE or (len(path) > 1 and path[-2] in NULLABLE_ITEMS)):
+        return False
+    if path and path[-1] in EITHER and None in (old, new) and not isinstance(new, (list, dict)):
         return False
     return type(old) is not type(new) or new in ([None], [[None]], {"x": None})
 

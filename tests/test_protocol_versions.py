@@ -87,6 +87,9 @@ EXAMPLES: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
     "checkpoint.recovery": (req("checkpoint.recovery", {**ALIGN_NO_CANCEL, "fail_after": 1}), None),
     "classloading.lifecycle": (req("classloading.lifecycle", {"user_classes": ["a.B"], "operations": [
         {"load": "a.B"}, {"close": True}, {"load": "a.B"}]}), None),
+    "checkpoint.storage": (req("checkpoint.storage", {"config": {"state.checkpoints.dir": "s3://bucket/ckpt"},
+                                                      "job_id": "0123456789abcdef0123456789abcdef",
+                                                      "checkpoint_id": 17}), None),
     "watermark.valve.subpartitions": (
         req("watermark.valve", {"channels": 2, "subpartitions": [[0, 1], [2, 2]],
                                 "events": [{"channel": 0, "watermark": 5, "subpartition": 1},

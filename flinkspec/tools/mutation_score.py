@@ -59,7 +59,7 @@ AREA_OF_FILE = {
     "watermark": ("valve", "combined", "timers", "watermark"),
     "classloading": ("classloading", "classloading_config", "classloading_lifecycle"),
     "checkpoint": ("alignment", "alignment_handlers", "coordinator", "coordinator_machine",
-                   "coordinator_rules", "recovery"),
+                   "coordinator_rules", "recovery", "checkpoint_storage", "flinkpath"),
     "java numbers (memory, classloading)": ("javanum", "javadtoa"),
     "protocol and dispatch": ("__init__", "protocol", "versions", "rules", "changes"),
     "explanations (which rule decided each part)": ("explain",),
@@ -91,7 +91,8 @@ def area_tests(area: str) -> list[str]:
     classloading = ["properties/classloading/test_bad_input.py", "properties/classloading/test_lifecycle_bad_input.py",
                     *_recorded(*_corpora("classloading"))]
     checkpoint = ["properties/test_flink_tables.py", "properties/checkpoint/test_examples.py",
-                  "properties/checkpoint/test_bad_input.py",
+                  "properties/checkpoint/test_bad_input.py", "properties/checkpoint/test_storage_pinned.py",
+                  "properties/checkpoint/test_storage_bad_input.py", "properties/checkpoint/test_storage_oracle.py",
                   *_recorded(*_corpora("checkpoint"))]
     return {
         "memory": memory, "watermark": watermark, "classloading": classloading, "checkpoint": checkpoint,

@@ -1,5 +1,5 @@
-"""The checkpoint areas: barrier alignment in a task, the coordinator's checkpoints, and a job's
-recovery from its latest checkpoint."""
+"""The checkpoint areas: barrier alignment in a task, the coordinator's checkpoints, a job's
+recovery from its latest checkpoint, and where a job's checkpoints and savepoints go."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from oracle import alignment, coordinator
+from oracle import checkpoint_storage as storage_oracle
 from oracle import recovery as recovery_oracle
 from properties.area import AnswerShape, Area, Checked, ExtraCorpus, OptionDefault, OracleRules, checked, scenarios
 from properties.checkpoint import (
@@ -16,6 +17,9 @@ from properties.checkpoint import (
     coordinator_strategies,
     mutants,
     recovery,
+    storage_invariants,
+    storage_mutants,
+    storage_strategies,
 )
 from properties.features import (
     AnswerFeature,
@@ -242,4 +246,42 @@ RECOVERY = Area(
                                     checked=_RECOVERY_CHECKED)},
     mutants=of_area(mutants.MUTANTS, recovery_oracle.RECOVERY), bridge="RecoveryArea",
     changes=recovery_oracle.CHANGES[recovery_oracle.RECOVERY],
+)
+
+_PINNED = "properties/checkpoint/test_storage_pinned.py::test_the_oracle_answers_as_flink_did"
+_PATHS = "properties/checkpoint/test_storage_oracle.py::test_a_path_prints_as_flink_prints_it"
+CST_BAD = "properties/checkpoint/test_storage_bad_input.py::"
+# what checks each rule of the oracle's checkpoint storage
+_STORAGE_CHECKED: tuple[Checked, ...] = (
+    checked("CST-1", "CSR-ACCEPTED", _PINNED),
+    checked("CST-2", _PINNED, note="the legacy MemoryStateBackend (until 1.20): no documented rule says it is its "
+            "own storage; CSR-EQ and the pinned answers check it"),
+    checked("CST-3", "CSR-2", "CSR-3", "CSR-4", _PINNED),
+    checked("CST-4", "CSR-5", _PINNED),
+    checked("CST-5", "CSR-4", _PINNED),
+    checked("CST-6", _PINNED, note="Flink's messages for a directory without a scheme or at the root: CSR-EQ"),
+    checked("CST-7", _PINNED),
+    checked("CST-8", _PINNED),
+    checked("CST-9", "CSR-9", _PINNED),
+    checked("CST-10", "CSR-6"),
+    checked("CST-11", "CSR-6", "CSR-7", _PINNED),
+    checked("CST-12", "CSR-8", _PINNED),
+    checked("CST-13", _PINNED),
+    checked("CST-14", "CSR-7", _PATHS, _PINNED),
+    checked("CST-15", _PINNED),
+)
+
+STORAGE = Area(
+    name=storage_oracle.STORAGE, prefix="CSR", rules=storage_invariants.BOOK, protocol=4,
+    page="checkpoint-storage.md",
+    description="the state backend and checkpoint storage a configuration gives a job, and where its checkpoints "
+    "and savepoints go",
+    requests=storage_strategies.requests, corpus_key=storage_strategies.corpus_key,
+    oracle={"checkpoint_storage": OracleRules(rules=storage_oracle.RULES,
+                                              files=("oracle/checkpoint_storage.py", "oracle/flinkpath.py"),
+                                              checked=_STORAGE_CHECKED)},
+    mutants=tuple(storage_mutants.MUTANTS), bridge="StorageArea",
+    changes=storage_oracle.CHANGES[storage_oracle.STORAGE],
+    defaults=(OptionDefault(option="state.backend.type", table=storage_oracle.BACKEND_DEFAULTS,
+                            show=lambda val: "(none)" if val is None else str(val)),),
 )
