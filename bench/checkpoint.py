@@ -3,12 +3,13 @@
     python -m bench.checkpoint [--flink 2.3] [--n 1000]
 
 The alignment and recovery areas drive Flink's own barrier handlers, the coordinator's area Flink's
-own CheckpointCoordinator; the unit is one input event."""
+own CheckpointCoordinator; the unit is one input event. The storage area builds Flink's own state backend
+and checkpoint storage from each request's configuration; its unit is one request."""
 
 from __future__ import annotations
 
 from bench.common import corpus, options, oracle_vs_flink
-from properties.checkpoint.area import ALIGNMENT, COORDINATOR, RECOVERY
+from properties.checkpoint.area import ALIGNMENT, COORDINATOR, RECOVERY, STORAGE
 from properties.watermark.strategies import event_count
 
 
@@ -16,6 +17,7 @@ def main() -> None:
     ver, n = options(1000)
     for area in (ALIGNMENT, COORDINATOR, RECOVERY):
         oracle_vs_flink(area.name, corpus(area.requests(ver), n), str(ver), unit="events", count=event_count)
+    oracle_vs_flink(STORAGE.name, corpus(STORAGE.requests(ver), n), str(ver), unit="requests", count=lambda _r: 1)
 
 
 if __name__ == "__main__":

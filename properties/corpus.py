@@ -7,6 +7,8 @@ batches; generation, not answering, is what costs time.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, given, settings
@@ -35,6 +37,26 @@ def draw(strategy: st.SearchStrategy[dict[str, Any]], n: int, seed: int) -> list
 
     hypothesis_seed(seed)(collect)()
     return out[:n]
+
+
+@functools.cache
+def sample(requests: Callable[[FlinkVersion], st.SearchStrategy[dict[str, Any]]], version: FlinkVersion,
+           n: int) -> tuple[dict[str, Any], ...]:
+    """``n`` requests of an area's strategy at ``version``, drawn once (seed 0) and kept: what a meta-test
+    asks of the strategy (does it reach this corner?) is asked of the same sample."""
+    return tuple(draw(requests(version), n, 0))
+
+
+_ANSWERS: dict[int, dict[str, Any]] = {}
+
+
+def oracle_answer(request: dict[str, Any]) -> dict[str, Any]:
+    """The oracle's answer to a request of a :func:`sample` (which keeps them alive), computed once."""
+    import oracle
+
+    if id(request) not in _ANSWERS:
+        _ANSWERS[id(request)] = oracle.answer({"id": 0, **request})
+    return _ANSWERS[id(request)]
 
 
 def inputs(area: str, version: FlinkVersion, n: int, seed: int) -> list[dict[str, Any]]:

@@ -43,7 +43,7 @@ SCHEMES = (("file:/", "file:///", "hdfs://nn:8020/", "hdfs:///", "s3://bucket/",
             "x:/", "s:/", "//host/", "file:/D:"))
 SEGMENTS = ("flink", "checkpoints", "ckpt", "a", "b", ".", "..", "x y", "ünï", "日本", "job-1", "_x", "a.b",
             "sp", "savepoints", "~", "a@b", "c=d", "e+f", "g,h", "i;j", "k:l")
-SIZES = (("0", "1", "1b", "20kb", "20 kb", "1mb", "1048576", "1048577", "1025kb", "2mb", "100", "4096",
+SIZES = (("0", "1", "1b", "20kb", "20 kb", "1mb", "1048576", "1048577", "1025kb", "2mb", "4 mb", "100", "4096",
           "9223372036854775807", "1gb", "10 KB", "1k", "0b"), ("abc", "-1", "", "1 parsec"))
 BUFFERS = (("0", "1", "100", "4096", "4095", "8192", "65536", "1048576", "2000000", "-5", "-1", "2147483647"),
            ("2147483648", "abc", "1k", "", " 4096"))
@@ -75,7 +75,7 @@ def configs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, str]:
     values = {"backend": _pool(backends), "storage": _pool(STORAGES), "checkpoints": paths(),
               "savepoints": paths(), "threshold": _pool(SIZES), "buffer": _pool(BUFFERS),
               "subdir": _pool(BOOLEANS)}
-    odds = {"backend": 3, "storage": 3, "checkpoints": 2, "savepoints": 2, "threshold": 4, "buffer": 4, "subdir": 3}
+    odds = {"backend": 3, "storage": 3, "checkpoints": 2, "savepoints": 2, "threshold": 2, "buffer": 4, "subdir": 2}
     for name, keys in KEYS.items():
         if draw(st.integers(0, odds[name] - 1)) != 0:
             continue

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -14,23 +13,14 @@ from oracle.classloading import jdk_classes
 from oracle.classloading_lifecycle import THROWABLES, Kind
 from oracle.versions import SUPPORTED, FlinkVersion, parse_version
 from properties.classloading.lifecycle_strategies import requests
-from properties.corpus import draw
+from properties.corpus import oracle_answer, sample
 
 LEAK = "error:IllegalStateException: Trying to access closed classloader"
 Step = tuple[dict[str, Any], dict[str, Any], bool]  # operation, its result, whether the loader was closed before it
 
 
-_ANSWERS: dict[int, dict[str, Any]] = {}  # the oracle's answer to each sampled request (they live as long)
-
-
-def _answer(r: dict[str, Any]) -> dict[str, Any]:
-    if id(r) not in _ANSWERS:
-        _ANSWERS[id(r)] = oracle.answer({"id": 0, **r})
-    return _ANSWERS[id(r)]
-
-
 def _steps(r: dict[str, Any]) -> Iterator[Step]:
-    out = _answer(r).get("output")
+    out = oracle_answer(r).get("output")
     if out is None:
         return
     closed = False
@@ -119,7 +109,7 @@ CORNERS: dict[str, Callable[[Any], bool]] = {
         lambda op, res, closed, i: str(res["result"]).startswith("error:SecurityException: Prohibited package")),
     "parent-first resolve order": _some(lambda op, res, closed, i: i["config"].get(
         "classloader.resolve-order", "").lower() == "parent-first"),
-    "a rejected configuration": lambda r: "error" in _answer(r),
+    "a rejected configuration": lambda r: "error" in oracle_answer(r),
 }
 # every kind of Throwable (what decides how one travels: CLL-6, CLL-9) planted at each stage it can be thrown at
 for _kind in Kind:
@@ -152,20 +142,17 @@ SAMPLE = 3000  # requests drawn once at the newest release; every corner must be
 VERSION_SAMPLE = 800  # and at the releases of a version corner
 
 
-@functools.cache
-def _sample(version: FlinkVersion, n: int = SAMPLE) -> tuple[dict[str, Any], ...]:
-    return tuple(draw(requests(version), n, 0))
-
-
 @pytest.mark.parametrize("corner", list(CORNERS))
 def test_strategy_reaches(corner: str) -> None:
-    assert any(CORNERS[corner](r) for r in _sample(SUPPORTED[-1])), f"none of {SAMPLE} requests: {corner}"
+    drawn = sample(requests, SUPPORTED[-1], SAMPLE)
+    assert any(CORNERS[corner](r) for r in drawn), f"none of {SAMPLE} requests: {corner}"
 
 
 @pytest.mark.parametrize("corner", list(BY_VERSION))
 def test_strategy_reaches_version_corner(corner: str) -> None:
     version, pred = BY_VERSION[corner]
-    assert any(pred(r) for r in _sample(version, VERSION_SAMPLE)), f"none of {VERSION_SAMPLE} at {version}: {corner}"
+    drawn = sample(requests, version, VERSION_SAMPLE)
+    assert any(pred(r) for r in drawn), f"none of {VERSION_SAMPLE} at {version}: {corner}"
 
 
 @settings(max_examples=300, database=None, deadline=None, derandomize=True)
