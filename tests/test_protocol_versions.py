@@ -164,9 +164,9 @@ def test_every_registered_feature_has_an_example_here() -> None:
 
 
 def test_docs_protocol_md_lists_every_feature_as_registered() -> None:
-    """The tables in docs/protocol/v2.md and v3.md: one row per feature, its area first, its version, and "not
+    """The tables in docs/protocol/v2.md, v3.md and v4.md: one row per feature, its area first, its version, and "not
     checked" exactly where the feature cannot be stripped (or dropped from an answer)."""
-    text = "\n".join((ROOT / "docs" / "protocol" / page).read_text() for page in ("v2.md", "v3.md"))
+    text = "\n".join((ROOT / "docs" / "protocol" / page).read_text() for page in ("v2.md", "v3.md", "v4.md"))
     rows = {m[0]: m[1:] for m in re.findall(r"^\| `([a-z.-]+)` \| `([a-z.]+)`[^|]* \| (\d+) \|[^|]*\| ([^|]*) \|$",
                                             text, re.M)}
     assert set(rows) == set(feat.BY_NAME)
@@ -252,7 +252,7 @@ def test_area_needs() -> None:
     assert Capabilities(protocol=2).area_needs("watermark.combined") is None
     assert Capabilities(features=("watermark.combined",)).area_needs("watermark.combined") is None
     assert Capabilities(features=("watermark.combined",)).area_needs("checkpoint.recovery") is not None
-    assert V1.area_needs("future.area") == "needs protocol 3 area future.area"
+    assert V1.area_needs("future.area") == f"needs protocol {feat.CURRENT} area future.area"
 
 
 def test_unmodelled_config_keys_are_not_checked_unless_stripped_anyway() -> None:
@@ -314,7 +314,7 @@ def test_neutral_strips_do_not_change_flinks_answer() -> None:
     ({"protocol": "2"}, "protocol must be an integer >= 1"),
     ({"protocol": True}, "protocol must be an integer >= 1"),
     ({"protocol": 0}, "protocol must be an integer >= 1"),
-    ({"protocol": 4}, "protocol 4 is newer than this suite's protocol 3"),
+    ({"protocol": 5}, "protocol 5 is newer than this suite's protocol 4"),
     ({"features": "watermark.combined"}, "features must be a list of non-empty strings"),
     ({"features": ["watermark.nope"]}, "features: unknown feature(s) watermark.nope"),
     ({"unmodelled_keys": [""]}, "unmodelled_keys must be a list of non-empty strings"),
@@ -394,7 +394,7 @@ def test_fitted_requests_speak_version_1(name: str) -> None:
             if v1_problem(request_) is None:
                 assert out is request_, request_
             elif out is None:
-                assert why and re.match(r"needs protocol [23] ", why), why
+                assert why and re.match(r"needs protocol [234] ", why), why
             else:
                 assert v1_problem(out) is None, (v1_problem(out), out)
                 assert not [f.name for f in feat.FEATURES if not V1.speaks.speaks(f.name) and f.used(out)]
