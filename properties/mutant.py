@@ -106,6 +106,22 @@ def undo(change: Change) -> Callable[[Request], Request]:
     return as_version(max(r for r in SUPPORTED if r < change.at).line, since=change.since)
 
 
+def answered_with(compute: Callable[[Any, FlinkVersion], Any]) -> Callable[[Request, Response], Response]:
+    """Answer with ``compute(input, version)`` (an area's oracle function with one part swapped) in place of
+    the oracle's: its output, or its rejection; a request it finds malformed keeps the oracle's answer."""
+    from oracle.protocol import BadRequest
+
+    def after(request: Request, response: Response) -> Response:
+        try:
+            result = compute(request["input"], parse_version(request["flink"]))
+        except BadRequest:
+            return response
+        if isinstance(result, dict):
+            return {"id": request.get("id"), "output": result}
+        return {"id": request.get("id"), "error": result.to_error()}
+    return after
+
+
 def with_patches(*patches: tuple[object, str, object]) -> Callable[[Request, Response], Response]:
     """Answer with the oracle's ``attribute`` of each ``(module, attribute, value)`` replaced."""
     def after(request: Request, _response: Response) -> Response:

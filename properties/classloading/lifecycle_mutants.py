@@ -13,24 +13,15 @@ from oracle.changes import FIRST
 from oracle.classloading import NOT_FOUND, Side
 from oracle.classloading_lifecycle import LIFECYCLE as AREA
 from oracle.classloading_lifecycle import FaultyLoaders, Kind, Result, Thrown, UserCodeClassLoader
-from oracle.protocol import BadRequest
-from oracle.versions import FlinkVersion, parse_version
-from properties.mutant import PR, Mutant, Request, Response, historical
+from oracle.versions import FlinkVersion
+from properties.mutant import PR, Mutant, Request, Response, answered_with, historical
 
 MUTANTS: list[Mutant] = []  # this module's mutants, in the order flinkspec mutants lists them
 
 
 def _answer(loader: type[UserCodeClassLoader] = UserCodeClassLoader,
             loaders: type[FaultyLoaders] = FaultyLoaders) -> Callable[[Request, Response], Response]:
-    def after(request: Request, response: Response) -> Response:
-        try:
-            result = cll.lifecycle_with(request["input"], parse_version(request["flink"]), loader, loaders)
-        except BadRequest:
-            return response
-        if isinstance(result, dict):
-            return {"id": request.get("id"), "output": result}
-        return {"id": request.get("id"), "error": result.to_error()}
-    return after
+    return answered_with(lambda inp, version: cll.lifecycle_with(inp, version, loader, loaders))
 
 
 class _NoLeakCheck(UserCodeClassLoader):

@@ -13,9 +13,8 @@ import attrs
 from oracle import classloading_config as clc
 from oracle.classloading import NOT_FOUND, PARENT, USER, Loaders, Side, resolve_with
 from oracle.classloading import RESOLVE as AREA
-from oracle.protocol import BadRequest
-from oracle.versions import FlinkVersion, parse_version
-from properties.mutant import PR, Mutant, Request, Response, historical
+from oracle.versions import FlinkVersion
+from properties.mutant import PR, Mutant, Request, Response, answered_with, historical
 
 MUTANTS: list[Mutant] = []  # this module's mutants, in the order flinkspec mutants lists them
 
@@ -24,15 +23,7 @@ SettingsReader = Callable[[Mapping[str, str], FlinkVersion], clc.LoaderSettings]
 
 def _answer(loaders: type[Loaders] = Loaders, read_settings: SettingsReader = clc.settings,
             ) -> Callable[[Request, Response], Response]:
-    def after(request: Request, response: Response) -> Response:
-        try:
-            result = resolve_with(request["input"], parse_version(request["flink"]), loaders, read_settings)
-        except BadRequest:
-            return response
-        if isinstance(result, dict):
-            return {"id": request.get("id"), "output": result}
-        return {"id": request.get("id"), "error": result.to_error()}
-    return after
+    return answered_with(lambda inp, version: resolve_with(inp, version, loaders, read_settings))
 
 
 class _DotBoundary(Loaders):
