@@ -28,6 +28,11 @@ SIDES = ("user", "parent")
 LOOKUPS = ("load", "for_name", "get_resource", "get_resources")
 
 
+def _kind(op: object) -> str:
+    """The operation's kind: the one of its keys that names one (an operation without one is a close)."""
+    return next((k for k in (*LOOKUPS, "close") if isinstance(op, dict) and k in op), "close")
+
+
 def _results(req: Request, resp: Response) -> list[tuple[str, str, dict[str, Any]]] | None:
     """Each operation (kind, name) with its answered entry, or None when the answer is no well-formed output
     (a refusal, or what CLC-1 reports)."""
@@ -38,7 +43,9 @@ def _results(req: Request, resp: Response) -> list[tuple[str, str, dict[str, Any
     entries = out["results"]
     if len(entries) != len(ops) or not all(isinstance(e, dict) for e in entries):
         return None
-    kinds = [next((k for k in (*LOOKUPS, "close") if k in op), "close") for op in ops]
+    kinds = [_kind(op) for op in ops]
+    if any(_entry_problem(kind, e) for kind, e in zip(kinds, entries, strict=True)):
+        return None  # CLC-1's to report; the other rules judge well-formed answers only
     return [(kind, str(op.get(kind, "")), e) for kind, op, e in zip(kinds, ops, entries, strict=True)]
 
 
@@ -68,8 +75,9 @@ def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation
     ops = req["input"].get("operations", [])
     if len(out["results"]) != len(ops):
         return [Violation("CLC-1", f"{len(out['results'])} results for {len(ops)} operations")]
-    for i, (kind, _name, entry) in enumerate(_results(req, resp) or []):
-        problem = _entry_problem(kind, entry)
+    for i, (op, entry) in enumerate(zip(ops, out["results"], strict=True)):
+        kind = _kind(op)
+        problem = _entry_problem(kind, entry) if isinstance(entry, dict) else "each result must be an object"
         if problem:
             return [Violation("CLC-1", f"results[{i}] ({kind}): {problem}")]
     return []
