@@ -36,17 +36,22 @@ DECISIONS: dict[str, tuple[str, tuple[str, ...], str]] = {
         NOT_CHECKABLE, (), "The modelled StandaloneCheckpointIDCounter cannot fail; a failing (ZooKeeper) counter is "
         "outside the protocol."),
     "savepoint/externalized metadata written to FS; ZK holds handle": (
-        NOT_CHECKABLE, (), "Storage and high-availability metadata are not observable: the modelled "
-        "JobManagerCheckpointStorage keeps everything in memory. What recovery may restore from is CCR-10."),
+        NEW, ("CSR-7", "CSR-8", "CST-11", "CST-12"), "The file-system half: checkpoint.storage answers where a "
+        "checkpoint's and a savepoint's metadata file go (CSR-7 and CST-11: <dir>/<job id>/chk-N/_metadata; CSR-8 "
+        "and CST-12: <savepoint dir>/savepoint-<short job id>-<random>/_metadata). The ZooKeeper half is not "
+        "checkable: high-availability services are outside every area (what recovery may restore from is CCR-10)."),
     "snapshots stored in configurable place (JM memory default / HDFS)": (
-        NOT_CHECKABLE, (), "Where state is stored is not observable in any area (no state backend is modelled); the "
-        "recovery area names the checkpoint restored, judged by RCV-4 and RCV-5."),
+        NEW, ("CSR-2", "CSR-3", "CSR-6", "CST-1", "CST-3"), "checkpoint.storage answers which state backend and "
+        "checkpoint storage Flink builds from a configuration: CSR-2 (the JobManager's memory when no checkpoint "
+        "directory is configured, else the file system), CSR-3 (the storage's shortcut names), CSR-6 (the memory "
+        "storage's limits), CST-1 and CST-3 (the keys of each release)."),
     "async snapshots (copy-on-write, keep processing)": (
         NOT_CHECKABLE, (), "The alignment trace records a snapshot as one step (snapshot, then emit_barrier: IN-5); "
         "its asynchronous part and the acknowledgement after it are not modelled (completion after every "
         "acknowledgement is CCR-3)."),
     "incremental snapshots restored as base + increments": (
-        NOT_CHECKABLE, (), "State backends and incremental checkpoints are not modelled."),
+        NOT_CHECKABLE, (), "Incremental checkpoints are not modelled: checkpoint.storage answers which state backend "
+        "and storage Flink builds and where a checkpoint goes, not what a snapshot holds."),
     "snapshot = sync + async FutureTask, cancelable": (
         NOT_CHECKABLE, (), "How an operator's snapshot runs inside the task is not observable in any area."),
     "classloader.fail-on-metaspace-oom-error=true -> fatal on Metaspace OOM": (
