@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from flinkspec.cli.options import CommaJoined, areas_option, open_impl_option, versions_option
+from flinkspec.errors import CliError
 from flinkspec.impls import pinned_version
-from flinkspec.tools.record import record_area
+from flinkspec.tools.record import record_area, record_pinned
 from oracle.versions import SELECT_HELP
 from properties.recordings import RECORDED
 
@@ -26,14 +27,27 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--examples", type=int, default=300, help="generated inputs per area and version")
     p.add_argument("--seed", type=int, default=0, help="seed of the generated inputs (default 0)")
     p.add_argument("--out", default=str(RECORDED), help=f"directory (default: {RECORDED})")
+    p.add_argument("--pinned", type=Path, metavar="FILE",
+                   help="instead of generated inputs: the inputs of a pinned-examples file (one --area); each "
+                        "version's answers are written into FILE")
     p.set_defaults(fn=cmd_record)
 
 
 def cmd_record(args: Any) -> int:
     areas = areas_option(args.area, extra=True)
+    if args.pinned is not None and len(areas) != 1:
+        raise CliError("--pinned needs exactly one --area")
     impl = open_impl_option(args.impl, args.timeout)
     try:
         versions = versions_option(args.flink, pinned_version(impl))
+        if args.pinned is not None:
+            started = time.monotonic()
+            command = "flinkspec record --area " + areas[0] + " --flink " + (args.flink or "all") \
+                + " --pinned " + str(args.pinned)
+            n = record_pinned(impl, areas[0], versions, args.pinned, command)
+            print(f"{areas[0]}: {n} pinned examples answered at {len(versions)} versions into {args.pinned} "
+                  f"({time.monotonic() - started:.1f} s)")
+            return 0
         for area in areas:
             started = time.monotonic()
             path = record_area(impl, args.impl, area, versions, args.examples, args.seed, Path(args.out))

@@ -5,6 +5,10 @@ fixed seed), asks an implementation (real Flink, normally) and writes one gzippe
 answer to ``<out>/<area>.jsonl.gz``: ``{"flink", "input", "answer"}``. The files let the
 suite hold any implementation (the oracle, or the oracle's mutants in the mutation score) to
 real Flink's answers without starting a JVM; ``properties/test_recorded_answers.py`` does so.
+
+``flinkspec record --pinned FILE`` asks instead the inputs of a pinned-examples file (named requests
+chosen by hand, one or more per rule: ``properties/checkpoint/storage_pinned.json``) and writes each
+version's answer into it, each distinct answer once with the versions that gave it.
 """
 
 from __future__ import annotations
@@ -55,6 +59,28 @@ def record_area(impl: Implementation, impl_spec: str, area: str, versions: Seque
                     f.write(json.dumps(rec, sort_keys=True, separators=(",", ":")) + "\n")
     tmp.replace(path)
     return path
+
+
+def record_pinned(impl: Implementation, area: str, versions: Sequence[FlinkVersion], path: Path,
+                  command: str) -> int:
+    """Ask ``impl`` the inputs of the pinned-examples file ``path`` at each version and write the answers
+    into it; returns the number of examples."""
+    data = json.loads(path.read_text())
+    examples = data["examples"]
+    answers: list[dict[str, list[str]]] = [{} for _ in examples]
+    for version in versions_for(area, versions):
+        reqs = [{"id": i + 1, "area": area, "flink": str(version), "input": ex["input"]}
+                for i, ex in enumerate(examples)]
+        for i, ans in enumerate(impl.answer_many(reqs)):
+            key = json.dumps({k: ans[k] for k in ("output", "error") if k in ans}, sort_keys=True)
+            answers[i].setdefault(key, []).append(version.release)
+    for ex, by_answer in zip(examples, answers, strict=True):
+        ex["answers"] = [{"releases": rel, "answer": json.loads(key)} for key, rel in by_answer.items()]
+    data["recorded_by"] = command
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    tmp.replace(path)
+    return len(examples)
 
 
 def _oracle_refuses(req: dict[str, Any]) -> bool:
