@@ -47,16 +47,16 @@ def sample(requests: Callable[[FlinkVersion], st.SearchStrategy[dict[str, Any]]]
     return tuple(draw(requests(version), n, 0))
 
 
-_ANSWERS: dict[int, dict[str, Any]] = {}
+Answered = tuple[tuple[dict[str, Any], dict[str, Any]], ...]
 
 
-def oracle_answer(request: dict[str, Any]) -> dict[str, Any]:
-    """The oracle's answer to a request of a :func:`sample` (which keeps them alive), computed once."""
+@functools.cache
+def answered(requests: Callable[[FlinkVersion], st.SearchStrategy[dict[str, Any]]], version: FlinkVersion,
+             n: int) -> Answered:
+    """:func:`sample`, each request with the oracle's answer to it (computed once)."""
     import oracle
 
-    if id(request) not in _ANSWERS:
-        _ANSWERS[id(request)] = oracle.answer({"id": 0, **request})
-    return _ANSWERS[id(request)]
+    return tuple((r, oracle.answer({"id": 0, **r})) for r in sample(requests, version, n))
 
 
 def inputs(area: str, version: FlinkVersion, n: int, seed: int) -> list[dict[str, Any]]:

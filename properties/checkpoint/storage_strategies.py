@@ -38,8 +38,8 @@ BACKENDS = (("hashmap", "rocksdb", "jobmanager", "filesystem", "HashMap", "JobMa
 STORAGES = (("jobmanager", "filesystem", "JobManager", "FileSystem", "FILESYSTEM"),
             ("bogus", "", "java.lang.Object", "hdfs"))
 SCHEMES = (("file:/", "file:///", "hdfs://nn:8020/", "hdfs:///", "s3://bucket/", "s3a://b.x/", "gs://bkt/",
-            "oss://b/", "viewfs://cluster/", "file:/C:/", "s+3.x-y://h/"),
-           ("file://host/", "file://tmp/", "", "/", "C:/", "/D:/", "c:\\", "1x:/", "my scheme:/", "file:", "hdfs:",
+            "oss://b/", "viewfs://cluster/", "file:/C:/", "s+3.x-y://h/", "file://host/"),
+           ("file://tmp/", "", "/", "C:/", "/D:/", "c:\\", "1x:/", "my scheme:/", "file:", "hdfs:",
             "x:/", "s:/", "//host/", "file:/D:"))
 SEGMENTS = ("flink", "checkpoints", "ckpt", "a", "b", ".", "..", "x y", "ünï", "日本", "job-1", "_x", "a.b",
             "sp", "savepoints", "~", "a@b", "c=d", "e+f", "g,h", "i;j", "k:l")

@@ -13,14 +13,16 @@ from oracle.classloading import jdk_classes
 from oracle.classloading_lifecycle import THROWABLES, Kind
 from oracle.versions import SUPPORTED, FlinkVersion, parse_version
 from properties.classloading.lifecycle_strategies import requests
-from properties.corpus import oracle_answer, sample
+from properties.corpus import answered
 
 LEAK = "error:IllegalStateException: Trying to access closed classloader"
 Step = tuple[dict[str, Any], dict[str, Any], bool]  # operation, its result, whether the loader was closed before it
+Drawn = tuple[dict[str, Any], dict[str, Any]]  # a request and the oracle's answer to it
 
 
-def _steps(r: dict[str, Any]) -> Iterator[Step]:
-    out = oracle_answer(r).get("output")
+def _steps(d: Drawn) -> Iterator[Step]:
+    r, answer = d
+    out = answer.get("output")
     if out is None:
         return
     closed = False
@@ -29,9 +31,9 @@ def _steps(r: dict[str, Any]) -> Iterator[Step]:
         closed = closed or "close" in op
 
 
-def _some(pred: Callable[[dict[str, Any], dict[str, Any], bool, dict[str, Any]], bool]) -> Callable[[Any], bool]:
-    def check(r: dict[str, Any]) -> bool:
-        return any(pred(op, res, closed, r["input"]) for op, res, closed in _steps(r))
+def _some(pred: Callable[[dict[str, Any], dict[str, Any], bool, dict[str, Any]], bool]) -> Callable[[Drawn], bool]:
+    def check(d: Drawn) -> bool:
+        return any(pred(op, res, closed, d[0]["input"]) for op, res, closed in _steps(d))
     return check
 
 
@@ -48,7 +50,7 @@ def _patterns(inp: dict[str, Any]) -> tuple[str, ...]:
     return clc.settings(inp["config"], SUPPORTED[-1], read_fail_on_metaspace=True).patterns
 
 
-CORNERS: dict[str, Callable[[Any], bool]] = {
+CORNERS: dict[str, Callable[[Drawn], bool]] = {
     "load after close, leak check on": _some(lambda op, res, closed, i: "load" in op and closed
                                              and str(res["result"]).startswith(LEAK)),
     "a parent-first class after close, leak check on": _some(
@@ -70,8 +72,8 @@ CORNERS: dict[str, Callable[[Any], bool]] = {
     "resources after close, check off, user side gone": _some(
         lambda op, res, closed, i: closed and not _leak_check(i) and "get_resources" in op
         and res["result"] == ["parent"]),
-    "close twice": lambda r: sum("close" in op for op in r["input"]["operations"]) == 2
-    and any(True for _ in _steps(r)),
+    "close twice": lambda d: sum("close" in op for op in d[0]["input"]["operations"]) == 2
+    and any(True for _ in _steps(d)),
     "a fatal Metaspace OOM": _some(lambda op, res, closed, i: any(h["fatal"] for h in res["handled"])),
     "a Metaspace OOM not fatal (option off)": _some(
         lambda op, res, closed, i: i["config"].get("classloader.fail-on-metaspace-oom-error", "").lower() == "false"
@@ -109,15 +111,15 @@ CORNERS: dict[str, Callable[[Any], bool]] = {
         lambda op, res, closed, i: str(res["result"]).startswith("error:SecurityException: Prohibited package")),
     "parent-first resolve order": _some(lambda op, res, closed, i: i["config"].get(
         "classloader.resolve-order", "").lower() == "parent-first"),
-    "a rejected configuration": lambda r: "error" in oracle_answer(r),
+    "a rejected configuration": lambda d: "error" in d[1],
 }
 # every kind of Throwable (what decides how one travels: CLL-6, CLL-9) planted at each stage it can be thrown at
 for _kind in Kind:
     for _stage in ("define", "initialize"):
         if _stage == "define" and _kind is Kind.CHECKED:
             continue
-        CORNERS[f"{_kind.value} at {_stage}"] = (lambda k, st: lambda r: any(
-            THROWABLES[f["throws"]] is k and f["stage"] == st for f in r["input"]["faults"]))(_kind, _stage)
+        CORNERS[f"{_kind.value} at {_stage}"] = (lambda k, st: lambda d: any(
+            THROWABLES[f["throws"]] is k and f["stage"] == st for f in d[0]["input"]["faults"]))(_kind, _stage)
 
 def _only_1_15(message: object) -> bool:
     """A message only 1.15's Metaspace test accepts: 'metaspace' in any case, not at the start as 'Metaspace'."""
@@ -128,7 +130,7 @@ def _fail_on(i: dict[str, Any]) -> bool:
     return str(i["config"].get("classloader.fail-on-metaspace-oom-error", "true")).lower() == "true"
 
 
-BY_VERSION: dict[str, tuple[FlinkVersion, Callable[[Any], bool]]] = {
+BY_VERSION: dict[str, tuple[FlinkVersion, Callable[[Drawn], bool]]] = {
     "1.15+: a message with 'metaspace' elsewhere is fatal": (parse_version("1.15"), _some(
         lambda op, res, closed, i: any(h["fatal"] and _only_1_15(h["message"]) for h in res["handled"]))),
     "1.13: a message with 'metaspace' elsewhere is not fatal": (parse_version("1.13"), _some(
@@ -144,14 +146,14 @@ VERSION_SAMPLE = 800  # and at the releases of a version corner
 
 @pytest.mark.parametrize("corner", list(CORNERS))
 def test_strategy_reaches(corner: str) -> None:
-    drawn = sample(requests, SUPPORTED[-1], SAMPLE)
+    drawn = answered(requests, SUPPORTED[-1], SAMPLE)
     assert any(CORNERS[corner](r) for r in drawn), f"none of {SAMPLE} requests: {corner}"
 
 
 @pytest.mark.parametrize("corner", list(BY_VERSION))
 def test_strategy_reaches_version_corner(corner: str) -> None:
     version, pred = BY_VERSION[corner]
-    drawn = sample(requests, version, VERSION_SAMPLE)
+    drawn = answered(requests, version, VERSION_SAMPLE)
     assert any(pred(r) for r in drawn), f"none of {VERSION_SAMPLE} at {version}: {corner}"
 
 
