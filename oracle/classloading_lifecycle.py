@@ -263,10 +263,16 @@ class UserCodeClassLoader:
         self._for_name: dict[str, str] = {}  # the JVM's record for the SafetyNetWrapperClassLoader (CLL-3)
         self._initialized: dict[tuple[str, str], bool] = {}  # (side, name) -> initializer succeeded
 
+    def _leaked(self) -> Result | None:
+        """CLL-1: the SafetyNetWrapperClassLoader of a closed loader refuses to load (when the check is on)."""
+        if self._closed and self._settings.check_leaked:
+            return Result(str(Thrown("IllegalStateException", LEAK_MESSAGE)))
+        return None
+
     def load_class(self, name: str) -> Result:
         """``loader.loadClass(name)``."""
-        if self._closed and self._settings.check_leaked:
-            return Result(str(Thrown("IllegalStateException", LEAK_MESSAGE)))  # CLL-1
+        if (leaked := self._leaked()) is not None:
+            return leaked
         if name in self._defined:
             return Result(USER)  # CLL-2: findLoadedClass
         loaders = self._loaders.closed() if self._closed else self._loaders
@@ -325,8 +331,8 @@ class UserCodeClassLoader:
 
     def get_resources(self, name: str) -> Result:
         """``loader.getResources(name)``: where each URL comes from, in order."""
-        if self._closed and self._settings.check_leaked:
-            return Result(str(Thrown("IllegalStateException", LEAK_MESSAGE)))  # CLL-1
+        if (leaked := self._leaked()) is not None:
+            return leaked
         loaders = self._loaders.closed() if self._closed else self._loaders
         return Result(loaders.resources(name))  # CLL-2
 

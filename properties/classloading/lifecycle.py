@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import attrs
+
 from oracle import classloading_config as clc
 from oracle.classloading_lifecycle import LIFECYCLE as AREA
 from oracle.versions import FlinkVersion
@@ -49,12 +51,33 @@ def _results(req: Request, resp: Response) -> list[tuple[str, str, dict[str, Any
     return [(kind, str(op.get(kind, "")), e) for kind, op, e in zip(kinds, ops, entries, strict=True)]
 
 
-def _settings(req: Request, version: FlinkVersion) -> clc.LoaderSettings | None:
-    """The class-loading options as Flink reads them, None where Flink refuses them (an error answer)."""
+@attrs.frozen
+class _Step:
+    """One operation of a well-formed answer: its index, kind, the name it looks up, its answered entry, and
+    whether the loader was closed before it."""
+
+    index: int
+    kind: str
+    name: str
+    entry: dict[str, Any]
+    closed: bool
+
+
+def _read(req: Request, resp: Response, version: FlinkVersion) -> tuple[clc.LoaderSettings, list[_Step]] | None:
+    """The class-loading options as Flink reads them and the answer's steps; None where Flink refuses the
+    options (an error answer) or the answer is no well-formed output (CLC-1's to report)."""
     try:
-        return clc.settings(req["input"].get("config", {}), version, read_fail_on_metaspace=True)
+        settings = clc.settings(req["input"].get("config", {}), version, read_fail_on_metaspace=True)
     except (clc.JavaException, clc.UnmodelledValue):
         return None
+    results = _results(req, resp)
+    if results is None:
+        return None
+    steps, closed = [], False
+    for i, (kind, name, entry) in enumerate(results):
+        steps.append(_Step(i, kind, name, entry, closed))
+        closed = closed or kind == "close"
+    return settings, steps
 
 
 def _error(result: object) -> bool:
@@ -98,27 +121,22 @@ def _entry_problem(kind: str, entry: dict[str, Any]) -> str | None:
     return None if ok else f"{result!r} is no result of {kind}"
 
 
-def _after_close(req: Request, resp: Response) -> Iterator[tuple[int, str, str, dict[str, Any]]]:
-    """Each lookup after the loader's first close: (index, kind, name, entry)."""
-    closed = False
-    for i, (kind, name, entry) in enumerate(_results(req, resp) or []):
-        if kind == "close":
-            closed = True
-        elif closed:
-            yield i, kind, name, entry
+def _open_loads(steps: list[_Step], settings: clc.LoaderSettings) -> Iterator[_Step]:
+    """The loadClass calls that reach the loader itself: all but those a closed loader's leak check refuses."""
+    return (s for s in steps if s.kind == "load" and not (s.closed and settings.check_leaked))
 
 
 @BOOK.invariant("CLC-2", AREA, "With classloader.check-leaked-classloader true (the default), a class or resource "
                 "looked up through the loader (loadClass, getResource, getResources) after it is closed fails.",
                 CONFIG_DOC + ": classloader.check-leaked-classloader")
 def closed_fails(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
-    settings = _settings(req, version)
-    if settings is None or not settings.check_leaked:
+    read = _read(req, resp, version)
+    if read is None or not read[0].check_leaked:
         return []
-    for i, kind, name, entry in _after_close(req, resp):
-        if kind != "for_name" and not _error(entry.get("result")):
-            return [Violation("CLC-2", f"operations[{i}] {kind} {name!r} after close answered "
-                                       f"{entry.get('result')!r}, not a failure")]
+    for s in read[1]:
+        if s.closed and s.kind not in ("close", "for_name") and not _error(s.entry.get("result")):
+            return [Violation("CLC-2", f"operations[{s.index}] {s.kind} {s.name!r} after close answered "
+                                       f"{s.entry.get('result')!r}, not a failure")]
     return []
 
 
@@ -127,11 +145,13 @@ def closed_fails(req: Request, resp: Response, version: FlinkVersion) -> list[Vi
                 "and it makes fatal every 'OutOfMemoryError: Metaspace' (a message starting 'Metaspace') then.",
                 CONFIG_DOC + ": classloader.fail-on-metaspace-oom-error")
 def metaspace_fatal(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
-    settings = _settings(req, version)
-    if settings is None:
+    read = _read(req, resp, version)
+    if read is None:
         return []
-    for i, (_kind, _name, entry) in enumerate(_results(req, resp) or []):
-        for h in entry.get("handled", []):
+    settings, steps = read
+    for s in steps:
+        i = s.index
+        for h in s.entry.get("handled", []):
             oom = h.get("exception") == "OutOfMemoryError"
             must = settings.fail_on_metaspace and oom and str(h.get("message") or "").startswith("Metaspace")
             may = settings.fail_on_metaspace and oom
@@ -148,21 +168,18 @@ def metaspace_fatal(req: Request, resp: Response, version: FlinkVersion) -> list
                 "loader is closed, and after it with the leak check off (the JDK's loader finds the loaded class "
                 "first, and a closed URLClassLoader keeps what it already loaded).", JAVADOC)
 def loaded_stays(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
-    settings = _settings(req, version)
-    if settings is None:
+    read = _read(req, resp, version)
+    if read is None:
         return []
+    settings, steps = read
     loaded: dict[str, str] = {}
-    closed = False
-    for i, (kind, name, entry) in enumerate(_results(req, resp) or []):
-        closed = closed or kind == "close"
-        result = entry.get("result")
-        if kind != "load" or (closed and settings.check_leaked):
-            continue
-        if name in loaded and result != loaded[name]:
-            return [Violation("CLC-4", f"operations[{i}] load {name!r} answered {result!r}; an earlier load "
-                                       f"answered {loaded[name]!r}")]
+    for s in _open_loads(steps, settings):
+        result = s.entry.get("result")
+        if s.name in loaded and result != loaded[s.name]:
+            return [Violation("CLC-4", f"operations[{s.index}] load {s.name!r} answered {result!r}; an earlier "
+                                       f"load answered {loaded[s.name]!r}")]
         if result in SIDES:
-            loaded.setdefault(name, str(result))
+            loaded.setdefault(s.name, str(result))
     return []
 
 
@@ -171,18 +188,16 @@ def loaded_stays(req: Request, resp: Response, version: FlinkVersion) -> list[Vi
                 "handled Throwables, the last of the exception the load failed with.",
                 "seed article on class loading (FlinkUserCodeClassLoader.loadClass)")
 def handler_sees_every_throwable(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
-    settings = _settings(req, version)
-    if settings is None:
+    read = _read(req, resp, version)
+    if read is None:
         return []
-    closed = False
-    for i, (kind, name, entry) in enumerate(_results(req, resp) or []):
-        closed = closed or kind == "close"
-        result = entry.get("result")
-        if kind != "load" or result in SIDES or (closed and settings.check_leaked):
+    for s in _open_loads(read[1], read[0]):
+        result = s.entry.get("result")
+        if result in SIDES:
             continue
         thrown = "ClassNotFoundException" if result == "not_found" else str(result).removeprefix("error:")
-        handled = entry.get("handled") or [{}]
+        handled = s.entry.get("handled") or [{}]
         if not thrown.startswith(str(handled[-1].get("exception"))) or handled == [{}]:
-            return [Violation("CLC-5", f"operations[{i}] load {name!r} failed with {result!r}; the handler saw "
-                                       f"{entry.get('handled')!r}")]
+            return [Violation("CLC-5", f"operations[{s.index}] load {s.name!r} failed with {result!r}; the "
+                                       f"handler saw {s.entry.get('handled')!r}")]
     return []

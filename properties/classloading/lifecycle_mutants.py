@@ -27,19 +27,8 @@ def _answer(loader: type[UserCodeClassLoader] = UserCodeClassLoader,
 class _NoLeakCheck(UserCodeClassLoader):
     """The closed loader goes on loading, as if classloader.check-leaked-classloader were false."""
 
-    def load_class(self, name: str) -> Result:
-        check, self._settings = self._settings, attrs.evolve(self._settings, check_leaked=False)
-        try:
-            return super().load_class(name)
-        finally:
-            self._settings = check
-
-    def get_resources(self, name: str) -> Result:
-        check, self._settings = self._settings, attrs.evolve(self._settings, check_leaked=False)
-        try:
-            return super().get_resources(name)
-        finally:
-            self._settings = check
+    def _leaked(self) -> Result | None:
+        return None
 
 
 class _ForgetsDefined(UserCodeClassLoader):
