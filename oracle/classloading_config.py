@@ -127,8 +127,9 @@ def _split_error(message: str) -> IllegalArgumentException:
     return IllegalArgumentException(f"Could not split string. {message}")
 
 
-def escaped_split(value: str) -> tuple[str, ...]:
-    """CL-3: ``StructuredOptionsSplitter.splitEscaped(value, ';')`` (tokenize, then processTokens)."""
+def escaped_split(value: str, delimiter: str = ";") -> tuple[str, ...]:
+    """CL-3: ``StructuredOptionsSplitter.splitEscaped(value, delimiter)`` (tokenize, then processTokens); the
+    pattern lists split at ``;``, map options (:mod:`oracle.memory_consumers`) at ``,`` and ``:``."""
     tokens: list[tuple[str, str, int]] = []  # (kind, text, position); kind in Q (quoted), U, D
     i, n = 0, len(value)
     while i < n:
@@ -137,13 +138,13 @@ def escaped_split(value: str) -> tuple[str, ...]:
             text, end = _in_quotes(value, ch, i)
             tokens.append(("Q", text, i))
             i = end
-        elif ch == ";":
-            tokens.append(("D", ";", i))
+        elif ch == delimiter:
+            tokens.append(("D", delimiter, i))
             i += 1
         elif _java_whitespace(ch):
             i += 1
         else:
-            end = value.find(";", i)
+            end = value.find(delimiter, i)
             end = n if end < 0 else end
             tokens.append(("U", java_trim(value[i:end]), i))
             i = end

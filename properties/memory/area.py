@@ -1,12 +1,21 @@
-"""The memory areas: a TaskManager's and a JobManager's memory derived from a configuration."""
+"""The memory areas: a TaskManager's and a JobManager's memory derived from a configuration, and how a slot's
+managed memory is shared by its kinds of consumers."""
 
 from __future__ import annotations
 
 from oracle import memory as names
+from oracle import memory_consumers as consumers_oracle
 from oracle.memory_options import NETWORK_MAX_DEFAULT
 from oracle.memsize import MemorySize
-from properties.area import Area, ExtraCorpus, OptionDefault
-from properties.memory import invariants, mutants, strategies
+from properties.area import AnswerShape, Area, Checked, ExtraCorpus, OptionDefault, OracleRules, checked
+from properties.memory import (
+    consumers_invariants,
+    consumers_mutants,
+    consumers_strategies,
+    invariants,
+    mutants,
+    strategies,
+)
 from properties.mutant import of_area
 
 
@@ -32,3 +41,32 @@ TASKMANAGER = _memory(names.TASKMANAGER, "TM", "memorytaskmanager",
                                     show=_network_max))
 JOBMANAGER = _memory(names.JOBMANAGER, "JM", "memoryjobmanager",
                      "a JobManager's memory components derived from its configuration (JobManagerProcessUtils)")
+
+MCW_BAD = "properties/memory/test_consumers_bad_input.py::"
+_META = "properties/memory/test_consumers_meta.py::"
+# what checks each rule of the oracle's consumer weights
+_CONSUMERS_CHECKED: tuple[Checked, ...] = (
+    checked("MCW-1", "MMC-2", f"{_META}test_the_oracle_reads_the_taskmanagers_weights_only"),
+    checked("MCW-2", note="the map's spelling (quotes, blanks, malformed entries): MMC-EQ"),
+    checked("MCW-3", f"{_META}test_dataproc_is_read_until_2_0"),
+    checked("MCW-4", note="Flink's exceptions for a bad weight: MMC-EQ with --strict-messages"),
+    checked("MCW-5", "MMC-5"),
+    checked("MCW-6", "MMC-3", f"{_META}test_an_int_total_wraps"),
+    checked("MCW-7", "MMC-4"),
+)
+
+CONSUMERS = Area(
+    name=consumers_oracle.CONSUMERS, prefix="MMC", rules=consumers_invariants.BOOK, protocol=4,
+    page="memory-consumers.md",
+    description="the managed-memory consumer weights a TaskManager reads and the fraction of a slot's managed "
+    "memory each use case and operator gets (ManagedMemoryUtils)",
+    requests=consumers_strategies.requests, corpus_key=consumers_strategies.corpus_key,
+    size=lambda req: len(req["input"].get("config", {})) + len(req["input"].get("job_config", {}))
+    + len(req["input"].get("use_cases", [])) + len(req["input"].get("operator_weights", [])),
+    oracle={"memory_consumers": OracleRules(rules=consumers_oracle.RULES,
+                                            files=("oracle/memory_consumers.py", "oracle/classloading_config.py"),
+                                            checked=_CONSUMERS_CHECKED)},
+    mutants=tuple(consumers_mutants.MUTANTS), bridge="ConsumersArea",
+    changes=consumers_oracle.CHANGES[consumers_oracle.CONSUMERS], strict_messages=True,
+    shape=AnswerShape(data_maps=()),
+)
