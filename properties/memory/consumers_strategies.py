@@ -21,7 +21,7 @@ from oracle.versions import FlinkVersion
 
 AREA = CONSUMERS
 
-# each pool: values most requests use, then the corners (drawn a sixth of the time)
+# each pool: values most requests use, then the corners (drawn a sixth of the time, weights' a third)
 NAMES = (("OPERATOR", "STATE_BACKEND", "PYTHON", "DATAPROC"), ("operator", "Python", "FOO", "", "ROCKSDB"))
 WEIGHTS = (("70", "30", "0", "1", "2", "3", "100", "7", "2147483647"),
            ("-1", "-70", "abc", "", "+5", "2147483648", "-0", "1.5", "\u0667", "0x10", "00042"))
@@ -30,18 +30,18 @@ BACKENDS = (("rocksdb", "hashmap", "RocksDB", "HASHMAP", "forst", "jobmanager", 
 OPERATOR_WEIGHTS = (1, 1, 2, 3, 7, 100, 65536, INT_MAX)
 
 
-def _pool(pools: tuple[tuple[str, ...], tuple[str, ...]]) -> st.SearchStrategy[str]:
+def _pool(pools: tuple[tuple[str, ...], tuple[str, ...]], odds: int = 6) -> st.SearchStrategy[str]:
     common, corners = pools
-    return st.integers(0, 5).flatmap(lambda i: st.sampled_from(corners if i == 0 else common))
+    return st.integers(0, odds - 1).flatmap(lambda i: st.sampled_from(corners if i == 0 else common))
 
 
 @st.composite
-def entry(draw: st.DrawFn, legacy: bool) -> str:
+def entry(draw: st.DrawFn, name: str, legacy: bool) -> str:
     """One ``name:weight`` entry of the map, or a malformed one."""
-    name, weight = draw(_pool(NAMES)), draw(_pool(WEIGHTS))
+    weight = draw(_pool(WEIGHTS, 3))
     if not legacy and not weight:
         weight = "abc"  # from 1.19 a value ending in ':' may be a YAML map (not modelled)
-    kind = draw(st.integers(0, 11))
+    kind = draw(st.integers(0, 29))
     if kind == 0:
         return name  # no colon
     if kind == 1:
@@ -60,10 +60,11 @@ def entry(draw: st.DrawFn, legacy: bool) -> str:
 def weights(draw: st.DrawFn, version: FlinkVersion) -> str:
     """A value of the consumer-weights option."""
     legacy = version < YAML_MAPS.at
-    items = draw(st.lists(entry(legacy), min_size=0, max_size=4))
-    if items and draw(st.integers(0, 7)) == 0:
+    names = draw(st.lists(_pool(NAMES), min_size=0, max_size=4, unique=True))  # a repeated name: below
+    items = [draw(entry(name, legacy)) for name in names]
+    if items and draw(st.integers(0, 11)) == 0:
         items.append(items[0])  # a repeated entry
-    if draw(st.integers(0, 11)) == 0:
+    if draw(st.integers(0, 15)) == 0:
         items.insert(draw(st.integers(0, len(items))), "")  # an empty entry
     return draw(st.sampled_from([",", ",", ",", ", "])).join(items)
 
