@@ -60,6 +60,8 @@ def entry(draw: st.DrawFn, name: str, legacy: bool) -> str:
 def weights(draw: st.DrawFn, version: FlinkVersion) -> str:
     """A value of the consumer-weights option."""
     legacy = version < YAML_MAPS.at
+    if draw(st.integers(0, 24)) == 0:  # two Integer.MAX_VALUE weights and a third: the int total wraps
+        return f"OPERATOR:{INT_MAX},PYTHON:{INT_MAX},STATE_BACKEND:{draw(st.sampled_from(['2', '3', '70']))}"
     names = draw(st.lists(_pool(NAMES), min_size=0, max_size=4, unique=True))  # a repeated name: below
     items = [draw(entry(name, legacy)) for name in names]
     if items and draw(st.integers(0, 11)) == 0:
