@@ -90,6 +90,7 @@ EXAMPLES: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
     "checkpoint.storage": (req("checkpoint.storage", {"config": {"state.checkpoints.dir": "s3://bucket/ckpt"},
                                                       "job_id": "0123456789abcdef0123456789abcdef",
                                                       "checkpoint_id": 17}), None),
+    "memory.consumers": (req("memory.consumers", {"config": {}, "use_cases": ["OPERATOR", "PYTHON"]}), None),
     "watermark.valve.subpartitions": (
         req("watermark.valve", {"channels": 2, "subpartitions": [[0, 1], [2, 2]],
                                 "events": [{"channel": 0, "watermark": 5, "subpartition": 1},
