@@ -116,7 +116,7 @@ def operators_share_their_kind(req: Request, resp: Response, version: FlinkVersi
         return []
     total = sum(Decimal(f) for f in out["operator_fractions"])
     kind = Decimal(out["fractions"]["OPERATOR"])
-    if total > kind + SLACK * max(1, kind):  # a double's rounding is relative to its size
+    if total > kind + SLACK * max(Decimal(1), kind):  # a double's rounding is relative to its size
         return [Violation("MMC-4", f"the operators get {total} of the slot together, more than OPERATOR's {kind}")]
     return []
 
