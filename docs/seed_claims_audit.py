@@ -24,8 +24,11 @@ DECISIONS: dict[str, tuple[str, tuple[str, ...], str]] = {
         "stack's buffer pools, which no area models. The legacy numberOfBuffers x segment size, which sets the "
         "size, is checked by TM-EQ (TM-5 and TM-12 leave it out)."),
     "managed memory shared by sort/hash/RocksDB consumers (consumer weights)": (
-        NOT_CHECKABLE, (), "Consumer weights divide a slot's managed memory among operators at run time; the memory "
-        "areas answer the TaskManager's managed memory as a whole (TM-4, TM-7)."),
+        NEW, ("MMC-3", "MMC-5", "MCW-3", "MCW-6", "MCW-7"), "memory.consumers answers the share of a slot's managed "
+        "memory each kind of consumer (OPERATOR: sort, hash and the other batch operators; STATE_BACKEND: RocksDB; "
+        "PYTHON) and each operator gets from taskmanager.memory.managed.consumer-weights (MMC-3 and MCW-6: "
+        "proportional to the weights of the kinds in the slot; MMC-5: a state backend without managed memory gets "
+        "none; MCW-3: the consumer names; MCW-7: operators of one kind by their own weights)."),
     "commit phase: notifyCheckpointComplete broadcast to all vertices": (
         NOT_CHECKABLE, (), "The coordinator area reports completions, aborts and the store per event, not the "
         "messages sent to tasks (docs/protocol/checkpoint-coordinator.md, Output); the completion itself is CCR-3."),
