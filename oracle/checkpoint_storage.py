@@ -22,7 +22,7 @@ from oracle.flinkpath import FlinkPath, InvalidPath, UnmodelledPath, parse
 from oracle.javanum import IllegalArgumentException, JavaException
 from oracle.memory_options import ConfigOption, Configuration, FallbackKey, IllegalConfigurationException
 from oracle.memsize import MemorySize
-from oracle.protocol import AreaFn, BadRequest, Rejected, field, java_long, string_map
+from oracle.protocol import AreaFn, BadRequest, NotModelled, Rejected, field, java_long, string_map
 from oracle.rules import Declared
 from oracle.versions import FlinkVersion, pick
 
@@ -224,7 +224,7 @@ class Storage:
 def _class_lookup(value: str, key: str, what: str) -> JavaException:
     """CST-1 / CST-3: a value that names no known backend or storage is a factory class name."""
     if value.startswith(("org.apache.flink.", "flinkspec.", "[")):
-        raise BadRequest(f"input.config: the oracle does not model the class {value!r} as a factory")
+        raise NotModelled("input.config", f"the class {value!r} as a factory")
     if value in jdk_classes():
         return DynamicCodeLoadingException(f"The class configured under '{key}' is not a valid {what} factory "
                                            f"({value})")
@@ -259,7 +259,7 @@ def _parse(text: str) -> FlinkPath:
     try:
         return parse(text)
     except UnmodelledPath as exc:
-        raise BadRequest(f"input.config: the oracle does not model the path {text!r} ({exc})") from None
+        raise NotModelled("input.config", f"the path {text!r} ({exc})") from None
 
 
 def _validate(path: FlinkPath | None, legacy: bool) -> FlinkPath | None:
@@ -410,7 +410,7 @@ def storage_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any
     if checkpoint_id < 0:
         raise BadRequest(f"input.checkpoint_id = {checkpoint_id} must not be negative")
     if any(k in config for k in CHANGELOG_KEYS):
-        raise BadRequest("input.config: the oracle does not model the changelog state backend "
+        raise NotModelled("input.config", "the changelog state backend "
                          f"({', '.join(CHANGELOG_KEYS)})")
     conf = Configuration(config)
     try:

@@ -25,7 +25,7 @@ from oracle import classloading_config as clc
 from oracle.changes import Change
 from oracle.classloading_config import JavaException, LoaderSettings, UnmodelledValue, settings, splitter_rule
 from oracle.explain import ERROR, at, because, recorded, tracing_active
-from oracle.protocol import AreaFn, BadRequest, Rejected, field, string_map
+from oracle.protocol import AreaFn, BadRequest, NotModelled, Rejected, field, string_map
 from oracle.rules import Declared
 from oracle.versions import FlinkVersion
 
@@ -352,7 +352,7 @@ def resolve_with(inp: Mapping[str, Any], version: FlinkVersion, loaders: type[Lo
         because(*rules)
         return Rejected(exc.simple_name, exc.message)
     except UnmodelledValue as exc:
-        raise BadRequest(f"input.config: the oracle does not model {exc} as a YAML list value") from None
+        raise NotModelled("input.config", f"{exc} as a YAML list value") from None
     model = loaders(loader_settings, frozenset(user_classes), frozenset(parent_classes),
                       user_resources, parent_resources)
     because("CL-1", splitter_rule(version))

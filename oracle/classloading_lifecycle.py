@@ -33,7 +33,7 @@ from oracle.classloading import (
     jdk_classes,
 )
 from oracle.classloading_config import JavaException, LoaderSettings, UnmodelledValue, settings
-from oracle.protocol import AreaFn, BadRequest, Rejected, field, string_map
+from oracle.protocol import AreaFn, BadRequest, NotModelled, Rejected, field, string_map
 from oracle.rules import Declared
 from oracle.versions import FlinkVersion, pick
 
@@ -438,7 +438,7 @@ def lifecycle_with(inp: Mapping[str, Any], version: FlinkVersion,
     except JavaException as exc:
         return Rejected(exc.simple_name, exc.message)
     except UnmodelledValue as exc:
-        raise BadRequest(f"input.config: the oracle does not model {exc} as a YAML list value") from None
+        raise NotModelled("input.config", f"{exc} as a YAML list value") from None
     planted = {side: frozenset(class_file(f.name) for f in faults.values() if f.side == side)
                for side in (USER, PARENT)}
     initializers = {side: frozenset(f.name for f in faults.values() if f.side == side and f.stage == "initialize")

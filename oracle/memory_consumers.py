@@ -17,12 +17,15 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any, Literal
 
+import attrs
+
+from oracle import checkpoint_storage as cs
 from oracle.changes import Change
 from oracle.checkpoint_storage import DynamicCodeLoadingException, state_backend
 from oracle.classloading_config import escaped_split
 from oracle.javanum import INT_MAX, IllegalArgumentException, JavaBigDecimal, JavaException, parse_int
 from oracle.memory_options import ConfigOption, Configuration, IllegalConfigurationException
-from oracle.protocol import AreaFn, BadRequest, Rejected, field, string_map
+from oracle.protocol import AreaFn, BadRequest, NotModelled, Rejected, field, string_map
 from oracle.rules import Declared
 from oracle.versions import FlinkVersion, pick
 
@@ -90,7 +93,14 @@ YAML_MAPS = Change(since="1.19", what="a consumer-weights value YAML reads as a 
 DATAPROC_REMOVED = Change(
     since="2.0", what="the consumer name DATAPROC (the weight of OPERATOR and STATE_BACKEND) is no longer read",
     witnesses=({"config": {KEY: "DATAPROC:5,PYTHON:5"}, "use_cases": ["OPERATOR", "PYTHON"]},))
-CHANGES: dict[str, tuple[Change, ...]] = {CONSUMERS: (JOB_CONFIG_BACKEND, YAML_MAPS, DATAPROC_REMOVED)}
+# checkpoint.storage's changes of which state backend a configuration loads, seen here as whether it uses
+# managed memory (a backend that cannot be loaded is taken to)
+_THREE = {"use_cases": ["OPERATOR", "STATE_BACKEND", "PYTHON"]}
+BACKEND_TYPE_KEY = attrs.evolve(cs.BACKEND_TYPE_KEY, witnesses=({"config": {"state.backend.type": "bogus"}, **_THREE},))
+LEGACY_BACKENDS_REMOVED = attrs.evolve(cs.LEGACY_BACKENDS_REMOVED, witnesses=(
+    {"config": {"state.backend.type": "jobmanager"}, **_THREE},))
+CHANGES: dict[str, tuple[Change, ...]] = {CONSUMERS: (BACKEND_TYPE_KEY, JOB_CONFIG_BACKEND, YAML_MAPS, DATAPROC_REMOVED,
+                                                      LEGACY_BACKENDS_REMOVED)}
 
 # ManagedMemoryUtils.USE_CASE_CONSUMER_NAMES: the names each use case's weight is looked up by, in order
 CONSUMER_NAMES: Mapping[FlinkVersion, Mapping[UseCase, tuple[str, ...]]] = DATAPROC_REMOVED.table(
@@ -129,8 +139,8 @@ def configured_weights(conf: Configuration, version: FlinkVersion) -> dict[str, 
     """MCW-1, MCW-2: ``config.get(MANAGED_MEMORY_CONSUMER_WEIGHTS)``."""
     raw = conf.raw(OPTION)
     if isinstance(raw, str) and pick(YAML_MAP_VALUES, version) and _YAML_MAPPISH.search(raw):
-        raise BadRequest(f"input.config[{KEY!r}] = {raw!r}: the oracle does not model values YAML may read as a "
-                         "map (a ':' before a blank or at the end, braces, quotes)")
+        raise NotModelled(f"input.config[{KEY!r}] = {raw!r}", "values YAML may read as a map (a ':' before a "
+                          "blank or at the end, braces, quotes)")
     weights: dict[str, str] = conf.get(OPTION, parse_map)
     return weights
 
@@ -214,7 +224,7 @@ def _config(inp: Mapping[str, Any], name: str) -> dict[str, str]:
     config = string_map(inp, name, "input")
     for key in config:
         if key.startswith(("state.", "execution.checkpointing.")) and key not in BACKEND_KEYS:
-            raise BadRequest(f"input.{name}[{key!r}]: the oracle does not model the state backends' own options "
+            raise NotModelled(f"input.{name}[{key!r}]", "the state backends' own options "
                              f"(only {' and '.join(BACKEND_KEYS)})")
     return config
 

@@ -94,6 +94,23 @@ class BadRequest(ValueError):
         return {"type": "BadRequest", "message": str(self)}
 
 
+NOT_MODELLED = "the oracle does not model"
+
+
+class NotModelled(BadRequest):
+    """An input Flink may well accept that the oracle does not model (a YAML value outside its subset, a class
+    it cannot load): refused as a BadRequest whose message says so, ``<where>: the oracle does not model
+    <what>``. Such a refusal says nothing about Flink, so no comparison counts it as a difference."""
+
+    def __init__(self, where: str, what: str) -> None:
+        super().__init__(f"{where}: {NOT_MODELLED} {what}")
+
+
+def not_modelled(error: Mapping[str, Any] | None) -> bool:
+    """Whether an answer's error is the oracle's refusal of an input it does not model (:class:`NotModelled`)."""
+    return error is not None and error.get("type") == "BadRequest" and NOT_MODELLED in str(error.get("message", ""))
+
+
 def field(obj: Mapping[str, Any], name: str, kind: type | tuple[type, ...], where: str) -> Any:
     """``obj[name]`` checked to be of ``kind``; a clear BadRequest naming the field otherwise."""
     if not isinstance(obj, Mapping):

@@ -38,6 +38,7 @@ import attrs
 import oracle
 from flinkspec.judge.reduce import reduce
 from oracle.memsize import parse_bytes
+from oracle.protocol import not_modelled
 from oracle.versions import RELEASES, FlinkVersion, parse_version, pick, v
 from properties import corpus
 from properties.area import AnswerShape, OptionDefault
@@ -244,9 +245,11 @@ def _gist(err: Mapping[str, Any], words: int = 4) -> str:
 def describe(ra: Response, rb: Response, a: str, b: str, shape: AnswerShape) -> tuple[str, str, str] | None:
     """``(kind, what, first difference)`` for the answers of versions ``a`` and ``b``, or None if equal."""
     ea, eb = ra.get("error"), rb.get("error")
-    if ra == rb or (ea and eb and "BadRequest" in (ea.get("type"), eb.get("type"))):
+    if ra == rb or (ea and eb and "BadRequest" in (ea.get("type"), eb.get("type"))) or not_modelled(ea) \
+            or not_modelled(eb):
         # a request one version's protocol refuses and the other's refuses too, or Flink rejects,
-        # says nothing about Flink beyond the inputs the later version accepts
+        # says nothing about Flink beyond the inputs the later version accepts; nor does an input the
+        # oracle of one version does not model
         return None
     if ea is None and eb is None:
         path, va, vb = next(differing_paths(ra.get("output"), rb.get("output"), "output"))
