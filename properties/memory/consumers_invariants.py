@@ -59,9 +59,11 @@ def _shape_problem(out: Mapping[str, Any], inp: Mapping[str, Any]) -> str | None
 @BOOK.invariant("MMC-1", CONSUMERS, "The answer holds the weights read (use case -> int), one fraction per declared "
                 "use case and one per operator weight, each a plain decimal.", "docs/protocol/memory-consumers.md")
 def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    if "output" not in resp or resp.get("error") is not None:
+        return []
     out = _output(resp)
     if out is None:
-        return []
+        return [Violation("MMC-1", f"the output must be an object, not {resp['output']!r}")]
     problem = _shape_problem(out, _input(req))
     return [Violation("MMC-1", problem)] if problem else []
 
