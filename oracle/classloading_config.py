@@ -73,7 +73,7 @@ def settings(config: Mapping[str, str], version: FlinkVersion, *, read_fail_on_m
 
     ``read_fail_on_metaspace``: also read ``classloader.fail-on-metaspace-oom-error``, where
     ``TaskManagerServices.fromConfiguration`` reads it (after the resolve order, before the leak check;
-    classloading.lifecycle's CLL-11)."""
+    as the class-loader lifecycle area models it)."""
     conf = Configuration(config)
     split = pick(SPLITTERS, version)
     defaults = pick(DEFAULT_PATTERNS, version)
