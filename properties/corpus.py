@@ -11,7 +11,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
@@ -47,7 +47,12 @@ def sample(requests: Callable[[FlinkVersion], st.SearchStrategy[dict[str, Any]]]
     return tuple(draw(requests(version), n, 0))
 
 
-Answered = tuple[tuple[dict[str, Any], dict[str, Any]], ...]
+Drawn = tuple[dict[str, Any], dict[str, Any]]  # a request and the oracle's answer to it
+Corner = Callable[[Drawn], bool]  # what a meta-test asks of one drawn request and its answer
+Answered = tuple[Drawn, ...]
+# a corner too rare for a shared sample: searched for, up to this many requests
+SEARCH = settings(max_examples=6000, database=None, deadline=None, phases=[Phase.generate], derandomize=True,
+                  suppress_health_check=list(HealthCheck))
 
 
 @functools.cache
@@ -75,3 +80,19 @@ def inputs(area: str, version: FlinkVersion, n: int, seed: int) -> list[dict[str
     if adapt is None:
         return list(_CACHE[key])
     return [adapt(inp, version) for inp in _CACHE[key]]
+
+
+def reaches(requests: Callable[[FlinkVersion], st.SearchStrategy[dict[str, Any]]], version: FlinkVersion, n: int,
+            corner: Corner) -> bool:
+    """Whether ``corner`` holds of some request of :func:`answered`'s sample (the meta-tests' question)."""
+    return any(corner(d) for d in answered(requests, version, n))
+
+
+def search(requests: Callable[[FlinkVersion], st.SearchStrategy[dict[str, Any]]], version: FlinkVersion,
+           corner: Corner) -> Drawn:
+    """A request of the strategy at ``version``, with the oracle's answer, of which ``corner`` holds (up to
+    :data:`SEARCH`'s examples; Hypothesis' NoSuchExample if none)."""
+    import oracle
+
+    found: Drawn = find(requests(version).map(lambda r: (r, oracle.answer({"id": 0, **r}))), corner, settings=SEARCH)
+    return found

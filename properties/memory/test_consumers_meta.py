@@ -7,20 +7,16 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, find, given, settings
+from hypothesis import given, settings
 
 import oracle
 from oracle.memory_consumers import CONSUMERS, KEY
 from oracle.versions import SUPPORTED, FlinkVersion, parse_version
-from properties.corpus import answered
+from properties.corpus import Corner, Drawn, reaches, search
 from properties.memory.consumers_strategies import requests
 
 SAMPLE = 3000  # requests drawn once per release below; every corner must be among them
 LEGACY = parse_version("1.18")  # before 1.19: quotes and blanks are drawn
-REACH_VERSION = settings(max_examples=6000, database=None, deadline=None, phases=[Phase.generate],
-                         derandomize=True, suppress_health_check=list(HealthCheck))
-Drawn = tuple[dict[str, Any], dict[str, Any]]  # a request and the oracle's answer to it
-Corner = Callable[[Drawn], bool]
 
 
 def _out(pred: Callable[[dict[str, Any], dict[str, Any]], bool]) -> Corner:
@@ -85,14 +81,13 @@ BY_VERSION: dict[str, tuple[FlinkVersion, Corner]] = {
 
 @pytest.mark.parametrize("corner", list(CORNERS))
 def test_strategy_reaches(corner: str) -> None:
-    assert any(CORNERS[corner](d) for d in answered(requests, SUPPORTED[-1], SAMPLE)), \
-        f"none of {SAMPLE} requests: {corner}"
+    assert reaches(requests, SUPPORTED[-1], SAMPLE, CORNERS[corner]), f"none of {SAMPLE} requests: {corner}"
 
 
 @pytest.mark.parametrize("corner", list(BY_VERSION))
 def test_strategy_reaches_version_corner(corner: str) -> None:
     version, pred = BY_VERSION[corner]
-    find(requests(version).map(lambda r: (r, oracle.answer({"id": 0, **r}))), pred, settings=REACH_VERSION)
+    search(requests, version, pred)
 
 
 @settings(max_examples=300, database=None, deadline=None, derandomize=True)
