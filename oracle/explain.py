@@ -103,6 +103,15 @@ def recorded(*path: str | int) -> tuple[str, ...]:
     return tuple(trace.rules.get(path, ()))
 
 
+def decided_here() -> tuple[str, ...]:
+    """The rules recorded so far at the part of the answer now being decided (() when none is, or when
+    nothing is being explained): where a rejection interrupts that part, the last of them threw it."""
+    trace = _TRACE.get()
+    if trace is None:
+        return ()
+    return tuple(trace.rules.get(trace.path, ()))
+
+
 def tracing_active() -> bool:
     """Whether the current answer is being explained (a module skips building paths otherwise)."""
     return _TRACE.get() is not None

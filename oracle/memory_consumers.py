@@ -23,6 +23,7 @@ from oracle import checkpoint_storage as cs
 from oracle.changes import Change
 from oracle.checkpoint_storage import DynamicCodeLoadingException, state_backend
 from oracle.classloading_config import escaped_split
+from oracle.explain import ERROR, INPUT, at, because, decided_here
 from oracle.javanum import INT_MAX, IllegalArgumentException, JavaBigDecimal, JavaException, parse_int
 from oracle.memory_options import ConfigOption, Configuration, IllegalConfigurationException
 from oracle.protocol import AreaFn, BadRequest, NotModelled, Rejected, field, string_map
@@ -137,7 +138,10 @@ def parse_map(value: str) -> dict[str, str]:
 
 def configured_weights(conf: Configuration, version: FlinkVersion) -> dict[str, str]:
     """MCW-1, MCW-2: ``config.get(MANAGED_MEMORY_CONSUMER_WEIGHTS)``."""
+    because("MCW-1")
     raw = conf.raw(OPTION)
+    if raw is not None:
+        because("MCW-2")
     if isinstance(raw, str) and pick(YAML_MAP_VALUES, version) and _YAML_MAPPISH.search(raw):
         raise NotModelled(f"input.config[{KEY!r}] = {raw!r}", "values YAML may read as a map (a ':' before a "
                           "blank or at the end, braces, quotes)")
@@ -147,12 +151,16 @@ def configured_weights(conf: Configuration, version: FlinkVersion) -> dict[str, 
 
 def weights_of(conf: Configuration, version: FlinkVersion) -> dict[UseCase, int]:
     """MCW-3, MCW-4: ``ManagedMemoryUtils.getManagedMemoryUseCaseWeightsFromConfig``."""
+    at(*INPUT)  # reading the option (MCW-1, MCW-2)
     configured = configured_weights(conf, version)
     out: dict[UseCase, int] = {}
     for use_case, names in pick(CONSUMER_NAMES, version).items():
+        at("weights", use_case)
+        because("MCW-3")
         text = next((configured[name] for name in names if name in configured), None)
         if text is None:
             continue
+        because("MCW-4")
         weight = parse_int(text)
         if weight < 0:
             raise IllegalConfigurationException("Managed memory weight should not be negative. Configured weight "
@@ -229,6 +237,13 @@ def _config(inp: Mapping[str, Any], name: str) -> dict[str, str]:
     return config
 
 
+def _rejected(exc: JavaException, *rules: str) -> Rejected:
+    """Flink's exception, decided by ``rules`` (oracle.explain)."""
+    at(*ERROR)
+    because(*rules)
+    return Rejected(exc.simple_name, exc.message)
+
+
 def consumers_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] | Rejected:
     """The consumer weights a TaskManager reads, and each use case's and operator's fraction of a slot."""
     config, job_config = _config(inp, "config"), _config(inp, "job_config")
@@ -241,16 +256,29 @@ def consumers_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, A
         {**config, **job_config})
     try:
         weights = weights_of(cluster, version)
+    except JavaException as exc:
+        return _rejected(exc, *decided_here()[::-1])  # the rule that threw, then those that led to it
+    try:
         managed = from_app if from_app is not None else backend_uses_managed_memory(backend_conf, version)
     except JavaException as exc:
-        return Rejected(exc.simple_name, exc.message)
+        return _rejected(exc, "MCW-5")
     in_slot = frozenset(use_cases)
     group = sum(operators)
+
+    def share(of_use_case: float, use_case: UseCase, *path: str | int) -> str:
+        at(*path)
+        if use_case == "STATE_BACKEND":
+            because("MCW-5")  # whether the state backend uses managed memory decides its share first
+        because(*(("MCW-7",) if path[0] == "operator_fractions" else ()), "MCW-6")
+        if "STATE_BACKEND" in in_slot:
+            because("MCW-5")  # whether the state backend's weight counts in the total
+        return decimal_text(fraction_of_slot(use_case, of_use_case, in_slot, weights, managed))
+
     return {
         "weights": {uc: weights[uc] for uc in USE_CASES if uc in weights},
-        "fractions": {uc: decimal_text(fraction_of_slot(uc, 1.0, in_slot, weights, managed)) for uc in use_cases},
-        "operator_fractions": [decimal_text(fraction_of_slot("OPERATOR", fraction_rounded_down(w, group), in_slot,
-                                                             weights, managed)) for w in operators],
+        "fractions": {uc: share(1.0, uc, "fractions", uc) for uc in use_cases},
+        "operator_fractions": [share(fraction_rounded_down(w, group), "OPERATOR", "operator_fractions", i)
+                               for i, w in enumerate(operators)],
     }
 
 

@@ -31,8 +31,6 @@ NOT_INSTRUMENTED: dict[str, str] = {
     "per part of the answer, so a divergence there is keyed by CLC-EQ and the documented rules alone",
     "checkpoint_storage": "the protocol-4 area is new (issue 28): its rules CST-1 ... CST-15 are not yet recorded "
     "per part of the answer, so a divergence there is keyed by CSR-EQ and the documented rules alone",
-    "memory_consumers": "the protocol-4 area is new (issue 28): its rules MCW-1 ... MCW-7 are not yet recorded "
-    "per part of the answer, so a divergence there is keyed by MMC-EQ and the documented rules alone",
 }
 # rules of instrumented modules that no generated request records, with why
 UNRECORDED: dict[str, str] = {}
