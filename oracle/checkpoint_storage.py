@@ -18,6 +18,7 @@ import attrs
 
 from oracle.changes import Change
 from oracle.classloading import jdk_classes
+from oracle.explain import ERROR, at, because, decided_here
 from oracle.flinkpath import FlinkPath, InvalidPath, UnmodelledPath, parse
 from oracle.javanum import IllegalArgumentException, JavaException
 from oracle.memory_options import ConfigOption, Configuration, FallbackKey, IllegalConfigurationException
@@ -41,8 +42,8 @@ RULES: tuple[Declared, ...] = (
              "found; the legacy backends removed in 2.0 by FLINK-36323)"),
     Declared("CST-2",
              "A legacy state backend that is a CheckpointStorage (MemoryStateBackend) is the job's checkpoint "
-             "storage, whatever the storage option says.",
-             "CheckpointStorageLoader.load"),
+             "storage, whatever the storage option says (2.0 has no such backend).",
+             "CheckpointStorageLoader.load", until="2.0"),
     Declared("CST-3",
              "Else the storage is read from state.checkpoint-storage (execution.checkpointing.storage from 1.20, "
              "the old key deprecated), lower-cased: jobmanager, filesystem, or a factory class (the state-backend "
@@ -284,6 +285,8 @@ def subdirs(conf: Configuration, version: FlinkVersion) -> bool:
 
 def memory_state_backend(conf: Configuration, version: FlinkVersion) -> Storage:
     """CST-8: ``new MemoryStateBackend().configure(config)`` (no exception is wrapped)."""
+    at("checkpoint_path")  # the legacy backend reads both directories itself
+    because("CST-4", "CST-14", "CST-8")
     checkpoints = _path_of(conf, _option("checkpoints", version), legacy=True)
     savepoints = _path_of(conf, _option("savepoints", version), legacy=True)
     checkpoints, savepoints = _validate(checkpoints, True), _validate(savepoints, True)
@@ -294,9 +297,15 @@ def _externalized(conf: Configuration, version: FlinkVersion, checkpoints: Flink
         FlinkPath | None, FlinkPath | None]:
     """``ExternalizedSnapshotLocation.Builder.build`` with the configuration (CST-6, CST-7)."""
     if checkpoints is None:
+        at("checkpoint_path")
+        because("CST-4", "CST-14", "CST-7")
         checkpoints = _path_of(conf, _option("checkpoints", version), legacy=False)
+        because("CST-6")
     _validate(checkpoints, False)
+    at("savepoint_path")
+    because("CST-4", "CST-14", "CST-7")
     savepoints = _path_of(conf, _option("savepoints", version), legacy=False)
+    because("CST-6")
     return checkpoints, _validate(savepoints, False)
 
 
@@ -307,12 +316,18 @@ def _wrapped(exc: IllegalArgumentException) -> IllegalConfigurationException:
 def file_system_storage(conf: Configuration, version: FlinkVersion) -> Storage:
     """CST-5, CST-6, CST-9: ``FileSystemCheckpointStorage.createFromConfig``."""
     option = _option("checkpoints", version)
+    at("checkpoint_path")
+    because("CST-4")
     raw = conf.raw(option)
     if raw is None:
+        because("CST-5")
         raise IllegalConfigurationException("Cannot create the file system state backend: The configuration does "
                                             f"not specify the checkpoint directory '{option.key}'")
     try:
+        because("CST-14", "CST-6")
         base = _validate(_parse(str(raw)), False)
+        at("file_state_threshold")
+        because("CST-6", "CST-9")  # a malformed size is wrapped as CST-6 says
         threshold, buffer = file_state_sizes(conf, version)
         checkpoints, savepoints = _externalized(conf, version, base)
         return Storage("FileSystemCheckpointStorage", checkpoints, savepoints, None, threshold, buffer,
@@ -347,8 +362,11 @@ def storage_name(value: str) -> str:
 
 def checkpoint_storage(conf: Configuration, version: FlinkVersion, backend: Storage | None) -> Storage:
     """CST-2, CST-3: ``CheckpointStorageLoader.load`` with no storage from the application."""
+    at("storage")
     if backend is not None:
-        return backend  # CST-2
+        because("CST-2")
+        return backend
+    because("CST-3")
     option = _option("storage", version)
     name = conf.get(option)
     if name is None:
@@ -372,12 +390,17 @@ def _file_system(path: FlinkPath) -> None:
 def layout(storage: Storage, job_id: str, checkpoint_id: int) -> dict[str, Any]:
     """CST-11 ... CST-13, CST-15: the checkpoint's and a savepoint's directories."""
     out: dict[str, Any] = {"checkpoint": None, "savepoint": None}
+    at("checkpoint")
     try:
         if storage.checkpoints is not None:
             _file_system(storage.checkpoints)
     except IOException as exc:
+        because("CST-13")
+        at("savepoint")
+        because("CST-13")
         text = f"error:IOException: {exc.message}"
         return {"checkpoint": text, "savepoint": text}
+    because("CST-11")
     if storage.checkpoints is not None:
         base = storage.checkpoints.child(job_id) if storage.subdirs else storage.checkpoints
         chk = base.child(f"chk-{checkpoint_id}")
@@ -385,19 +408,37 @@ def layout(storage: Storage, job_id: str, checkpoint_id: int) -> dict[str, Any]:
         out["checkpoint"] = {"directory": str(chk), "metadata": str(chk.child("_metadata")),
                              "shared": str(base.child("shared")) if fs else None,
                              "taskowned": str(base.child("taskowned")) if fs else None}
-    if storage.savepoints is not None:
+    at("savepoint")
+    if storage.savepoints is None:
+        because("CST-12")
+    else:
         try:
             _file_system(storage.savepoints)
         except IOException as exc:
+            because("CST-13")
             out["savepoint"] = f"error:IOException: {exc.message}"
             return out
         named = storage.savepoints.child(f"savepoint-{job_id[:SHORT_JOB_ID]}-x")
         if not named.is_absolute():  # makeQualified resolves it against the working directory: a URI error
+            because("CST-15")
             out["savepoint"] = f"error:IOException: Failed to create savepoint directory at {storage.savepoints}"
             return out
+        because("CST-12")
         prefix = str(named)[:-1]
         out["savepoint"] = {"directory_prefix": prefix, "random_chars": RANDOM_CHARS, "metadata": "_metadata"}
     return out
+
+
+# the rule that decides a storage's settings, by its kind (oracle.explain)
+_SETTINGS_RULE = {"MemoryStateBackend": "CST-8", "JobManagerCheckpointStorage": "CST-10",
+                  "FileSystemCheckpointStorage": "CST-9"}
+
+
+def _settings_decided(storage: Storage) -> None:
+    """Which rule decided each setting of ``storage`` (a storage without the setting: its kind's rule)."""
+    for part in ("max_state_size", "file_state_threshold", "write_buffer_size"):
+        at(part)
+        because(_SETTINGS_RULE[storage.kind])
 
 
 def storage_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] | Rejected:
@@ -414,11 +455,17 @@ def storage_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any
                          f"({', '.join(CHANGELOG_KEYS)})")
     conf = Configuration(config)
     try:
+        at("state_backend")
+        because("CST-1")
         backend = state_backend(conf, version)
         legacy = memory_state_backend(conf, version) if backend == "MemoryStateBackend" else None
         storage = checkpoint_storage(conf, version, legacy)
     except JavaException as exc:
+        thrown = decided_here()[::-1]  # the rule that threw, then those that led to it
+        at(*ERROR)
+        because(*thrown)
         return Rejected(exc.simple_name, exc.message)
+    _settings_decided(storage)
     return {"state_backend": backend, "storage": storage.kind,
             "checkpoint_path": None if storage.checkpoints is None else str(storage.checkpoints),
             "savepoint_path": None if storage.savepoints is None else str(storage.savepoints),

@@ -29,8 +29,6 @@ VERSIONS = tuple(parse_version(x) for x in ("1.13", "1.14.0", "1.17.0", "1.19", 
 NOT_INSTRUMENTED: dict[str, str] = {
     "classloading_lifecycle": "the protocol-4 area is new (issue 28): its rules CLL-1 ... CLL-12 are not yet recorded "
     "per part of the answer, so a divergence there is keyed by CLC-EQ and the documented rules alone",
-    "checkpoint_storage": "the protocol-4 area is new (issue 28): its rules CST-1 ... CST-15 are not yet recorded "
-    "per part of the answer, so a divergence there is keyed by CSR-EQ and the documented rules alone",
 }
 # rules of instrumented modules that no generated request records, with why
 UNRECORDED: dict[str, str] = {}
