@@ -33,6 +33,7 @@ from oracle.classloading import (
     jdk_classes,
 )
 from oracle.classloading_config import JavaException, LoaderSettings, UnmodelledValue, settings
+from oracle.explain import ASIDE, ERROR, INPUT, at, because, decided_here, recorded, tracing_active
 from oracle.protocol import AreaFn, BadRequest, NotModelled, Rejected, field, string_map
 from oracle.rules import Declared
 from oracle.versions import FlinkVersion, pick
@@ -225,8 +226,11 @@ class FaultyLoaders(Loaders):
     def _define(self, name: str, side: Side) -> str | None:
         fault = self.faults.get((side, name))
         if fault is not None and fault.stage == "define":
+            because("CLL-6")
             return NOT_FOUND if THROWABLES[fault.throws] is Kind.IO else str(fault.thrown)  # CLL-6
         failed = super()._define(name, side)
+        if failed in (PROHIBITED, "error:ClassFormatError"):
+            because("CLL-10")
         if failed == PROHIBITED:
             return f"{PROHIBITED}: Prohibited package name: {name.rpartition('.')[0]}"  # CLL-10
         if failed == "error:ClassFormatError":
@@ -266,6 +270,7 @@ class UserCodeClassLoader:
     def _leaked(self) -> Result | None:
         """CLL-1: the SafetyNetWrapperClassLoader of a closed loader refuses to load (when the check is on)."""
         if self._closed and self._settings.check_leaked:
+            because("CLL-1")
             return Result(str(Thrown("IllegalStateException", LEAK_MESSAGE)))
         return None
 
@@ -274,8 +279,11 @@ class UserCodeClassLoader:
         if (leaked := self._leaked()) is not None:
             return leaked
         if name in self._defined:
-            return Result(USER)  # CLL-2: findLoadedClass
+            because("CLL-2")  # findLoadedClass, closed or not
+            return Result(USER)
         loaders = self._loaders.closed() if self._closed else self._loaders
+        if self._closed:
+            because("CLL-2")
         loaders.escaped.clear()
         found = loaders.load(name)
         if found == USER:
@@ -287,7 +295,8 @@ class UserCodeClassLoader:
     def for_name(self, name: str, initialize: bool) -> Result:
         """``Class.forName(name, initialize, loader)``."""
         if self._settings.check_leaked and name in self._for_name:
-            side = self._for_name[name]  # CLL-3: no loadClass call, closed or not
+            because("CLL-3")
+            side = self._for_name[name]  # no loadClass call, closed or not
         else:
             loaded = self.load_class(name)
             if loaded.result not in (USER, PARENT):
@@ -301,6 +310,7 @@ class UserCodeClassLoader:
         fault = self._loaders.faults.get((side, name))
         if fault is None or fault.stage != "initialize":
             return Result(side)
+        because("CLL-9")
         if (side, name) in self._initialized:
             return Result(str(Thrown("NoClassDefFoundError", f"Could not initialize class {name}")))
         self._initialized[(side, name)] = False
@@ -334,10 +344,14 @@ class UserCodeClassLoader:
         if (leaked := self._leaked()) is not None:
             return leaked
         loaders = self._loaders.closed() if self._closed else self._loaders
-        return Result(loaders.resources(name))  # CLL-2
+        if self._closed:
+            because("CLL-2")
+        return Result(loaders.resources(name))
 
     def close(self) -> Result:
         """``loader.close()`` (CLL-12: again is nothing)."""
+        if self._closed:
+            because("CLL-12")
         self._closed = True
         return Result("closed")
 
@@ -417,6 +431,20 @@ def _operations(inp: Mapping[str, Any]) -> list[tuple[str, str, bool]]:
     return out
 
 
+def _explain(i: int, result: Result) -> None:
+    """The rules of operation ``i``'s answer: each Throwable the handler received by CLL-4/CLL-5 (and
+    CLL-7/CLL-8 for an OutOfMemoryError), then the result by the operation's own rules (CLL-8 first where it
+    replaced the message)."""
+    for j, handled in enumerate(result.handled):
+        at("results", i, "handled", j)
+        if handled["exception"] == "OutOfMemoryError":
+            because("CLL-7", *(("CLL-8",) if handled["fatal"] else ()))
+        because("CLL-5" if j else "CLL-4")
+    fatal = any(h["fatal"] for h in result.handled)
+    at("results", i, "result")
+    because(*(("CLL-8",) if fatal else ()), *recorded(*ASIDE, i), *(("CLL-4",) if result.handled else ()))
+
+
 def lifecycle(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] | Rejected:
     """What each operation on the loader gives, and what its class-loading exception handler received."""
     return lifecycle_with(inp, version)
@@ -433,9 +461,14 @@ def lifecycle_with(inp: Mapping[str, Any], version: FlinkVersion,
     faults = _faults(inp, {USER: user_resources, PARENT: parent_resources})
     operations = _operations(inp)
     config = string_map(inp, "config", "input")
+    at(*INPUT)
+    because("CLL-11")
     try:
-        loader_settings = settings(config, version, read_fail_on_metaspace=True)  # CLL-11
+        loader_settings = settings(config, version, read_fail_on_metaspace=True)
     except JavaException as exc:
+        rules = decided_here()
+        at(*ERROR)
+        because(*rules)
         return Rejected(exc.simple_name, exc.message)
     except UnmodelledValue as exc:
         raise NotModelled("input.config", f"{exc} as a YAML list value") from None
@@ -448,7 +481,8 @@ def lifecycle_with(inp: Mapping[str, Any], version: FlinkVersion,
                             parent_resources | planted[PARENT], faults)
     loader = loader_type(loaders, version)
     results = []
-    for kind, name, initialize in operations:
+    for i, (kind, name, initialize) in enumerate(operations):
+        at(*ASIDE, i)  # the operation's rules, until its handled Throwables are known (_explain)
         if kind == "load":
             results.append(loader.load_class(name))
         elif kind == "for_name":
@@ -459,6 +493,8 @@ def lifecycle_with(inp: Mapping[str, Any], version: FlinkVersion,
             results.append(loader.get_resources(name))
         else:
             results.append(loader.close())
+        if tracing_active():
+            _explain(i, results[-1])
     return {"results": [r.to_json() for r in results]}
 
 

@@ -103,6 +103,12 @@ def recorded(*path: str | int) -> tuple[str, ...]:
     return tuple(trace.rules.get(path, ()))
 
 
+def here() -> Path:
+    """The part of the answer now being decided (() when nothing is being explained)."""
+    trace = _TRACE.get()
+    return () if trace is None else trace.path
+
+
 def decided_here() -> tuple[str, ...]:
     """The rules recorded so far at the part of the answer now being decided (() when none is, or when
     nothing is being explained): where a rejection interrupts that part, the last of them threw it."""

@@ -26,10 +26,7 @@ from properties.areas import AREAS, EXTRA_CORPORA, ORACLE_MODULES
 VERSIONS = tuple(parse_version(x) for x in ("1.13", "1.14.0", "1.17.0", "1.19", "2.2"))
 
 # modules that do not say yet which rule decided what (oracle.explain), with why
-NOT_INSTRUMENTED: dict[str, str] = {
-    "classloading_lifecycle": "the protocol-4 area is new (issue 28): its rules CLL-1 ... CLL-12 are not yet recorded "
-    "per part of the answer, so a divergence there is keyed by CLC-EQ and the documented rules alone",
-}
+NOT_INSTRUMENTED: dict[str, str] = {}
 # rules of instrumented modules that no generated request records, with why
 UNRECORDED: dict[str, str] = {}
 
