@@ -28,6 +28,19 @@ def answer_one(impl: Implementation, request: Request) -> Response:
     return impl.answer_many([request])[0]
 
 
+def refuses_then_answers(impl: Implementation, area: str, version: FlinkVersion, bad: dict[str, Any], says: str,
+                         good: dict[str, Any]) -> dict[str, Any]:
+    """The implementation answers the malformed input ``bad`` with a BadRequest whose message contains ``says``
+    (the field it names), then still answers the well-formed ``good``: its output, for the caller to check."""
+    answer = answer_one(impl, {"id": 1, "area": area, "flink": str(version), "input": bad})
+    assert answer.get("error", {}).get("type") == "BadRequest", answer
+    assert says in answer["error"].get("message", ""), answer
+    ok = answer_one(impl, {"id": 2, "area": area, "flink": str(version), "input": good})
+    assert "output" in ok, ok
+    output: dict[str, Any] = ok["output"]
+    return output
+
+
 class Judged(Protocol):
     """The implementation under test as every route judges it: each answer against the area's rules
     and Flink's answer, a divergence raised as a failure that names its cause."""

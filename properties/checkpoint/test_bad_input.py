@@ -11,7 +11,7 @@ import pytest
 
 import oracle
 from oracle.versions import FlinkVersion
-from properties.under_test import Implementation, Judged, answer_one
+from properties.under_test import Implementation, Judged, refuses_then_answers
 
 pytestmark = pytest.mark.flinkspec_area("checkpoint.coordinator")  # a test with an area parameter checks that one
 
@@ -90,11 +90,7 @@ CASES = [(area, payload, says) for area, cases in (("checkpoint.coordinator", CO
 def test_invalid_checkpoint_input_is_a_bad_request(impl: Implementation, flink_version: FlinkVersion, area: str,
                                                    payload: dict[str, Any], says: str) -> None:
     """The implementation answers a BadRequest naming the field, and stays usable."""
-    answer = answer_one(impl, {"id": 1, "area": area, "flink": str(flink_version), "input": payload})
-    assert answer.get("error", {}).get("type") == "BadRequest", answer
-    assert says in answer["error"]["message"], answer
-    ok = answer_one(impl, {"id": 2, "area": area, "flink": str(flink_version), "input": GOOD[area]})
-    assert "output" in ok, ok
+    refuses_then_answers(impl, area, flink_version, payload, says, GOOD[area])
 
 
 NEGATIVE_TIMEOUT = {**TASKS, "events": [AT0], "config": {"timeout_ms": -5}}

@@ -10,7 +10,7 @@ import pytest
 import oracle
 from oracle.checkpoint_storage import STORAGE
 from oracle.versions import FlinkVersion
-from properties.under_test import Implementation, Judged, answer_one
+from properties.under_test import Implementation, Judged, refuses_then_answers
 
 pytestmark = pytest.mark.flinkspec_area(STORAGE)  # a test with an area parameter checks that one
 
@@ -37,12 +37,9 @@ BAD: list[tuple[dict[str, Any], str]] = [
 def test_invalid_storage_input_is_a_bad_request(impl: Implementation, flink_version: FlinkVersion,
                                                 payload: dict[str, Any], says: str) -> None:
     """The implementation answers a BadRequest naming the field, and stays usable."""
-    answer = answer_one(impl, {"id": 1, "area": STORAGE, "flink": str(flink_version), "input": payload})
-    assert answer.get("error", {}).get("type") == "BadRequest", answer
-    assert says in answer["error"]["message"], answer
-    ok = answer_one(impl, {"id": 2, "area": STORAGE, "flink": str(flink_version),
-                           "input": {"job_id": JOB, "checkpoint_id": 3, "config": {}}})
-    assert ok.get("output", {}).get("storage") == "JobManagerCheckpointStorage", ok
+    ok = refuses_then_answers(impl, STORAGE, flink_version, payload, says,
+                              {"job_id": JOB, "checkpoint_id": 3, "config": {}})
+    assert ok.get("storage") == "JobManagerCheckpointStorage", ok
 
 
 # Flink's own verdicts on inputs a reimplementation may take for malformed: they are well-formed requests

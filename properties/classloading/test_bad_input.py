@@ -9,7 +9,7 @@ import pytest
 
 import oracle
 from oracle.versions import FlinkVersion
-from properties.under_test import Implementation, Judged, answer_one
+from properties.under_test import Implementation, Judged, answer_one, refuses_then_answers
 
 pytestmark = pytest.mark.flinkspec_area("classloading.resolve")  # a test with an area parameter checks that one
 
@@ -39,13 +39,9 @@ BAD = [
 def test_invalid_classloading_input_is_a_bad_request(impl: Implementation, flink_version: FlinkVersion,
                                                      payload: dict[str, Any], says: str) -> None:
     """The implementation answers a BadRequest naming the field, and stays usable."""
-    answer = answer_one(impl, {"id": 1, "area": "classloading.resolve", "flink": str(flink_version),
-                               "input": payload})
-    assert answer.get("error", {}).get("type") == "BadRequest", answer
-    assert says in answer["error"]["message"], answer
-    ok = answer_one(impl, {"id": 2, "area": "classloading.resolve", "flink": str(flink_version),
-                           "input": {"lookups": ["java.lang.String"]}})
-    assert ok.get("output", {}).get("resolved") == ["parent"], ok
+    ok = refuses_then_answers(impl, "classloading.resolve", flink_version, payload, says,
+                              {"lookups": ["java.lang.String"]})
+    assert ok.get("resolved") == ["parent"], ok
 
 
 # names exactly at the protocol's limits (1 to 1,024 UTF-16 units, no control character, no "." or ".."

@@ -9,7 +9,7 @@ import pytest
 
 from oracle.classloading_lifecycle import METASPACE_TEST, THROWABLES, Kind
 from oracle.versions import FlinkVersion, pick, v
-from properties.under_test import Implementation, answer_one
+from properties.under_test import Implementation, refuses_then_answers
 
 pytestmark = pytest.mark.flinkspec_area("classloading.lifecycle")  # a test with an area parameter checks that one
 
@@ -60,11 +60,9 @@ BAD: list[tuple[dict[str, Any], str]] = [
 def test_invalid_requests_name_the_field(impl: Implementation, flink_version: FlinkVersion, inp: dict[str, Any],
                                          says: str) -> None:
     """The implementation answers a BadRequest naming the field, and stays usable."""
-    at = {"area": "classloading.lifecycle", "flink": str(flink_version)}
-    err = answer_one(impl, {"id": 1, **at, "input": inp}).get("error", {})
-    assert err.get("type") == "BadRequest" and says.split(" ")[0].rstrip(":") in err.get("message", ""), err
-    ok = answer_one(impl, {"id": 2, **at, "input": {"operations": [{"load": "java.lang.String"}]}})
-    assert ok.get("output", {}).get("results") == [{"result": "parent", "handled": []}], ok
+    ok = refuses_then_answers(impl, "classloading.lifecycle", flink_version, inp, says.split(" ")[0].rstrip(":"),
+                              {"operations": [{"load": "java.lang.String"}]})
+    assert ok.get("results") == [{"result": "parent", "handled": []}], ok
 
 
 @pytest.mark.parametrize(("inp", "says"), BAD, ids=[s[:40] for _, s in BAD])

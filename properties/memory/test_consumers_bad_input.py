@@ -9,7 +9,7 @@ import pytest
 
 from oracle.memory_consumers import CONSUMERS, KEY
 from oracle.versions import FlinkVersion
-from properties.under_test import Implementation, Judged, answer_one
+from properties.under_test import Implementation, Judged, refuses_then_answers
 
 pytestmark = pytest.mark.flinkspec_area(CONSUMERS)  # a test with an area parameter checks that one
 
@@ -35,12 +35,8 @@ BAD: list[tuple[dict[str, Any], str]] = [
 def test_invalid_consumers_input_is_a_bad_request(impl: Implementation, flink_version: FlinkVersion,
                                                   payload: dict[str, Any], says: str) -> None:
     """The implementation answers a BadRequest naming the field, and stays usable."""
-    answer = answer_one(impl, {"id": 1, "area": CONSUMERS, "flink": str(flink_version), "input": payload})
-    assert answer.get("error", {}).get("type") == "BadRequest", answer
-    assert says in answer["error"]["message"], answer
-    ok = answer_one(impl, {"id": 2, "area": CONSUMERS, "flink": str(flink_version),
-                           "input": {"use_cases": ["OPERATOR", "PYTHON"]}})
-    assert ok.get("output", {}).get("fractions") == {"OPERATOR": "0.7", "PYTHON": "0.3"}, ok
+    ok = refuses_then_answers(impl, CONSUMERS, flink_version, payload, says, {"use_cases": ["OPERATOR", "PYTHON"]})
+    assert ok.get("fractions") == {"OPERATOR": "0.7", "PYTHON": "0.3"}, ok
 
 
 # Flink's own verdicts on inputs a reimplementation may take for malformed: they are well-formed requests
