@@ -18,7 +18,7 @@ import attrs
 
 from oracle.changes import Change
 from oracle.classloading import jdk_classes
-from oracle.explain import ERROR, at, because, decided_here
+from oracle.explain import at, because, decided_here, rejected_because
 from oracle.flinkpath import FlinkPath, InvalidPath, UnmodelledPath, parse
 from oracle.javanum import IllegalArgumentException, JavaException
 from oracle.memory_options import ConfigOption, Configuration, FallbackKey, IllegalConfigurationException
@@ -461,9 +461,7 @@ def storage_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any
         legacy = memory_state_backend(conf, version) if backend == "MemoryStateBackend" else None
         storage = checkpoint_storage(conf, version, legacy)
     except JavaException as exc:
-        thrown = decided_here()[::-1]  # the rule that threw, then those that led to it
-        at(*ERROR)
-        because(*thrown)
+        rejected_because(*decided_here()[::-1])  # the rule that threw, then those that led to it
         return Rejected(exc.simple_name, exc.message)
     _settings_decided(storage)
     return {"state_backend": backend, "storage": storage.kind,

@@ -24,7 +24,7 @@ import attrs
 from oracle import classloading_config as clc
 from oracle.changes import Change
 from oracle.classloading_config import JavaException, LoaderSettings, UnmodelledValue, settings, splitter_rule
-from oracle.explain import ERROR, at, because, recorded, tracing_active
+from oracle.explain import at, because, recorded, rejected_because, tracing_active
 from oracle.protocol import AreaFn, BadRequest, NotModelled, Rejected, field, string_map
 from oracle.rules import Declared
 from oracle.versions import FlinkVersion
@@ -347,9 +347,7 @@ def resolve_with(inp: Mapping[str, Any], version: FlinkVersion, loaders: type[Lo
     try:
         loader_settings = read_settings(config, version)
     except JavaException as exc:
-        rules = recorded("patterns")
-        at(*ERROR)
-        because(*rules)
+        rejected_because(*recorded("patterns"))
         return Rejected(exc.simple_name, exc.message)
     except UnmodelledValue as exc:
         raise NotModelled("input.config", f"{exc} as a YAML list value") from None

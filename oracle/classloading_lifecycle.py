@@ -33,7 +33,7 @@ from oracle.classloading import (
     jdk_classes,
 )
 from oracle.classloading_config import JavaException, LoaderSettings, UnmodelledValue, settings
-from oracle.explain import ASIDE, ERROR, INPUT, at, because, decided_here, recorded, tracing_active
+from oracle.explain import ASIDE, INPUT, at, because, decided_here, recorded, rejected_because, tracing_active
 from oracle.protocol import AreaFn, BadRequest, NotModelled, Rejected, field, string_map
 from oracle.rules import Declared
 from oracle.versions import FlinkVersion, pick
@@ -466,9 +466,7 @@ def lifecycle_with(inp: Mapping[str, Any], version: FlinkVersion,
     try:
         loader_settings = settings(config, version, read_fail_on_metaspace=True)
     except JavaException as exc:
-        rules = decided_here()
-        at(*ERROR)
-        because(*rules)
+        rejected_because(*decided_here())
         return Rejected(exc.simple_name, exc.message)
     except UnmodelledValue as exc:
         raise NotModelled("input.config", f"{exc} as a YAML list value") from None

@@ -24,7 +24,7 @@ from oracle import coordinator_rules
 from oracle.changes import Change
 from oracle.coordinator_machine import AckResult, Config, Coordinator, Step, TriggerKind
 from oracle.coordinator_rules import JAVA_INT_MAX, Rules, rules_for
-from oracle.explain import ERROR, at, because
+from oracle.explain import because, rejected_because
 from oracle.protocol import AreaFn, BadRequest, Rejected, field, java_long
 from oracle.rules import Declared
 from oracle.versions import FlinkVersion
@@ -288,8 +288,7 @@ def _rejection(config: Config) -> Rejected | None:
 
 
 def _invalid(message: str) -> Rejected:
-    at(*ERROR)
-    because("CC-19")
+    rejected_because("CC-19")
     return Rejected("IllegalArgumentException", message)
 
 

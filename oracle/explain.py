@@ -103,6 +103,12 @@ def recorded(*path: str | int) -> tuple[str, ...]:
     return tuple(trace.rules.get(path, ()))
 
 
+def rejected_because(*rules: str) -> None:
+    """The rejection being answered was decided by ``rules``: they are recorded :data:`ERROR`."""
+    at(*ERROR)
+    because(*rules)
+
+
 def here() -> Path:
     """The part of the answer now being decided (() when nothing is being explained)."""
     trace = _TRACE.get()

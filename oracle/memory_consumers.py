@@ -23,7 +23,7 @@ from oracle import checkpoint_storage as cs
 from oracle.changes import Change
 from oracle.checkpoint_storage import DynamicCodeLoadingException, state_backend
 from oracle.classloading_config import escaped_split
-from oracle.explain import ERROR, INPUT, at, because, decided_here
+from oracle.explain import INPUT, at, because, decided_here, rejected_because
 from oracle.javanum import INT_MAX, IllegalArgumentException, JavaBigDecimal, JavaException, parse_int
 from oracle.memory_options import ConfigOption, Configuration, IllegalConfigurationException
 from oracle.protocol import AreaFn, BadRequest, NotModelled, Rejected, field, string_map
@@ -239,8 +239,7 @@ def _config(inp: Mapping[str, Any], name: str) -> dict[str, str]:
 
 def _rejected(exc: JavaException, *rules: str) -> Rejected:
     """Flink's exception, decided by ``rules`` (oracle.explain)."""
-    at(*ERROR)
-    because(*rules)
+    rejected_because(*rules)
     return Rejected(exc.simple_name, exc.message)
 
 

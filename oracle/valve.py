@@ -18,7 +18,7 @@ import heapq
 
 import attrs
 
-from oracle.explain import ERROR, at, because
+from oracle.explain import because, rejected_because
 from oracle.javanum import JavaException
 from oracle.rules import Declared
 
@@ -178,8 +178,7 @@ class StatusWatermarkValve:
             return ()
         if self._unchecked_heap_removal and not self._aligned[channel]:
             # SWV-11: HeapPriorityQueue.remove at index Integer.MIN_VALUE of its array of channels + 1
-            at(*ERROR)
-            because("SWV-11")
+            rejected_because("SWV-11")
             length = len(self._watermark) + 1
             raise ArrayIndexOutOfBoundsException(f"Index {-(2**31)} out of bounds for length {length}")
         self._idle[channel] = True
