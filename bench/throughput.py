@@ -45,7 +45,7 @@ def raw_draw(area: str, version: FlinkVersion, n: int) -> list[dict[str, Any]]:
     out = []
     for i in range(n):
         data = ConjectureData(random=random.Random(i))
-        with BuildContext(data, wrapped_test=None):
+        with BuildContext(data, wrapped_test=raw_draw):
             out.append(data.draw(strategy))
     return out
 
