@@ -25,6 +25,11 @@ def _no_plus_one(subpartitions: int, kind: str, opts: Mapping[str, int], version
     return (minimum - 1, maximum) if minimum == subpartitions + 1 else (minimum, maximum)
 
 
+def _no_floating(subpartitions: int, kind: str, opts: Mapping[str, int], version: FlinkVersion,
+                 ) -> tuple[int, int]:
+    return _pool(subpartitions, kind, {**opts, "floating_per_gate": 0}, version)
+
+
 def _sort_above(subpartitions: int, kind: str, opts: Mapping[str, int], version: FlinkVersion) -> tuple[int, int]:
     """Sort-shuffle only above the min parallelism (Flink: at or above it)."""
     if subpartitions == opts["sort_min_parallelism"]:
@@ -49,8 +54,6 @@ def _strict_fit(reserved: int, minimum: int, total: int) -> bool:
 
 
 UNDOCUMENTED = {
-    "net-long-max": "No documentation says a bounded pool's maximum is computed in int arithmetic that wraps past "
-    "Integer.MAX_VALUE; MNB-6 judges only maxima that fit an int.",
     "net-sort-above-min-parallelism": "The description of sort-shuffle.min-parallelism says sort-shuffle is used "
     "for partitions of that many subpartitions or more, but what a partition of exactly that many requires is "
     "decided by NettyShuffleUtils only; no documented rule judges a blocking partition's minimum.",
@@ -61,8 +64,8 @@ UNDOCUMENTED = {
 for _name, _doc, _patches in (
     ("net-no-plus-one", "A result partition requires one buffer per subpartition (Flink: plus one).",
      ((mn, "partition_pool", _no_plus_one),)),
-    ("net-long-max", "A bounded pool's maximum, subpartitions * buffers-per-channel + floating buffers, is computed "
-     "as a long: it does not wrap past Integer.MAX_VALUE.", ((mn, "java_int", lambda value: value),)),
+    ("net-bounded-no-floating", "A bounded pool's maximum is subpartitions * buffers-per-channel, without the "
+     "floating buffers per gate.", ((mn, "partition_pool", _no_floating),)),
     ("net-sort-above-min-parallelism", "A blocking partition is sort-shuffled only with more subpartitions than "
      "sort-shuffle.min-parallelism (Flink: at least as many).", ((mn, "partition_pool", _sort_above),)),
     ("net-sort-cap-2x", "A sort-shuffled pool holds at most max(minimum, 2 * subpartitions) buffers (Flink: 4 *).",
