@@ -99,7 +99,7 @@ RULES: tuple[Declared, ...] = (
              "From 1.17 until 2.0 floating buffers per gate below 1 is IllegalArgumentException(\"The configured "
              "floating buffer should be at least 1, please increase the value of taskmanager.network.memory"
              ".floating-buffers-per-gate.\").",
-             "NettyShuffleEnvironmentConfiguration.fromConfiguration"),
+             "NettyShuffleEnvironmentConfiguration.fromConfiguration", since="1.17", until="2.0"),
     Declared("NET-11",
              "An int option's value that is not an int is IllegalArgumentException(\"Could not parse value "
              "'<value>' for key '<key>'.\"); the options are read in the order buffers per channel, floating "

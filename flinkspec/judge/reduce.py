@@ -3,8 +3,8 @@
 ``reduce(request, still_fails)`` removes chunks of ``input.events`` (halves, quarters ... single
 events), whole channels or coordinator tasks with their events, then the names of class-loading
 requests and memory.network's result partitions, then keys of ``input.config``, then lowers
-``channels``/``inputs`` to what the events use, keeping every change after which ``still_fails(request)`` holds. The result is 1-minimal: removing
-any single event or key makes the failure go away.
+``channels``/``inputs`` to what the events use, keeping every change after which ``still_fails(request)``
+holds. The result is 1-minimal: removing any single event or key makes the failure go away.
 
 Then, with what is left of the budget, the plainification pass (:func:`plainify`): every value is
 replaced by the plainest spelling that still fails, so a counterexample reads ``"1g"`` rather than

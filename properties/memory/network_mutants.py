@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 import oracle.memory_network as mn
 from oracle.changes import FIRST
+from oracle.javanum import INT_MAX
 from oracle.versions import FlinkVersion
 from properties.mutant import PR, Mutant, historical, with_patches
 
@@ -40,7 +41,7 @@ def _sort_above(subpartitions: int, kind: str, opts: Mapping[str, int], version:
 def _cap_2x(subpartitions: int, kind: str, opts: Mapping[str, int], version: FlinkVersion) -> tuple[int, int]:
     """A sort-shuffled pool bounded by 2 * subpartitions (Flink: 4 *)."""
     minimum, maximum = _pool(subpartitions, kind, opts, version)
-    if maximum == max(minimum, 4 * subpartitions) and kind in mn.BLOCKING and maximum != mn.INT_MAX:
+    if maximum == max(minimum, 4 * subpartitions) and kind in mn.BLOCKING and maximum != INT_MAX:
         return minimum, max(minimum, 2 * subpartitions)
     return minimum, maximum
 

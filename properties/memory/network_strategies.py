@@ -91,8 +91,8 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
                            FLOATING_PER_GATE.key: draw(st.sampled_from(["1", "8"]))},
                 "partitions": [_partition(draw(st.sampled_from([2, 3, 100])), "PIPELINED_BOUNDED")]}
     cfg = {**draw(config()), **draw(buffer_options())}
-    parts = draw(st.lists(st.tuples(st.sampled_from(SUBPARTITIONS), st.sampled_from(TYPES)), max_size=4))
-    return {"config": cfg, "partitions": [_partition(n, k) for n, k in parts]}
+    drawn = draw(st.lists(st.tuples(st.sampled_from(SUBPARTITIONS), st.sampled_from(TYPES)), max_size=4))
+    return {"config": cfg, "partitions": [_partition(n, k) for n, k in drawn]}
 
 
 def requests(version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
