@@ -211,16 +211,13 @@ def partition_pool(subpartitions: int, kind: str, opts: Mapping[str, int], versi
                    ) -> tuple[int, int]:
     """NET-6, NET-7, NET-8: the (minimum, maximum) of a result partition's pool."""
     sort_shuffle = kind in BLOCKING and subpartitions >= opts["sort_min_parallelism"]
-    because("NET-6")
     minimum = opts["sort_min_buffers"] if sort_shuffle else subpartitions + 1
-    because("NET-7")
     if kind in BOUNDED:
         maximum = java_int(subpartitions * opts["buffers_per_channel"] + opts["floating_per_gate"])
     elif sort_shuffle and pick(SORT_CAPPED, version):
         maximum = max(minimum, java_int(4 * subpartitions))
     else:
         maximum = INT_MAX
-    because("NET-8")
     if pick(MAX_RAISED, version):
         maximum = max(minimum, maximum)
     elif maximum < minimum:
@@ -300,11 +297,15 @@ def network_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any
     pools: list[dict[str, int]] = []
     required = 0
     for i, (n, kind) in enumerate(partitions):
-        at("partitions", i)
+        at("partitions", i, "min")
+        because("NET-6")
+        at("partitions", i, "max")
+        because("NET-7", "NET-8")
         try:
             minimum, maximum = partition_pool(n, kind, opts, version)
         except JavaException as exc:
             return _rejected(exc, "NET-8", "NET-7")
+        at("partitions", i)
         because("NET-9")
         if not fits(required, minimum, total):
             return _rejected(insufficient(minimum, total - required, total, page), "NET-9", "NET-6")

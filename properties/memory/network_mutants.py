@@ -58,6 +58,10 @@ UNDOCUMENTED = {
     "net-sort-above-min-parallelism": "The description of sort-shuffle.min-parallelism says sort-shuffle is used "
     "for partitions of that many subpartitions or more, but what a partition of exactly that many requires is "
     "decided by NettyShuffleUtils only; no documented rule judges a blocking partition's minimum.",
+    "net-exact-fit-refused": "The documented rule it breaks, MNB-5 (a task fails for want of buffers only when "
+    "it requires more than are available), reads the required and available counts from Flink's message: a wording "
+    "rule, judged only with --strict-messages, so the documented level without messages cannot tell a refused "
+    "exact fit from a task one buffer short.",
     "net-sort-cap-2x": "That a sort-shuffled pool is bounded by 4 * subpartitions (FLINK-25774) is written in no "
     "documentation, only in NettyShuffleUtils.",
 }
