@@ -19,10 +19,11 @@ COVERED, NEW, NOT_CHECKABLE = "covered now", "new rule", "not checkable"
 # claim -> (decision, rule IDs, why / how)
 DECISIONS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "network memory is carved into network buffers (buffers-per-channel, floating)": (
-        NOT_CHECKABLE, (), "The memory areas answer the sizes of a process's memory components; how network memory "
-        "is split into exclusive (buffers-per-channel) and floating buffers happens at run time in the network "
-        "stack's buffer pools, which no area models. The legacy numberOfBuffers x segment size, which sets the "
-        "size, is checked by TM-EQ (TM-5 and TM-12 leave it out)."),
+        NEW, ("MNB-2", "MNB-3", "MNB-4", "MNB-6", "NET-3", "NET-4", "NET-7", "NET-9"), "memory.network answers how "
+        "a TaskManager's network memory is carved into buffers of the segment size (MNB-2, NET-3) and what a task's "
+        "result partitions take of them: each pool's required buffers (MNB-3), its maximum of buffers-per-channel x "
+        "subpartitions + floating buffers (MNB-6, NET-4, NET-7), and whether the pools fit (MNB-4, NET-9). Input "
+        "gates' exclusive and floating buffers are not modelled yet."),
     "managed memory shared by sort/hash/RocksDB consumers (consumer weights)": (
         NEW, ("MMC-3", "MMC-5", "MCW-3", "MCW-6", "MCW-7"), "memory.consumers answers the share of a slot's managed "
         "memory each kind of consumer (OPERATOR: sort, hash and the other batch operators; STATE_BACKEND: RocksDB; "

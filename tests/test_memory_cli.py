@@ -76,3 +76,26 @@ def test_bad_files_and_versions_are_usage_errors(tmp_path: Path) -> None:
         res = memory(*args)
         assert res.returncode == 2, (args, res.stdout, res.stderr)
         assert says in res.stderr and "Traceback" not in res.stderr
+
+
+def test_partitions_that_fit_exactly() -> None:
+    """`--partitions`: 2048 buffers of a 1g TaskManager hold a PIPELINED partition of 2047 subpartitions."""
+    res = memory("-D", "taskmanager.memory.process.size=1g", "--partitions", "1x2047:PIPELINED", "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert (out["fits"], out["network_buffers"], out["required"], out["available"]) == (True, 2048, 2048, 0)
+
+
+def test_partitions_one_buffer_short_print_flinks_error() -> None:
+    """One subpartition more does not fit: exit 1 with Flink's IOException."""
+    res = memory("-D", "taskmanager.memory.process.size=1g", "--partitions", "1x2048:PIPELINED")
+    assert res.returncode == 1, res.stderr
+    assert "IOException: Insufficient number of network buffers: required 2049, but only 2048 available." \
+        in res.stdout
+
+
+def test_bad_partitions_and_gates_are_usage_errors() -> None:
+    """A malformed --partitions and any --gates (input gates are not modelled yet) exit 2."""
+    for args in (("--partitions", "2by100"), ("--partitions", "1x5:HYBRID_FULL"), ("--gates", "2x100")):
+        res = memory("-D", "taskmanager.memory.process.size=1g", *args)
+        assert res.returncode == 2, (args, res.stdout, res.stderr)

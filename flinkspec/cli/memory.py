@@ -5,8 +5,11 @@
     flinkspec memory --config conf/flink-conf.yaml -D taskmanager.memory.managed.fraction=0.5 --json
     flinkspec memory -D taskmanager.memory.process.size=4g --impl flink:2.3          # real Flink answers
     flinkspec memory -D taskmanager.memory.process.size=4g --impl flink:lib/flink-dist.jar  # your build
+    flinkspec memory -D taskmanager.memory.process.size=1g --partitions 1x200,2x100:BLOCKING  # does it fit?
 
--D options override the file. Exit 0 with the breakdown, 1 when Flink rejects the
+-D options override the file. With --partitions: whether a task with these result partitions fits on
+the TaskManager (memory.network): its network buffers and each partition's pool, or Flink's own
+"Insufficient number of network buffers" error (exit 1). Exit 0 with the breakdown, 1 when Flink rejects the
 configuration (its exception and message are printed), 2 for bad usage (an unreadable file, an
 unknown version).
 """
@@ -20,9 +23,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import oracle
 from flinkspec.errors import CliError
 from flinkspec.impls.flinkconf import ConfigFileError, load, parse_dynamic
 from oracle.memory import JOBMANAGER, TASKMANAGER, derive_jobmanager, derive_taskmanager, dynamic_configs
+from oracle.memory_network import NETWORK
+from oracle.memory_network import TYPES as NETWORK_TYPES
 from oracle.memory_process import JvmArgs
 from oracle.memsize import MemorySize
 from oracle.protocol import Rejected
@@ -97,7 +103,61 @@ def version_and_config(flink: str | None, config_file: str | None, dynamic: list
     return version, config
 
 
+def partitions_spec(text: str) -> list[dict[str, Any]]:
+    """``--partitions COUNTxSUBPARTITIONS[:TYPE],...`` as the protocol's partitions (type: PIPELINED_BOUNDED)."""
+    out: list[dict[str, Any]] = []
+    for item in filter(None, (p.strip() for p in text.split(","))):
+        shape, _, kind = item.partition(":")
+        count, x, subs = shape.partition("x")
+        if not x or not count.isdigit() or not subs.isdigit() or int(count) < 1 or int(subs) < 1:
+            raise CliError(f"--partitions: {item!r} is not COUNTxSUBPARTITIONS[:TYPE] (e.g. 2x100:BLOCKING)")
+        kind = kind.upper() or "PIPELINED_BOUNDED"
+        if kind not in NETWORK_TYPES:
+            raise CliError(f"--partitions: {kind} is no modelled partition type ({', '.join(NETWORK_TYPES)})")
+        out.extend({"subpartitions": int(subs), "type": kind} for _ in range(int(count)))
+    return out
+
+
+def _fit(args: argparse.Namespace) -> int:
+    """``--partitions``: whether a task with these result partitions fits on the TaskManager (memory.network)."""
+    from flinkspec.cli.options import ask_once
+    from flinkspec.impls import spec_pinned_version
+
+    if args.gates:
+        raise CliError("--gates: input gates are not modelled yet (memory.network answers result partitions only)")
+    pinned = spec_pinned_version(args.impl) if args.impl != "oracle" else None
+    version, config = version_and_config(args.flink or pinned, args.config, args.D)
+    partitions = partitions_spec(args.partitions or "")
+    request = {"id": 1, "area": NETWORK, "flink": str(version), "input": {"config": config, "partitions": partitions}}
+    resp = oracle.answer(request) if args.impl == "oracle" else ask_once(args.impl, args.timeout, request)
+    who = "" if args.impl == "oracle" else f" ({args.impl})"
+    if "error" in resp:
+        err = resp["error"]
+        if args.json:
+            print(json.dumps({"flink": str(version), "fits": False, "error": err}, indent=2))
+        elif err.get("type") == "BadRequest":
+            raise CliError(str(err.get("message")))
+        else:
+            print(f"Flink {version}{who}: the task does not fit on this TaskManager:\n"
+                  f"{err.get('exception')}: {err.get('message')}")
+        return 1 if err.get("type") != "BadRequest" else 2
+    out = resp["output"]
+    if args.json:
+        print(json.dumps({"flink": str(version), "fits": True, **out}, indent=2))
+        return 0
+    print(f"Flink {version}{who}: {out['network_buffers']} network buffers of {_human(out['buffer_size'])} "
+          f"({_human(out['network_memory'])} of network memory)")
+    for i, (part, pool) in enumerate(zip(partitions, out["partitions"], strict=True)):
+        top = "unbounded" if pool["max"] == 2**31 - 1 else str(pool["max"])
+        print(f"  partition {i}: {part['subpartitions']} subpartitions, {part['type']}: "
+              f"requires {pool['min']} buffers, at most {top}")
+    print(f"The task fits: it requires {out['required']} buffers, {out['available']} left.")
+    return 0
+
+
 def cmd_memory(args: argparse.Namespace) -> int:
+    if args.partitions is not None or args.gates is not None:
+        return _fit(args)
     if args.impl != "oracle":
         return _memory_by_impl(args)
     version, config = version_and_config(args.flink, args.config, args.D)
@@ -179,4 +239,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                    help="who answers: oracle (default), flink:X.Y for real Flink, flink:PATH/flink-dist.jar for a "
                         "fork's own jar, or any --impl of check")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for the answer")
+    p.add_argument("--partitions", metavar="NxS[:TYPE],...",
+                   help="a task's result partitions: N partitions of S subpartitions each, of TYPE (default "
+                        "PIPELINED_BOUNDED): does the task fit on this TaskManager (memory.network)")
+    p.add_argument("--gates", metavar="NxC,...", help="a task's input gates (not modelled yet: refused)")
     p.set_defaults(fn=cmd_memory)

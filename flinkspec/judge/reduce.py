@@ -2,9 +2,9 @@
 
 ``reduce(request, still_fails)`` removes chunks of ``input.events`` (halves, quarters ... single
 events), whole channels or coordinator tasks with their events, then the names of class-loading
-requests, then keys of ``input.config``, then lowers ``channels``/``inputs`` to what the events use,
-keeping every change after which ``still_fails(request)`` holds. The result is 1-minimal: removing
-any single event or key makes the failure go away.
+requests and memory.network's result partitions, then keys of ``input.config``, then lowers
+``channels``/``inputs`` to what the events use, keeping every change after which ``still_fails(request)``
+holds. The result is 1-minimal: removing any single event or key makes the failure go away.
 
 Then, with what is left of the budget, the plainification pass (:func:`plainify`): every value is
 replaced by the plainest spelling that still fails, so a counterexample reads ``"1g"`` rather than
@@ -27,7 +27,8 @@ Request = dict[str, Any]
 # the class loader's requests: the names a counterexample can do without
 # the coordinator's requests: the event fields that name a task
 TASK_FIELDS = ("ack", "decline", "fail", "restart")
-NAME_LISTS = ("lookups", "resource_lookups", "user_classes", "parent_classes", "user_resources", "parent_resources")
+NAME_LISTS = ("lookups", "resource_lookups", "user_classes", "parent_classes", "user_resources", "parent_resources",
+              "partitions")  # memory.network's result partitions
 
 
 def _with(request: Request, name: str, value: Any) -> Request:

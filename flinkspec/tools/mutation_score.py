@@ -55,7 +55,8 @@ def _env(**extra: str) -> dict[str, str]:
     return {**env, **extra}
 
 AREA_OF_FILE = {
-    "memory": ("memory", "memory_jm", "memory_options", "memory_process", "memory_tm", "memsize", "memory_consumers"),
+    "memory": ("memory", "memory_jm", "memory_options", "memory_process", "memory_tm", "memsize", "memory_consumers",
+               "memory_network"),
     "watermark": ("valve", "combined", "timers", "watermark"),
     "classloading": ("classloading", "classloading_config", "classloading_lifecycle"),
     "checkpoint": ("alignment", "alignment_handlers", "coordinator", "coordinator_machine",
@@ -85,6 +86,7 @@ def area_tests(area: str) -> list[str]:
     """Every test of the mutation score's selection that bears on ``area``, quickest killers first."""
     memory = ["properties/test_flink_tables.py", "properties/test_oracle_memory_examples.py",
               "properties/memory/test_consumers_meta.py", "properties/memory/test_consumers_bad_input.py",
+              "properties/memory/test_network_meta.py", "properties/memory/test_network_bad_input.py",
               *_recorded(*_corpora("memory"))]
     watermark = ["properties/test_oracle_watermark_examples.py", "properties/watermark/test_bad_input.py",
                  "properties/test_protocol_errors.py",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from oracle import memory as names
 from oracle import memory_consumers as consumers_oracle
+from oracle import memory_network as network_oracle
 from oracle.memory_options import NETWORK_MAX_DEFAULT
 from oracle.memsize import MemorySize
 from properties.area import AnswerShape, Area, Checked, ExtraCorpus, OptionDefault, OracleRules, checked
@@ -14,6 +15,9 @@ from properties.memory import (
     consumers_strategies,
     invariants,
     mutants,
+    network_invariants,
+    network_mutants,
+    network_strategies,
     strategies,
 )
 from properties.mutant import of_area
@@ -68,5 +72,37 @@ CONSUMERS = Area(
                                             checked=_CONSUMERS_CHECKED)},
     mutants=tuple(consumers_mutants.MUTANTS), bridge="ConsumersArea",
     changes=consumers_oracle.CHANGES[consumers_oracle.CONSUMERS], strict_messages=True,
+    shape=AnswerShape(data_maps=()),
+)
+
+_NET_META = "properties/memory/test_network_meta.py::"
+# what checks each rule of the oracle's network buffers
+_NETWORK_CHECKED: tuple[Checked, ...] = (
+    checked("NET-1", note="the TaskManager's memory derivation: memory.taskmanager's rules, MNB-EQ here"),
+    checked("NET-2", "MNB-2", note="the segment size's checks: MNB-EQ with --strict-messages"),
+    checked("NET-3", "MNB-2"),
+    checked("NET-4", "MNB-6", f"{_NET_META}test_options_fixed_from_2_0"),
+    checked("NET-5", f"{_NET_META}test_sort_shuffle_defaults"),
+    checked("NET-6", "MNB-3"),
+    checked("NET-7", "MNB-6", f"{_NET_META}test_sort_shuffle_cap"),
+    checked("NET-8", "MNB-7"),
+    checked("NET-9", "MNB-4", "MNB-5", f"{_NET_META}test_fit_corners"),
+    checked("NET-10", note="Flink's exception for floating buffers below 1: MNB-EQ with --strict-messages"),
+    checked("NET-11", note="Flink's exceptions for an option that is no int: MNB-EQ with --strict-messages"),
+    checked("NET-12", "MNB-4"),
+)
+
+NETWORK = Area(
+    name=network_oracle.NETWORK, prefix="MNB", rules=network_invariants.BOOK, protocol=4,
+    page="memory-network.md",
+    description="a TaskManager's network buffers and the buffer pools of a task's result partitions, or Flink's "
+    "'Insufficient number of network buffers' (NettyShuffleEnvironmentConfiguration, NettyShuffleUtils, "
+    "NetworkBufferPool)",
+    requests=network_strategies.requests,
+    size=lambda req: len(req["input"].get("config", {})) + len(req["input"].get("partitions", [])),
+    oracle={"memory_network": OracleRules(rules=network_oracle.RULES,
+                                          files=("oracle/memory_network.py",), checked=_NETWORK_CHECKED)},
+    mutants=tuple(network_mutants.MUTANTS), bridge="NetworkArea",
+    changes=network_oracle.CHANGES[network_oracle.NETWORK], strict_messages=True,
     shape=AnswerShape(data_maps=()),
 )

@@ -1,0 +1,178 @@
+"""The documented network-buffer rules, as checks on any implementation's own answers.
+
+Sources: Flink's documentation "Set up TaskManager Memory" (the network memory is split into buffers of
+``taskmanager.memory.segment-size``), "Network memory tuning guide" (a result partition needs at least one buffer
+per subpartition plus one; its pool is bounded by ``buffers-per-channel * subpartitions +
+floating-buffers-per-gate``; a task fails with "Insufficient number of network buffers" when its pools' required
+buffers exceed the TaskManager's), the description of ``taskmanager.network.sort-shuffle.min-buffers`` ("Minimum
+number of network buffers required per blocking result partition for sort-shuffle") and the protocol page
+docs/protocol/memory-network.md for the answer's shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from oracle.javanum import INT_MAX
+from oracle.memory_network import BLOCKING, BOUNDED, MAX_AT_LEAST_MIN, NETWORK
+from oracle.versions import FlinkVersion
+from properties.rules import Request, Response, RuleBook, Violation
+
+BOOK = RuleBook()  # the rules this module declares, named by the area's declaration
+BOOK.differential(NETWORK, "MNB")
+
+TUNING = "docs/deployment/memory/network_mem_tuning.md"
+SETUP = "docs/deployment/memory/mem_setup_tm.md"
+FIELDS = ("network_memory", "buffer_size", "network_buffers", "required", "available")
+
+
+def _input(req: Request) -> Mapping[str, Any]:
+    inp: Mapping[str, Any] = req.get("input", {})
+    return inp
+
+
+def _int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _shape_problem(out: Mapping[str, Any], inp: Mapping[str, Any]) -> str | None:
+    if not all(_int(out.get(k)) for k in FIELDS):
+        return f"{', '.join(FIELDS)} must be integers"
+    pools = out.get("partitions")
+    if not isinstance(pools, list) or len(pools) != len(inp.get("partitions") or []):
+        return "partitions must have one pool per result partition"
+    if not all(isinstance(p, Mapping) and _int(p.get("min")) and _int(p.get("max")) for p in pools):
+        return "a pool must have integer min and max"
+    return None
+
+
+def _output(req: Request, resp: Response) -> Mapping[str, Any] | None:
+    """The answer's output if it has the documented shape (MNB-1 judges the shape)."""
+    if "output" not in resp or resp.get("error") is not None or not isinstance(resp["output"], Mapping):
+        return None
+    out: Mapping[str, Any] = resp["output"]
+    return None if _shape_problem(out, _input(req)) else out
+
+
+def _parts(req: Request) -> list[tuple[int, str]]:
+    return [(p["subpartitions"], p["type"]) for p in _input(req).get("partitions") or []]
+
+
+@BOOK.invariant("MNB-1", NETWORK, "The answer holds the network memory, the buffer size, the number of network "
+                "buffers, one pool (min, max) per result partition, what they require and what is left, all "
+                "integers.", "docs/protocol/memory-network.md")
+def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    if "output" not in resp or resp.get("error") is not None:
+        return []
+    out = resp["output"]
+    if not isinstance(out, Mapping):
+        return [Violation("MNB-1", f"the output must be an object, not {out!r}")]
+    problem = _shape_problem(out, _input(req))
+    return [Violation("MNB-1", problem)] if problem else []
+
+
+@BOOK.invariant("MNB-2", NETWORK, "The network memory is divided into network buffers of the segment size: their "
+                "number is the network memory over the buffer size, rounded down.", SETUP)
+def buffers_of_network_memory(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    out = _output(req, resp)
+    if out is None or out["buffer_size"] <= 0:
+        return []
+    expected = out["network_memory"] // out["buffer_size"]
+    if out["network_buffers"] != expected:
+        return [Violation("MNB-2", f"{out['network_buffers']} network buffers of {out['buffer_size']} bytes in "
+                          f"{out['network_memory']} bytes of network memory; expected {expected}")]
+    return []
+
+
+@BOOK.invariant("MNB-3", NETWORK, "A result partition that is not sort-shuffled requires one buffer per "
+                "subpartition plus one.", TUNING)
+def required_per_subpartition(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    out = _output(req, resp)
+    if out is None:
+        return []
+    for i, ((n, kind), pool) in enumerate(zip(_parts(req), out["partitions"], strict=False)):
+        if kind not in BLOCKING and pool["min"] != n + 1:
+            return [Violation("MNB-3", f"partition {i} ({kind}, {n} subpartitions) requires {pool['min']} "
+                              f"buffers, not {n + 1}")]
+    return []
+
+
+@BOOK.invariant("MNB-4", NETWORK, "The task's pools are created when the buffers they require together are no more"
+                " than the TaskManager's network buffers: what they require is the sum of their minimums, and what"
+                " is left is the rest.", TUNING)
+def required_and_left(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    out = _output(req, resp)
+    if out is None:
+        return []
+    required = sum(p["min"] for p in out["partitions"])
+    if out["required"] != required or out["available"] != out["network_buffers"] - required:
+        return [Violation("MNB-4", f"required {out['required']} and available {out['available']}: the pools' "
+                          f"minimums sum to {required} of {out['network_buffers']}")]
+    if required > out["network_buffers"]:
+        return [Violation("MNB-4", f"the pools require {required} buffers, more than the TaskManager's "
+                          f"{out['network_buffers']}, yet the task was answered")]
+    return []
+
+
+@BOOK.invariant("MNB-5", NETWORK, "When the task's pools do not fit, the task fails with \"Insufficient number of "
+                "network buffers: required <n>, but only <m> available\", m less than n.", TUNING, wording=True)
+def insufficient(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    err = resp.get("error")
+    if not isinstance(err, Mapping) or err.get("type") != "Rejected":
+        return []
+    message = str(err.get("message", ""))
+    if not message.startswith("Insufficient number of network buffers: required "):
+        return []
+    words = message.split()
+    try:
+        required, available = int(words[6].rstrip(",")), int(words[9])
+    except (IndexError, ValueError):
+        return [Violation("MNB-5", f"the message does not say what is required and available: {message!r}")]
+    if available >= required:
+        return [Violation("MNB-5", f"{required} required and {available} available, yet rejected")]
+    return []
+
+
+@BOOK.invariant("MNB-6", NETWORK, "A bounded (pipelined bounded) partition's pool holds at most buffers-per-"
+                "channel * subpartitions + floating-buffers-per-gate buffers, and at least what it requires.",
+                TUNING)
+def bounded_max(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    out = _output(req, resp)
+    if out is None:
+        return []
+    config = _input(req).get("config", {})
+    try:
+        per_channel = int(config.get("taskmanager.network.memory.buffers-per-channel", "2"))
+        floating = int(config.get("taskmanager.network.memory.floating-buffers-per-gate", "8"))
+    except ValueError:
+        return []
+    if version.major >= 2:
+        per_channel, floating = 2, 8
+    for i, ((n, kind), pool) in enumerate(zip(_parts(req), out["partitions"], strict=False)):
+        bound = n * per_channel + floating
+        if kind in BOUNDED and bound <= INT_MAX and pool["max"] != max(bound, pool["min"]):
+            return [Violation("MNB-6", f"partition {i} ({kind}, {n} subpartitions) holds at most {pool['max']}; "
+                              f"{per_channel} * {n} + {floating} = {bound}, its minimum {pool['min']}")]
+    return []
+
+
+@BOOK.invariant("MNB-7", NETWORK, "A pool's maximum is never below its minimum: a pool is created holding at "
+                "least the buffers it requires.", "NetworkBufferPool.createBufferPool javadoc", wording=True)
+def max_not_below_min(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    err = resp.get("error")
+    if isinstance(err, Mapping) and str(err.get("message", "")).startswith("Maximum number of memory segments ("):
+        return [Violation("MNB-7", f"a pool whose maximum is below its minimum is refused: {err.get('message')}")]
+    out = _output(req, resp)
+    if out is None:
+        return []
+    for i, pool in enumerate(out["partitions"]):
+        if pool["max"] < pool["min"]:
+            return [Violation("MNB-7", f"partition {i}'s pool: max {pool['max']} < min {pool['min']}")]
+    return []
+
+
+BOOK.flink_violates("MNB-7", "1.13 computes a bounded partition's maximum as buffers-per-channel * subpartitions "
+                    "+ floating-buffers-per-gate without raising it to the minimum, and LocalBufferPool then "
+                    "refuses the pool (IllegalArgumentException) when it is below subpartitions + 1",
+                    before=MAX_AT_LEAST_MIN)

@@ -1,0 +1,101 @@
+"""Requests for ``memory.network``: TaskManagers and a task's result partitions on and around every rule of
+``NettyShuffleEnvironmentConfiguration``, ``NettyShuffleUtils`` and ``NetworkBufferPool``.
+
+A request draws a TaskManager (a process or Flink size; sometimes the network memory pinned to an exact number of
+buffers with ``network.min`` = ``network.max``, sometimes a network fraction), a segment size (the default, powers
+of two from 4kb to 1mb, now and then one below 4096 or not a power of two), the buffer options (each set or unset:
+buffers per channel 0-10, floating buffers per gate 0-10 and, rarely, a value that is no int, max buffers per
+channel, overdraft buffers, sort-shuffle min buffers and min parallelism), and 0-4 result partitions of every
+modelled type with 1 ... 5000 subpartitions. One request in four is a fit corner: a TaskManager of exactly N buffers
+and partitions whose minimums sum to exactly N, or to N + 1 (one buffer short); one in twenty-five a bounded
+partition whose maximum overflows an int.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from oracle.memory_network import (
+    BUFFERS_PER_CHANNEL,
+    FLOATING_PER_GATE,
+    MAX_PER_CHANNEL,
+    NETWORK,
+    OVERDRAFT,
+    SORT_MIN_BUFFERS_KEY,
+    SORT_MIN_PARALLELISM_KEY,
+    TYPES,
+)
+from oracle.versions import FlinkVersion
+
+AREA = NETWORK
+SIZES = ("1g", "1g", "2g", "512m", "4g", "1728m", "8g")
+SEGMENTS = ("32kb", "32kb", "4kb", "8kb", "16kb", "64kb", "1mb", "4096b")
+BAD_SEGMENTS = ("2kb", "3000b", "48kb", "4095b", "4gb")
+SUBPARTITIONS = (1, 2, 3, 7, 10, 64, 100, 128, 200, 500, 1000, 2048, 5000)
+
+
+@st.composite
+def config(draw: st.DrawFn, pinned: int | None = None) -> dict[str, str]:
+    """A TaskManager's configuration; ``pinned``: exactly that many 32kb network buffers."""
+    out: dict[str, str] = {draw(st.sampled_from(["taskmanager.memory.process.size", "taskmanager.memory.process.size",
+                                                 "taskmanager.memory.flink.size"])): draw(st.sampled_from(SIZES))}
+    if pinned is not None:
+        size = f"{pinned * 32768}b"
+        out.update({"taskmanager.memory.network.min": size, "taskmanager.memory.network.max": size})
+        return out
+    if draw(st.integers(0, 3)) == 0:
+        out["taskmanager.memory.network.fraction"] = draw(st.sampled_from(["0.05", "0.2", "0.4"]))
+    if draw(st.integers(0, 3)) == 0:
+        out["taskmanager.memory.network.min"] = draw(st.sampled_from(["8m", "32m", "64m", "128m"]))
+    if draw(st.integers(0, 2)) == 0:
+        out["taskmanager.memory.segment-size"] = draw(st.sampled_from(
+            BAD_SEGMENTS if draw(st.integers(0, 5)) == 0 else SEGMENTS))
+    return out
+
+
+def _int(draw: st.DrawFn, values: tuple[str, ...]) -> str:
+    return "x1" if draw(st.integers(0, 40)) == 0 else draw(st.sampled_from(values))
+
+
+@st.composite
+def buffer_options(draw: st.DrawFn) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, values in ((BUFFERS_PER_CHANNEL.key, ("0", "1", "2", "4", "10")),
+                        (FLOATING_PER_GATE.key, ("0", "1", "2", "8", "16", "100")),
+                        (MAX_PER_CHANNEL.key, ("1", "5", "10", "100")),
+                        (OVERDRAFT.key, ("0", "5", "10")),
+                        (SORT_MIN_BUFFERS_KEY, ("1", "16", "64", "512", "2048")),
+                        (SORT_MIN_PARALLELISM_KEY, ("1", "2", "100", "1000", "2147483647"))):
+        if draw(st.integers(0, 3)) == 0:
+            out[key] = _int(draw, values)
+    return out
+
+
+def _partition(n: int, kind: str) -> dict[str, Any]:
+    return {"subpartitions": n, "type": kind}
+
+
+@st.composite
+def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
+    corner = draw(st.integers(0, 24))
+    if corner < 6:  # fits exactly, or one buffer short: PIPELINED partitions need subpartitions + 1 each
+        parts = draw(st.lists(st.sampled_from(SUBPARTITIONS), min_size=1, max_size=3))
+        total = sum(n + 1 for n in parts) - draw(st.sampled_from([0, 0, 1]))
+        kinds = ("PIPELINED", "PIPELINED_BOUNDED", "PIPELINED_APPROXIMATE")
+        return {"config": draw(config(pinned=max(total, 1))),
+                "partitions": [_partition(n, draw(st.sampled_from(kinds))) for n in parts]}
+    if corner == 6:  # subpartitions * buffers-per-channel + floating overflows an int
+        return {"config": {"taskmanager.memory.process.size": "1g", BUFFERS_PER_CHANNEL.key: "2147483647",
+                           FLOATING_PER_GATE.key: draw(st.sampled_from(["1", "8"]))},
+                "partitions": [_partition(draw(st.sampled_from([2, 3, 100])), "PIPELINED_BOUNDED")]}
+    cfg = {**draw(config()), **draw(buffer_options())}
+    drawn = draw(st.lists(st.tuples(st.sampled_from(SUBPARTITIONS), st.sampled_from(TYPES)), max_size=4))
+    return {"config": cfg, "partitions": [_partition(n, k) for n, k in drawn]}
+
+
+def requests(version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
+    """Protocol requests for ``memory.network`` and ``version``."""
+    return inputs(version).map(lambda i: {"area": AREA, "flink": str(version), "input": i})
+

@@ -1,0 +1,127 @@
+"""Meta-tests: the network-buffer strategy reaches the corners where implementations go wrong, and the
+oracle's version rules hold on witnesses."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+
+import oracle
+from oracle.memory_network import (
+    BUFFERS_PER_CHANNEL,
+    FLOATING_PER_GATE,
+    MAX_PER_CHANNEL,
+    NETWORK,
+    OVERDRAFT,
+    SORT_MIN_BUFFERS_KEY,
+    SORT_MIN_PARALLELISM_KEY,
+    TYPES,
+)
+from oracle.versions import SUPPORTED, parse_version
+from properties.corpus import Corner, Drawn, reaches
+from properties.memory.network_strategies import requests
+
+SAMPLE = 3000  # requests drawn once at the newest release; every corner must be among them
+INT_MAX = 2**31 - 1
+
+
+def _out(pred: Callable[[dict[str, Any], dict[str, Any]], bool]) -> Corner:
+    def check(d: Drawn) -> bool:
+        out = d[1].get("output")
+        return out is not None and pred(out, d[0]["input"])
+    return check
+
+
+def _error(exception: str, starts: str) -> Corner:
+    def check(d: Drawn) -> bool:
+        err = d[1].get("error", {})
+        return err.get("exception") == exception and str(err.get("message", "")).startswith(starts)
+    return check
+
+
+def _set(key: str) -> Corner:
+    return _out(lambda o, i: key in i["config"])
+
+
+CORNERS: dict[str, Corner] = {
+    "fits exactly": _out(lambda o, i: bool(i["partitions"]) and o["available"] == 0),
+    "one buffer short": lambda d: _error("IOException", "Insufficient number of network buffers")(d) and (
+        "required" in d[1]["error"]["message"]) and d[0]["input"]["config"].get("taskmanager.memory.network.min")
+    is not None,
+    "insufficient among several partitions": lambda d: _error("IOException", "Insufficient")(d) and len(
+        d[0]["input"]["partitions"]) >= 2,
+    "a sort-shuffled partition": _out(lambda o, i: any(
+        p["type"].startswith("BLOCKING") and q["min"] != p["subpartitions"] + 1
+        for p, q in zip(i["partitions"], o["partitions"], strict=True))),
+    "a bounded maximum that wraps": _out(lambda o, i: BUFFERS_PER_CHANNEL.key in i["config"] and i["config"][
+        BUFFERS_PER_CHANNEL.key] == str(INT_MAX)),
+    "no partitions": _out(lambda o, i: not i["partitions"]),
+    "four partitions": _out(lambda o, i: len(i["partitions"]) == 4),
+    "a segment size below 4096": _error("IllegalConfigurationException", "Invalid configuration value for "
+                                        "taskmanager.memory.segment-size"),
+    "a network fraction": _set("taskmanager.memory.network.fraction"),
+    "a Flink size": _set("taskmanager.memory.flink.size"),
+    **{f"type {t}": _out(lambda o, i, t=t: any(p["type"] == t for p in i["partitions"])) for t in TYPES},  # type: ignore[misc]
+    **{f"option {k} set": _set(k) for k in (BUFFERS_PER_CHANNEL.key, FLOATING_PER_GATE.key, MAX_PER_CHANNEL.key,
+                                            OVERDRAFT.key, SORT_MIN_BUFFERS_KEY, SORT_MIN_PARALLELISM_KEY)},
+}
+
+
+@pytest.mark.parametrize("corner", list(CORNERS))
+def test_strategy_reaches(corner: str) -> None:
+    assert reaches(requests, SUPPORTED[-1], SAMPLE, CORNERS[corner]), f"none of {SAMPLE} requests: {corner}"
+
+
+@pytest.mark.parametrize("version", ["1.13", "1.16", "1.17", "2.3"])
+def test_an_option_that_is_no_int_is_drawn(version: str) -> None:
+    """Before 2.0 such a value is Flink's IllegalArgumentException; the strategy draws it at every release."""
+    assert reaches(requests, parse_version(version), SAMPLE, lambda d: "x1" in d[0]["input"]["config"].values())
+
+
+@settings(max_examples=300, database=None, deadline=None, derandomize=True)
+@given(requests(SUPPORTED[-1]))
+def test_every_generated_request_is_well_formed(request: dict[str, Any]) -> None:
+    """The oracle answers every generated request, never with a BadRequest."""
+    resp = oracle.answer({"id": 0, **request})
+    assert resp.get("error", {}).get("type") != "BadRequest", resp
+
+
+def _answer(version: str, **inp: Any) -> dict[str, Any]:
+    return oracle.answer({"id": 0, "area": NETWORK, "flink": version, "input": inp})
+
+
+TM = {"taskmanager.memory.process.size": "1g"}  # 64 MB of network memory: 2048 buffers of 32 KB
+
+
+def test_fit_corners() -> None:
+    """NET-9: 2048 buffers hold a PIPELINED partition of 2047 subpartitions exactly, not one of 2048."""
+    out = _answer("2.3", config=TM, partitions=[{"subpartitions": 2047, "type": "PIPELINED"}])["output"]
+    assert (out["network_buffers"], out["required"], out["available"]) == (2048, 2048, 0)
+    err = _answer("2.3", config=TM, partitions=[{"subpartitions": 2048, "type": "PIPELINED"}])["error"]
+    assert err["message"].startswith("Insufficient number of network buffers: required 2049, but only 2048 available")
+
+
+def test_sort_shuffle_defaults() -> None:
+    """NET-5: a BLOCKING partition of 10 subpartitions is hash-shuffled (11) in 1.14, sort-shuffled (512) from 1.15."""
+    part = [{"subpartitions": 10, "type": "BLOCKING"}]
+    assert _answer("1.14", config=TM, partitions=part)["output"]["partitions"] == [{"min": 11, "max": INT_MAX}]
+    assert _answer("1.15", config=TM, partitions=part)["output"]["partitions"] == [{"min": 512, "max": 512}]
+
+
+def test_sort_shuffle_cap() -> None:
+    """NET-7 (FLINK-25774): from 1.15 a sort-shuffled pool holds at most max(minimum, 4 * subpartitions)."""
+    part = [{"subpartitions": 300, "type": "BLOCKING"}]
+    config = {**TM, SORT_MIN_PARALLELISM_KEY: "1"}
+    assert _answer("1.14", config=config, partitions=part)["output"]["partitions"] == [{"min": 64, "max": INT_MAX}]
+    assert _answer("1.15", config=config, partitions=part)["output"]["partitions"] == [{"min": 512, "max": 1200}]
+
+
+def test_options_fixed_from_2_0() -> None:
+    """NET-4: buffers-per-channel is read until 1.20 and fixed at 2 from 2.0."""
+    config = {**TM, BUFFERS_PER_CHANNEL.key: "5"}
+    part = [{"subpartitions": 2, "type": "PIPELINED_BOUNDED"}]
+    assert _answer("1.20", config=config, partitions=part)["output"]["partitions"] == [{"min": 3, "max": 18}]
+    assert _answer("2.0", config=config, partitions=part)["output"]["partitions"] == [{"min": 3, "max": 12}]
