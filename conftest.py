@@ -15,7 +15,7 @@ pytest_plugins = ["flinkspec.plugin"]
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """The test files that cost the most time (setup, call and teardown summed over their tests, on
     all workers): where the CI test command's minutes go, printed at the end of every run."""
-    per_file: collections.Counter[str] = collections.Counter()
+    per_file: collections.defaultdict[str, float] = collections.defaultdict(float)
     for reports in terminalreporter.stats.values():
         for report in reports:
             if isinstance(report, pytest.TestReport):
@@ -24,5 +24,5 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         return
     total = sum(per_file.values())
     terminalreporter.write_sep("=", f"slowest test files ({total:.0f} s of test time in all)")
-    for path, seconds in per_file.most_common(25):
+    for path, seconds in sorted(per_file.items(), key=lambda kv: -kv[1])[:25]:
         terminalreporter.write_line(f"{seconds:8.1f} s {100 * seconds / total:5.1f}%  {path}")
