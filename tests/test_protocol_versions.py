@@ -91,6 +91,8 @@ EXAMPLES: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
                                                       "job_id": "0123456789abcdef0123456789abcdef",
                                                       "checkpoint_id": 17}), None),
     "memory.consumers": (req("memory.consumers", {"config": {}, "use_cases": ["OPERATOR", "PYTHON"]}), None),
+    "watermark.generation": (req("watermark.generation", {"generator": "monotonous", "idle_timeout_ms": 10, "events": [
+        {"kind": "record", "timestamp": 5}, {"kind": "periodic"}]}), None),
     "watermark.valve.subpartitions": (
         req("watermark.valve", {"channels": 2, "subpartitions": [[0, 1], [2, 2]],
                                 "events": [{"channel": 0, "watermark": 5, "subpartition": 1},
