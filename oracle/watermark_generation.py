@@ -272,7 +272,7 @@ def parse(inp: Mapping[str, Any]) -> Request:
     if sum(e.ms for e in events) * NANOS_PER_MILLI > LONG_MAX:
         raise BadRequest("input.events: the clock's nanoseconds (the sum of the advances times 1,000,000) must fit"
                          " a long")
-    return Request(generator, ooo, timeout, events)  # type: ignore[arg-type]
+    return Request(generator, ooo, timeout, events)
 
 
 def generation_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] | Rejected:

@@ -70,8 +70,9 @@ def _replay(req: Request, resp: Response) -> list[tuple[int, Mapping[str, Any], 
     events = _input(req).get("events", [])
     if outputs is None or shape(req, resp, None) != []:  # type: ignore[arg-type]
         return None
-    out = []
-    clock, last_record = 0, None
+    out: list[tuple[int, Mapping[str, Any], list[Any], int, int | None]] = []
+    clock = 0
+    last_record: int | None = None
     for i, (ev, calls) in enumerate(zip(events, outputs, strict=True)):
         if ev.get("kind") == "advance":
             clock += ev["ms"]

@@ -4,6 +4,7 @@ oracle's rules hold on pinned inputs (each the answer real Flink gives: ``flinks
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -65,16 +66,14 @@ CORNERS: dict[str, Corner] = {
             [e for e in i["events"] if e["kind"] == "record"], [e for e in i["events"] if e["kind"] == "record"][1:],
             strict=False))),
     "a repeated watermark": _calls(lambda o, i: any(
-        a and a == b and "watermark" in a[0] for a, b in zip(o, o[1:], strict=False))),
+        a and a == b and "watermark" in a[0] for a, b in pairwise(o))),
     "marked idle": _calls(lambda o, i: IDLE in _flat(o)),
-    "marked idle twice in a row (before 1.15.3)": _calls(lambda o, i: False),  # replaced below, by version
     "idle, then woken by a record": _calls(_woken),
     "idle with a punctuated generator": _calls(lambda o, i: i["generator"] == "punctuated" and IDLE in _flat(o)),
     "a timeout whose nanoseconds overflow": _calls(lambda o, i: i.get("idle_timeout_ms", 0) > MAX_CLOCK_MS),
     "a negative bound": _error("maxOutOfOrderness cannot be negative"),
     "a timeout not above zero": _error("idleTimeout must be greater than zero"),
 }
-del CORNERS["marked idle twice in a row (before 1.15.3)"]
 BY_VERSION: dict[str, tuple[str, Corner]] = {
     "1.15.2: markIdle repeated": ("1.15.2", _calls(lambda o, i: sum(c == IDLE for c in _flat(o)) >= 2 and not any(
         e["kind"] == "record" for e in i["events"]))),
