@@ -176,5 +176,5 @@ def idle_after_timeout(req: Request, resp: Response, version: FlinkVersion) -> l
 # Documented rules that real Flink itself breaks (docs/documented-rules.md)
 BOOK.flink_violates("WMG-5", "IdlenessTimer starts counting the inactivity only at the first periodic emit that "
                     "finds no record since the one before (and not at all while the clock reads 0), so the output "
-                    "goes idle up to a timeout plus two emit intervals after the last record (FLINK-40503 documents "
-                    "the effective timing)")
+                    "goes idle only at a later emit, up to the timeout plus three emit intervals after the last "
+                    "record (FLINK-40503, an open pull request, proposes documenting this timing)")
