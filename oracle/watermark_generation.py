@@ -293,9 +293,9 @@ def generation_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, 
         elif event.kind == "periodic":
             outputs.append(gen.on_periodic_emit())
         else:
-            because("WG-8")  # the manual clock the idleness timer reads
             now += event.ms * NANOS_PER_MILLI
             if isinstance(gen, WithIdleness):
+                because("WG-8")  # the manual clock the idleness timer reads
                 gen.now_nanos = now
             outputs.append([])
     return {"outputs": outputs}
