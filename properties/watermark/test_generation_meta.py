@@ -51,6 +51,27 @@ def _woken(outputs: list[Any], inp: dict[str, Any]) -> bool:
     return False
 
 
+def _idle_at_the_boundary(outputs: list[Any], inp: dict[str, Any]) -> bool:
+    """A check exactly the timeout after the check that started the inactivity: not idle yet (> not >=)."""
+    timeout = inp.get("idle_timeout_ms")
+    if not isinstance(timeout, int) or timeout <= 0:
+        return False
+    clock, started, reset = 0, None, False
+    for ev, calls in zip(inp["events"], outputs, strict=True):
+        if ev["kind"] == "advance":
+            clock += ev["ms"]
+        elif ev["kind"] == "record":
+            started, reset = None, True
+        elif ev["kind"] == "periodic":
+            if reset:  # the first check after a record only notes the record
+                reset = False
+            elif started is None:
+                started = clock if clock else None
+            elif clock - started == timeout and IDLE not in calls:
+                return True
+    return False
+
+
 CORNERS: dict[str, Corner] = {
     "a bounded watermark": _calls(lambda o, i: i["generator"] == "bounded" and any(
         "watermark" in c and c["watermark"] > LONG_MIN for c in _flat(o))),
@@ -70,6 +91,9 @@ CORNERS: dict[str, Corner] = {
     "marked idle": _calls(lambda o, i: IDLE in _flat(o)),
     "idle, then woken by a record": _calls(_woken),
     "idle with a punctuated generator": _calls(lambda o, i: i["generator"] == "punctuated" and IDLE in _flat(o)),
+    "two checks while the clock reads 0": _calls(lambda o, i: "idle_timeout_ms" in i and [
+        e["kind"] for e in i["events"] if e["kind"] != "record"][:2] == ["periodic", "periodic"]),
+    "idle exactly one timeout after the inactivity started": _calls(_idle_at_the_boundary),
     "a timeout whose nanoseconds overflow": _calls(lambda o, i: i.get("idle_timeout_ms", 0) > MAX_CLOCK_MS),
     "a negative bound": _error("maxOutOfOrderness cannot be negative"),
     "a timeout not above zero": _error("idleTimeout must be greater than zero"),
