@@ -21,7 +21,7 @@ from oracle.changes import Change
 from oracle.explain import INPUT, at, because, rejected_because
 from oracle.protocol import AreaFn, BadRequest, Rejected, field, java_long
 from oracle.rules import Declared
-from oracle.versions import FlinkVersion, pick
+from oracle.versions import FlinkVersion, pick, v
 
 GENERATION = "watermark.generation"  # the protocol area (docs/protocol/watermark-generation.md)
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
@@ -29,6 +29,11 @@ NANOS_PER_MILLI = 1_000_000
 Kind = Literal["bounded", "monotonous", "punctuated"]
 KINDS: tuple[Kind, ...] = ("bounded", "monotonous", "punctuated")
 EVENT_KINDS = ("record", "periodic", "advance")
+BUILDERS = ("constructor", "strategy")
+# built by a WatermarkStrategy, a timer may read the system clock: its timeout must exceed by far what a request
+# takes, so that the system clock's own progress decides nothing
+MIN_STRATEGY_TIMEOUT_MS = 60_000
+SYSTEM_NANOS = 1  # the system clock as the oracle models it within one request: started (not 0), never advancing
 
 RULES: tuple[Declared, ...] = (
     Declared("WG-1",
@@ -71,6 +76,13 @@ RULES: tuple[Declared, ...] = (
              "once until the next record. Nothing calls markActive: an output is active again when a watermark is"
              " emitted.",
              "WatermarksWithIdleness.onPeriodicEmit, IdlenessTimer.checkIfIdle"),
+    Declared("WG-9",
+             "Built by a WatermarkStrategy (forBoundedOutOfOrderness, forMonotonousTimestamps, forGenerator, then "
+             "withIdleness), the timeout is checked when withIdleness is called, before the generator is built (so "
+             "its rejection comes first), and the idleness timer reads the system clock, not the context's: from "
+             "1.19.2 and 1.20.1 (not in 1.20.0) it reads the context's input-activity clock (FLINK-35886).",
+             "WatermarkStrategy.withIdleness, WatermarkStrategyWithIdleness.createWatermarkGenerator, "
+             "WatermarkGeneratorSupplier.Context.getInputActivityClock"),
 )
 
 # Flink's changes in this area, each written once; the tables below read them
@@ -82,17 +94,24 @@ IDLE_ONCE = Change(
     what="WatermarksWithIdleness calls markIdle once when it becomes idle, not again at every periodic emit "
     "while it stays idle (field isIdleNow, reset by a record)",
     witnesses=(_IDLE,))
-ACTIVITY_CLOCK = Change(
-    since="1.20.1", issue="FLINK-35886",
-    what="the idleness timer of WatermarkStrategy.withIdleness reads the context's input-activity clock "
-    "(WatermarkGeneratorSupplier.Context.getInputActivityClock, paused while the task is backpressured or "
-    "blocked by watermark alignment) instead of the system clock (also in 1.19.2, not in 1.20.0)",
-    unseen="the generator level drives WatermarksWithIdleness with the request's manual clock in every release, "
-    "so which clock the strategy would pass is not part of any answer")
-CHANGES: dict[str, tuple[Change, ...]] = {GENERATION: (IDLE_ONCE, ACTIVITY_CLOCK)}
+_CLOCK = {"generator": "monotonous", "built_by": "strategy", "idle_timeout_ms": MIN_STRATEGY_TIMEOUT_MS,
+          "events": [{"kind": "advance", "ms": 1}, {"kind": "periodic"},
+                     {"kind": "advance", "ms": MIN_STRATEGY_TIMEOUT_MS + 1}, {"kind": "periodic"}]}
+_CLOCK_WHAT = ("the idleness timer of WatermarkStrategy.withIdleness reads the context's input-activity clock "
+               "(WatermarkGeneratorSupplier.Context.getInputActivityClock, paused while the task is backpressured "
+               "or blocked by watermark alignment) instead of the system clock")
+ACTIVITY_CLOCK = Change(since="1.19.2", issue="FLINK-35886", what=_CLOCK_WHAT + " (backported to 1.19.2)",
+                        witnesses=(_CLOCK,))
+ACTIVITY_CLOCK_1_20 = Change(since="1.20.1", regressed="1.20.0", issue="FLINK-35886",
+                             what=_CLOCK_WHAT + " (1.20.0 was released without the fix 1.19.2 has)",
+                             witnesses=(_CLOCK,))
+CHANGES: dict[str, tuple[Change, ...]] = {GENERATION: (IDLE_ONCE, ACTIVITY_CLOCK, ACTIVITY_CLOCK_1_20)}
 
 # whether markIdle is repeated at every periodic emit while idle (WatermarksWithIdleness without isIdleNow)
 REPEATS_IDLE: Mapping[FlinkVersion, bool] = IDLE_ONCE.table(True, False)
+# whether a strategy-built idleness timer reads the context's clock (else the system clock)
+CONTEXT_CLOCK: Mapping[FlinkVersion, bool] = {**ACTIVITY_CLOCK.table(False, True), v("1.20.0"): False,
+                                              ACTIVITY_CLOCK_1_20.at: True}
 
 
 class GenerationRejected(Exception):
@@ -113,6 +132,7 @@ class Request:
     out_of_orderness_ms: int
     idle_timeout_ms: int | None
     events: tuple[Event, ...]
+    built_by: str = "constructor"
 
 
 # ------------------------------------------------------------------ the generators, as small state machines
@@ -193,7 +213,7 @@ class IdlenessTimer:
 class WithIdleness(Generator):
     """WG-6 ... WG-8: ``WatermarksWithIdleness`` around ``inner``, reading a manual clock."""
 
-    def __init__(self, inner: Generator, timeout_ms: int, version: FlinkVersion) -> None:
+    def __init__(self, inner: Generator, timeout_ms: int, version: FlinkVersion, system_clock: bool = False) -> None:
         because("WG-6")
         if timeout_ms <= 0:
             raise GenerationRejected("idleTimeout must be greater than zero")
@@ -201,7 +221,14 @@ class WithIdleness(Generator):
         self.timer = IdlenessTimer(timeout_ms)
         self.repeats_idle = pick(REPEATS_IDLE, version)
         self.idle_now = False
-        self.now_nanos = 0
+        self.system_clock = system_clock  # WG-9: the manual clock's advances are not seen
+        self.now_nanos = SYSTEM_NANOS if system_clock else 0
+
+    def advance_to(self, now_nanos: int) -> None:
+        """The manual clock now reads ``now_nanos``."""
+        because("WG-9" if self.system_clock else "WG-8")
+        if not self.system_clock:
+            self.now_nanos = now_nanos
 
     def on_event(self, timestamp: int, marker: bool) -> list[dict[str, Any]]:
         out = self.inner.on_event(timestamp, marker)
@@ -222,6 +249,11 @@ class WithIdleness(Generator):
 
 def build(req: Request, version: FlinkVersion) -> Generator:
     """The generator of the request (WG-1, WG-4 ... WG-6); GenerationRejected as Flink's constructors throw."""
+    strategy = req.built_by == "strategy"
+    if strategy and req.idle_timeout_ms is not None:
+        because("WG-9")  # withIdleness checks its timeout before any generator is built
+        if req.idle_timeout_ms <= 0:
+            raise GenerationRejected("idleTimeout must be greater than zero")
     inner: Generator
     if req.generator == "punctuated":
         inner = Punctuated()
@@ -231,7 +263,9 @@ def build(req: Request, version: FlinkVersion) -> Generator:
         inner = Bounded(req.out_of_orderness_ms if req.generator == "bounded" else 0)
     if req.idle_timeout_ms is None:
         return inner
-    return WithIdleness(inner, req.idle_timeout_ms, version)
+    if strategy:
+        because("WG-9")
+    return WithIdleness(inner, req.idle_timeout_ms, version, strategy and not pick(CONTEXT_CLOCK, version))
 
 
 # ------------------------------------------------------------------ reading the request
@@ -269,10 +303,17 @@ def parse(inp: Mapping[str, Any]) -> Request:
     events = tuple(_event(e, i) for i, e in enumerate(raw))
     if generator != "punctuated" and any(e.marker for e in events):
         raise BadRequest("input.events: a marker is only for the punctuated generator")
+    built_by = field(inp, "built_by", str, "input") if "built_by" in inp else "constructor"
+    if built_by not in BUILDERS:
+        raise BadRequest(f"input.built_by must be one of {', '.join(BUILDERS)}, got {built_by!r}")
+    if built_by == "strategy" and timeout is not None and 0 < timeout < MIN_STRATEGY_TIMEOUT_MS:
+        raise BadRequest(f"input.idle_timeout_ms: built by a strategy, a positive timeout must be at least "
+                         f"{MIN_STRATEGY_TIMEOUT_MS} ms (the timer may read the system clock, whose own progress "
+                         "must decide nothing)")
     if sum(e.ms for e in events) * NANOS_PER_MILLI > LONG_MAX:
         raise BadRequest("input.events: the clock's nanoseconds (the sum of the advances times 1,000,000) must fit"
                          " a long")
-    return Request(generator, ooo, timeout, events)
+    return Request(generator, ooo, timeout, events, built_by)
 
 
 def generation_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] | Rejected:
@@ -282,7 +323,8 @@ def generation_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, 
     try:
         gen = build(req, version)
     except GenerationRejected as exc:
-        rejected_because("WG-6" if "idleTimeout" in str(exc) else "WG-1")
+        rejected_because(*(("WG-9",) if req.built_by == "strategy" and "idleTimeout" in str(exc) else ()),
+                         "WG-6" if "idleTimeout" in str(exc) else "WG-1")
         return Rejected("IllegalArgumentException", str(exc))
     outputs: list[list[dict[str, Any]]] = []
     now = 0
@@ -295,8 +337,7 @@ def generation_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, 
         else:
             now += event.ms * NANOS_PER_MILLI
             if isinstance(gen, WithIdleness):
-                because("WG-8")  # the manual clock the idleness timer reads
-                gen.now_nanos = now
+                gen.advance_to(now)
             outputs.append([])
     return {"outputs": outputs}
 

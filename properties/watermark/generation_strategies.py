@@ -1,8 +1,9 @@
 """Requests for ``watermark.generation``: event sequences on and around every rule of Flink's watermark generators.
 
-A request draws the generator (bounded out-of-orderness with a bound of 0, small, large or Long.MAX_VALUE, a
-negative one now and then; monotonous; punctuated), an idle timeout one time in three absent (then small, large,
-one whose nanoseconds overflow a long, zero or negative now and then), and 0-24 events: records with
+A request draws how it is built (Flink's constructors, or one time in four a WatermarkStrategy, then with a
+timeout of at least a minute), the generator (bounded out-of-orderness with a bound of 0, small, large or
+Long.MAX_VALUE, a negative one now and then; monotonous; punctuated), an idle timeout one time in three absent
+(then small, large, one whose nanoseconds overflow a long, zero or negative now and then), and 0-24 events: records with
 timestamps around the previous ones (out of order, equal, Long.MIN_VALUE and Long.MAX_VALUE now and then;
 marked for the punctuated generator), periodic emits (several in a row, and before the clock has moved, where
 the idleness timer's start stays 0), and processing-time advances of 0, 1, the timeout - 1, the timeout, the
@@ -16,7 +17,14 @@ from typing import Any
 from hypothesis import strategies as st
 
 from oracle.versions import FlinkVersion
-from oracle.watermark_generation import GENERATION, KINDS, LONG_MAX, LONG_MIN, NANOS_PER_MILLI
+from oracle.watermark_generation import (
+    GENERATION,
+    KINDS,
+    LONG_MAX,
+    LONG_MIN,
+    MIN_STRATEGY_TIMEOUT_MS,
+    NANOS_PER_MILLI,
+)
 
 AREA = GENERATION
 MAX_CLOCK_MS = LONG_MAX // NANOS_PER_MILLI  # the manual clock counts nanoseconds in a long
@@ -41,10 +49,15 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     if generator == "bounded":
         out["out_of_orderness_ms"] = draw(st.sampled_from((-1, LONG_MIN))) if draw(st.integers(0, 29)) == 0 \
             else draw(st.sampled_from(BOUNDS))
+    strategy = draw(st.integers(0, 3)) == 0  # built by a WatermarkStrategy (FLINK-35886's clock)
+    if strategy:
+        out["built_by"] = "strategy"
     timeout: int | None = None
     if draw(st.integers(0, 2)) != 0:
         timeout = draw(st.sampled_from(TIMEOUT_CORNERS)) if draw(st.integers(0, 14)) == 0 \
             else draw(st.sampled_from(TIMEOUTS))
+        if strategy and 0 < timeout < MIN_STRATEGY_TIMEOUT_MS:
+            timeout = draw(st.sampled_from((MIN_STRATEGY_TIMEOUT_MS, 2 * MIN_STRATEGY_TIMEOUT_MS)))
         out["idle_timeout_ms"] = timeout
     t = timeout if timeout is not None and 0 < timeout <= MAX_CLOCK_MS // 30 else draw(st.sampled_from((5, 100)))
     advances = (0, 1, max(t - 1, 0), t, t + 1, 2 * t, t // 2)

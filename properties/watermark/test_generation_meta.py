@@ -94,11 +94,15 @@ CORNERS: dict[str, Corner] = {
     "two checks while the clock reads 0": _calls(lambda o, i: "idle_timeout_ms" in i and [
         e["kind"] for e in i["events"] if e["kind"] != "record"][:2] == ["periodic", "periodic"]),
     "idle exactly one timeout after the inactivity started": _calls(_idle_at_the_boundary),
+    "built by a strategy, idle": _calls(lambda o, i: i.get("built_by") == "strategy" and IDLE in _flat(o)),
     "a timeout whose nanoseconds overflow": _calls(lambda o, i: i.get("idle_timeout_ms", 0) > MAX_CLOCK_MS),
     "a negative bound": _error("maxOutOfOrderness cannot be negative"),
     "a timeout not above zero": _error("idleTimeout must be greater than zero"),
 }
 BY_VERSION: dict[str, tuple[str, Corner]] = {
+    "1.20.0: a strategy's timer reads the system clock": ("1.20.0", _calls(
+        lambda o, i: i.get("built_by") == "strategy" and sum(
+            e.get("ms", 0) for e in i["events"]) > i.get("idle_timeout_ms", 2**63) and IDLE not in _flat(o))),
     "1.15.2: markIdle repeated": ("1.15.2", _calls(lambda o, i: sum(c == IDLE for c in _flat(o)) >= 2 and not any(
         e["kind"] == "record" for e in i["events"]))),
 }
@@ -175,6 +179,19 @@ def test_a_timeout_whose_nanoseconds_overflow_never_idles() -> None:
     out = _outputs("2.3", generator="punctuated", idle_timeout_ms=MAX_CLOCK_MS + 1,
                    events=_ev(1, "p", MAX_CLOCK_MS - 1, "p"))
     assert IDLE not in _flat(out)
+
+
+def test_a_strategy_reads_the_context_clock_since_flink_35886() -> None:
+    """WG-9: a strategy-built timer reads the system clock (the manual clock's advances unseen) before 1.19.2 and
+    in 1.20.0, the context's input-activity clock in 1.19.2 and from 1.20.1; withIdleness rejects first."""
+    events = _ev(1, "p", 60_001, "p")
+    for version, idle in (("1.19.1", False), ("1.19.2", True), ("1.20.0", False), ("1.20.1", True), ("2.3", True)):
+        out = _outputs(version, generator="monotonous", built_by="strategy", idle_timeout_ms=60_000, events=events)
+        assert (out[3] == [IDLE]) is idle, (version, out)
+    resp = oracle.answer({"id": 0, "area": GENERATION, "flink": "2.3", "input": {
+        "generator": "bounded", "out_of_orderness_ms": -1, "built_by": "strategy", "idle_timeout_ms": 0,
+        "events": []}})
+    assert resp["error"]["message"] == "idleTimeout must be greater than zero"
 
 
 def test_idleness_follows_the_first_silent_check() -> None:

@@ -2,6 +2,7 @@ package flinkspec.bridge;
 
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -11,7 +12,9 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.common.eventtime.WatermarkGenerator;
+import org.apache.flink.api.common.eventtime.WatermarkGeneratorSupplier;
 import org.apache.flink.api.common.eventtime.WatermarkOutput;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.util.clock.ManualClock;
 
 /**
@@ -22,8 +25,11 @@ import org.apache.flink.util.clock.ManualClock;
  * {@code Duration}), {@code AscendingTimestampsWatermarks}, or this bridge's punctuated generator; with an idle
  * timeout it is wrapped in Flink's {@code WatermarksWithIdleness} through its constructor taking a clock
  * (package-private with a {@code Clock} until 1.19.1 and in 1.20.0, public with a {@code RelativeClock} from
- * 1.19.2 / 1.20.1; reached by reflection), given a {@code ManualClock} that the request's advances move. The
- * output records the calls.
+ * 1.19.2 / 1.20.1; reached by reflection), given a {@code ManualClock} that the request's advances move. Built
+ * by a strategy ({@code built_by}), it is {@code WatermarkStrategy.forBoundedOutOfOrderness} /
+ * {@code forMonotonousTimestamps} / {@code forGenerator}, then {@code withIdleness}, whose
+ * {@code createWatermarkGenerator} gets a context (a proxy) whose {@code getInputActivityClock} (1.19.2+,
+ * 1.20.1+) is the manual clock. The output records the calls.
  */
 public final class GenerationArea implements Area {
     private static final String PKG = "org.apache.flink.api.common.eventtime.";
@@ -44,6 +50,14 @@ public final class GenerationArea implements Area {
             throw new BadRequest("input.out_of_orderness_ms is only for the bounded generator");
         }
         Long timeout = input.get("idle_timeout_ms") == null ? null : longOf(input, "idle_timeout_ms", "input");
+        String builtBy = input.containsKey("built_by") ? string(input, "built_by") : "constructor";
+        if (!builtBy.equals("constructor") && !builtBy.equals("strategy")) {
+            throw new BadRequest("input.built_by must be one of constructor, strategy, got '" + builtBy + "'");
+        }
+        if (builtBy.equals("strategy") && timeout != null && timeout > 0 && timeout < 60_000) {
+            throw new BadRequest("input.idle_timeout_ms: built by a strategy, a positive timeout must be at least "
+                    + "60000 ms (the timer may read the system clock, whose own progress must decide nothing)");
+        }
         Object rawEvents = input.get("events");
         if (!(rawEvents instanceof List)) {
             throw new BadRequest("input.events " + (input.containsKey("events") ? "must be an array" : "is missing"));
@@ -86,7 +100,8 @@ public final class GenerationArea implements Area {
         ManualClock clock = new ManualClock();
         WatermarkGenerator<Object> gen;
         try {
-            gen = build(kind, ooo, timeout, clock);
+            gen = builtBy.equals("strategy") ? viaStrategy(kind, ooo, timeout, clock)
+                    : build(kind, ooo, timeout, clock);
         } catch (InvocationTargetException e) {
             throw new Rejected(e.getCause());
         } catch (IllegalArgumentException e) {
@@ -142,6 +157,38 @@ public final class GenerationArea implements Area {
             }
         }
         throw new IllegalStateException("no WatermarksWithIdleness constructor taking a clock");
+    }
+
+    private static WatermarkGenerator<Object> viaStrategy(String kind, long ooo, Long timeout, ManualClock clock) {
+        WatermarkStrategy<Object> strategy;
+        if (kind.equals("punctuated")) {
+            strategy = WatermarkStrategy.forGenerator(ctx -> new Punctuated());
+        } else if (kind.equals("monotonous")) {
+            strategy = WatermarkStrategy.forMonotonousTimestamps();
+        } else {
+            strategy = WatermarkStrategy.forBoundedOutOfOrderness(Duration.ofMillis(ooo));
+        }
+        if (timeout != null) {
+            strategy = strategy.withIdleness(Duration.ofMillis(timeout));
+        }
+        // getInputActivityClock (a RelativeClock) exists only from 1.19.2 / 1.20.1: a proxy answers it by name
+        WatermarkGeneratorSupplier.Context context = (WatermarkGeneratorSupplier.Context) Proxy.newProxyInstance(
+                GenerationArea.class.getClassLoader(), new Class<?>[] {WatermarkGeneratorSupplier.Context.class},
+                (proxy, method, args) -> {
+                    switch (method.getName()) {
+                        case "getInputActivityClock":
+                            return clock;
+                        case "hashCode":
+                            return System.identityHashCode(proxy);
+                        case "equals":
+                            return proxy == args[0];
+                        case "toString":
+                            return "watermark generator context";
+                        default:
+                            return null; // getMetricGroup: no built-in generator reads it
+                    }
+                });
+        return strategy.createWatermarkGenerator(context);
     }
 
     /** The WatermarkGenerator javadoc's punctuated pattern: a marked record's timestamp is a watermark. */
