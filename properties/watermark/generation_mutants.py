@@ -10,7 +10,7 @@ from typing import Any
 
 import oracle.watermark_generation as wg
 from oracle.changes import FIRST
-from properties.mutant import Mutant, with_patches
+from properties.mutant import PR, Mutant, historical, with_patches
 
 AREA = wg.GENERATION
 MUTANTS: list[Mutant] = []  # this module's mutants, in the order flinkspec mutants lists them
@@ -85,3 +85,14 @@ for _name, _doc, _patches in (
      ((wg, "REPEATS_IDLE", {FIRST: True}),)),
 ):
     MUTANTS.append(Mutant(_name, AREA, _doc, after=with_patches(*_patches), undocumented=UNDOCUMENTED.get(_name, "")))
+
+MUTANTS.append(historical(
+    wg.ACTIVITY_CLOCK, AREA,
+    "A WatermarkStrategy's idleness timer reads the system clock, not the context's input-activity clock: time "
+    "the task spends backpressured or blocked by watermark alignment counts as idle time (the manual clock's "
+    "advances are not seen at all).",
+    f"{PR}25223 (Flink 1.19.2; 1.20.1 by PR 25222, 2.0.0 by PR 25167)", "1.11-1.19.1, 1.20.0",
+    after=with_patches((wg, "CONTEXT_CLOCK", {FIRST: False})),
+    undocumented="The documentation of withIdleness says a partition without records for the timeout is idle, not "
+    "which clock measures the timeout; that a backpressured or blocked task's time is not counted is only in "
+    "WatermarkStrategyWithIdleness and WatermarkGeneratorSupplier.Context.getInputActivityClock (FLINK-35886)."))

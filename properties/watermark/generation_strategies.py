@@ -7,7 +7,8 @@ Long.MAX_VALUE, a negative one now and then; monotonous; punctuated), an idle ti
 timestamps around the previous ones (out of order, equal, Long.MIN_VALUE and Long.MAX_VALUE now and then;
 marked for the punctuated generator), periodic emits (several in a row, and before the clock has moved, where
 the idleness timer's start stays 0), and processing-time advances of 0, 1, the timeout - 1, the timeout, the
-timeout + 1 and twice it, so that a generator goes idle, stays idle and is woken by a record.
+timeout + 1 and twice it, so that a generator goes idle, stays idle and is woken by a record; and now and then a
+probe of the timer's boundary (two checks, then one exactly the timeout later, then one just past it).
 """
 
 from __future__ import annotations
@@ -65,8 +66,15 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     clock = 0
     last = draw(st.sampled_from((0, 1000, 1_600_000_000_000, -5)))
     for _ in range(draw(st.integers(0, 24))):
-        kind = draw(st.sampled_from(("record", "record", "periodic", "periodic", "advance")))
-        if kind == "record":
+        kind = draw(st.sampled_from(("record", "record", "periodic", "periodic", "advance", "probe")))
+        if kind == "probe" and clock + t + 2 <= MAX_CLOCK_MS:
+            # the idleness timer's boundary: checks that note a record and start the inactivity, then one exactly
+            # the timeout later (not idle: > not >=), then one just past it
+            clock += t + 2
+            events.extend([{"kind": "advance", "ms": 1}, {"kind": "periodic"}, {"kind": "periodic"},
+                           {"kind": "advance", "ms": t}, {"kind": "periodic"}, {"kind": "advance", "ms": 1},
+                           {"kind": "periodic"}])
+        elif kind == "record":
             last = draw(timestamp(last))
             ev: dict[str, Any] = {"kind": "record", "timestamp": last}
             if generator == "punctuated" and draw(st.booleans()):
@@ -74,7 +82,7 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
             events.append(ev)
         elif kind == "periodic":
             events.extend({"kind": "periodic"} for _ in range(draw(st.sampled_from((1, 1, 1, 2, 3)))))
-        else:
+        elif kind == "advance":
             ms = draw(st.sampled_from(advances))
             if clock + ms <= MAX_CLOCK_MS:
                 clock += ms
