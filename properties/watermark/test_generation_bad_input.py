@@ -34,6 +34,9 @@ BAD: list[tuple[dict[str, Any], str]] = [
     ({"generator": "monotonous", "events": [{"kind": "record", "timestamp": 1, "marker": True}]}, "marker"),
     ({"generator": "monotonous", "events": [_P, {"kind": "advance", "ms": -1}]}, "input.events[1].ms"),
     ({"generator": "monotonous", "events": [{"kind": "advance", "ms": 2**62}]}, "input.events"),
+    ({"generator": "monotonous", "built_by": "factory", "events": []}, "input.built_by"),
+    ({"generator": "monotonous", "built_by": "strategy", "idle_timeout_ms": 59_999, "events": []},
+     "input.idle_timeout_ms"),
 ]
 
 
@@ -55,11 +58,14 @@ FLINKS_VERDICTS: list[dict[str, Any]] = [
     {"generator": "punctuated", "idle_timeout_ms": -(2**63), "events": []},
     {"generator": "bounded", "out_of_orderness_ms": -1, "idle_timeout_ms": 0, "events": []},
     {"generator": "monotonous", "idle_timeout_ms": 2**63 - 1, "events": [_P, {"kind": "advance", "ms": 5}, _P, _P]},
+    {"generator": "bounded", "out_of_orderness_ms": -1, "built_by": "strategy", "idle_timeout_ms": 0, "events": []},
+    {"generator": "bounded", "out_of_orderness_ms": -1, "built_by": "strategy", "idle_timeout_ms": 60_000,
+     "events": []},
 ]
 
 
 def test_flinks_verdicts_are_answered_as_flink(gate: Judged, flink_version: FlinkVersion) -> None:
-    """A negative bound, a timeout of zero or below (the bound's rejection first) and a timeout whose
-    nanoseconds overflow are answered as Flink answers them (not BadRequests)."""
+    """A negative bound, a timeout of zero or below (the bound's rejection first; built by a strategy, the
+    timeout's) and a timeout whose nanoseconds overflow are answered as Flink answers them (not BadRequests)."""
     found = gate.judge_all(GENERATION, flink_version, FLINKS_VERDICTS)
     assert not found, "\n\n".join(found)
