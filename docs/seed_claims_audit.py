@@ -86,8 +86,8 @@ DECISIONS: dict[str, tuple[str, tuple[str, ...], str]] = {
         NOT_CHECKABLE, (), "Window and join operators are not modelled; the timers they register fire by TIMER-2 and "
         "TIMER-3."),
     "TimestampsAndWatermarksOperator ignores upstream wm except MAX": (
-        NOT_CHECKABLE, (), "The operator is not modelled (the areas are the input valve, the multi-input combination "
-        "and the timer service)."),
+        NOT_CHECKABLE, (), "The operator is not modelled: watermark.generation answers what its generator emits "
+        "(WG-1 ... WG-8), not what TimestampsAndWatermarksOperator does with upstream watermarks (issue 29)."),
     "AsyncWaitOperator: watermark completed entry, emits at once if queue head": (
         NOT_CHECKABLE, (), "AsyncWaitOperator is not modelled."),
     "ordered queue: watermark in FIFO": (NOT_CHECKABLE, (), "AsyncWaitOperator's queues are not modelled."),

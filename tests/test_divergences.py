@@ -188,5 +188,6 @@ def test_a_strict_version_1_implementation_with_real_flink_behind_passes_every_a
     assert report["speaks"]["protocol"] == 1
     not_checked = {u["area"]: u["why"] for u in report["unsupported"]}
     assert set(not_checked) == {"watermark.combined", "checkpoint.recovery", "classloading.lifecycle",
-                                "checkpoint.storage", "memory.consumers", "memory.network"}
+                                "checkpoint.storage", "memory.consumers", "memory.network",
+                                "watermark.generation"}
     assert all(why.startswith(("needs protocol 2", "needs protocol 4")) for why in not_checked.values())

@@ -93,6 +93,8 @@ EXAMPLES: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
     "memory.consumers": (req("memory.consumers", {"config": {}, "use_cases": ["OPERATOR", "PYTHON"]}), None),
     "memory.network": (req("memory.network", {"config": {"taskmanager.memory.process.size": "1g"},
                                               "partitions": [{"subpartitions": 4, "type": "PIPELINED"}]}), None),
+    "watermark.generation": (req("watermark.generation", {"generator": "monotonous", "idle_timeout_ms": 10, "events": [
+        {"kind": "record", "timestamp": 5}, {"kind": "periodic"}]}), None),
     "watermark.valve.subpartitions": (
         req("watermark.valve", {"channels": 2, "subpartitions": [[0, 1], [2, 2]],
                                 "events": [{"channel": 0, "watermark": 5, "subpartition": 1},

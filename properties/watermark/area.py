@@ -1,15 +1,23 @@
 """The watermark areas: the status valve of one input, the combined watermark of a multi-input
-operator, and event-time timers."""
+operator, event-time timers, and what the built-in watermark generators emit."""
 
 from __future__ import annotations
 
 from oracle import combined, timers, valve
 from oracle import watermark as names
+from oracle import watermark_generation as generation
 from oracle.watermark import SUBPARTITIONS_SINCE
 from properties.area import AnswerShape, Area, Checked, Exhaustive, OracleRules, checked
 from properties.features import Feature, Request, event_field_used, input_of, without_event_field, without_field
 from properties.mutant import of_area
-from properties.watermark import invariants, mutants, strategies
+from properties.watermark import (
+    generation_invariants,
+    generation_mutants,
+    generation_strategies,
+    invariants,
+    mutants,
+    strategies,
+)
 
 
 def _subpartitions_used(req: Request) -> bool:
@@ -109,4 +117,34 @@ TIMERS = Area(
     bridge="TimersArea", changes=names.CHANGES[names.TIMERS],
     features=(Feature(f"{names.TIMERS}.namespace", 2, names.TIMERS, "timers registered and deleted in a namespace",
                       event_field_used("namespace"), without_event_field("namespace")),),
+)
+
+_GEN_META = "properties/watermark/test_generation_meta.py::"
+# what checks each rule of the oracle's watermark generators
+_GENERATION_CHECKED: tuple[Checked, ...] = (
+    checked("WG-1", "WMG-2", f"{_GEN_META}test_the_first_watermark_is_long_min"),
+    checked("WG-2", "WMG-2"),
+    checked("WG-3", "WMG-2", f"{_GEN_META}test_a_repeated_watermark_is_emitted_again"),
+    checked("WG-4", "WMG-2"),
+    checked("WG-5", note="the bridge's own punctuated generator: WMG-EQ only"),
+    checked("WG-6", f"{_GEN_META}test_a_timeout_whose_nanoseconds_overflow_never_idles",
+            note="the rejections: WMG-EQ with --strict-messages"),
+    checked("WG-7", "WMG-4"),
+    checked("WG-8", "WMG-3", "WMG-4", "WMG-5", f"{_GEN_META}test_idle_once_since_1_15_3",
+            f"{_GEN_META}test_a_clock_at_zero_leaves_the_inactivity_unstarted"),
+    checked("WG-9", "WMG-3", f"{_GEN_META}test_a_strategy_reads_the_context_clock_since_flink_35886",
+            note="the rejection order: WMG-EQ with --strict-messages"),
+)
+
+GENERATION = Area(
+    name=generation.GENERATION, prefix="WMG", rules=generation_invariants.BOOK, protocol=4,
+    page="watermark-generation.md",
+    description="what Flink's built-in watermark generators (bounded out-of-orderness, monotonous, with idleness)"
+    " emit to their WatermarkOutput for records, periodic emits and processing time (flink-core eventtime)",
+    requests=generation_strategies.requests, size=generation_strategies.size,
+    corpus_key=lambda ver: ver >= generation.IDLE_ONCE.at, shape=EMITS_STATUS,
+    oracle={"watermark_generation": OracleRules(rules=generation.RULES, files=("oracle/watermark_generation.py",),
+                                                checked=_GENERATION_CHECKED)},
+    mutants=tuple(generation_mutants.MUTANTS), bridge="GenerationArea",
+    changes=generation.CHANGES[generation.GENERATION], strict_messages=True,
 )
