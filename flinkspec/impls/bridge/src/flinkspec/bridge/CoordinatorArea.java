@@ -69,7 +69,9 @@ public final class CoordinatorArea implements Area {
     /** The periodic interval: never reached within MAX_AT. */
     static final long INTERVAL = 1L << 62;
     static final String[] TRIGGERS = {"periodic", "checkpoint", "savepoint", "sync_savepoint"};
-    static final String[] KINDS = {"trigger", "ack", "decline", "fail", "restart", "tick"};
+    static final String[] KINDS = {
+        "trigger", "ack", "decline", "fail", "restart", "tick", "shutdown", "stop_scheduler", "id_counter"
+    };
     static final String[] CONFIG_KEYS = {
         "max_concurrent", "min_pause_ms", "timeout_ms", "retained", "tolerable_failures", "unaligned"
     };
@@ -219,9 +221,14 @@ public final class CoordinatorArea implements Area {
                     case "restart":
                         ev.task = taskName(e.get(ev.kind), where + "." + ev.kind, r.tasks);
                         break;
-                    default:
-                        if (!Boolean.TRUE.equals(e.get("tick"))) {
-                            throw new BadRequest(where + ".tick must be true");
+                    case "id_counter":
+                        if (!"fail".equals(e.get("id_counter"))) {
+                            throw new BadRequest(where + ".id_counter must be \"fail\"");
+                        }
+                        break;
+                    default: // tick, shutdown, stop_scheduler
+                        if (!Boolean.TRUE.equals(e.get(ev.kind))) {
+                            throw new BadRequest(where + "." + ev.kind + " must be true");
                         }
                 }
                 for (String k : e.keySet()) {
@@ -367,6 +374,13 @@ public final class CoordinatorArea implements Area {
         final List<Object> completed = new ArrayList<>();
         final Map<String, Object> aborted = new LinkedHashMap<>();
         String jobFailed;
+        /** The notifications the tasks' gateway received in this step, in order. */
+        final List<Object> notified = new ArrayList<>();
+        /** The task of each execution attempt (the gateway is told attempts). */
+        final Map<Object, String> attemptTasks = new HashMap<>();
+        /** Once an id_counter event is handled, every getAndIncrement of the ID counter throws. */
+        boolean counterFails;
+        Object gateway;
         final Map<CompletableFuture<?>, Long> pendingIds = new IdentityHashMap<>();
         Field reqPromise;
         Field reqPeriodic;
@@ -562,7 +576,7 @@ public final class CoordinatorArea implements Area {
                 case "Collection":
                     return Collections.emptyList();
                 case "CheckpointIDCounter":
-                    return Class.forName(CP + "StandaloneCheckpointIDCounter").getConstructor().newInstance();
+                    return idCounter(p);
                 case "CompletedCheckpointStore":
                     return store;
                 case "CheckpointStorage":
@@ -639,6 +653,67 @@ public final class CoordinatorArea implements Area {
             });
         }
 
+        /** Flink's StandaloneCheckpointIDCounter, whose getAndIncrement throws once the counter fails. */
+        Object idCounter(Class<?> iface) throws Exception {
+            Object real = Class.forName(CP + "StandaloneCheckpointIDCounter").getConstructor().newInstance();
+            return Reflect.proxy(iface, (proxy, m, args) -> {
+                switch (m.getName()) {
+                    case "hashCode":
+                    case "equals":
+                    case "toString":
+                        return Reflect.objectMethod(proxy, m, args, "CheckpointIDCounter");
+                    default:
+                        if (counterFails && m.getName().equals("getAndIncrement")) {
+                            throw new Exception("flinkspec: the checkpoint ID counter failed");
+                        }
+                        try {
+                            return m.invoke(real, args);
+                        } catch (InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                }
+            });
+        }
+
+        /**
+         * The TaskManager gateway every execution's slot leads to: it records the checkpoint
+         * notifications ({@code notifyCheckpointComplete} 1.13-1.14, {@code notifyCheckpointOnComplete}
+         * with the last subsumed id 1.15+, {@code notifyCheckpointAborted}) by task.
+         */
+        Object gateway() throws Exception {
+            if (gateway == null) {
+                Class<?> gw = Class.forName("org.apache.flink.runtime.jobmanager.slots.TaskManagerGateway");
+                gateway = Reflect.proxy(gw, (proxy, m, args) -> {
+                    String n = m.getName();
+                    if (n.startsWith("notifyCheckpoint") && args != null && args.length >= 4) {
+                        Map<String, Object> note = new LinkedHashMap<>();
+                        note.put("task", attemptTasks.get(args[0]));
+                        if (n.equals("notifyCheckpointAborted")) {
+                            note.put("aborted", args[2]);
+                        } else if (n.equals("notifyCheckpointComplete") || n.equals("notifyCheckpointOnComplete")) {
+                            note.put("complete", args[2]);
+                            if (args.length == 5) {
+                                note.put("last_subsumed", args[4]);
+                            }
+                        } else {
+                            note.put("other", n);
+                        }
+                        notified.add(note);
+                        return null;
+                    }
+                    return Reflect.objectMethod(proxy, m, args, "TaskManagerGateway");
+                });
+            }
+            return gateway;
+        }
+
+        Object slot() throws Exception {
+            Class<?> ls = Class.forName("org.apache.flink.runtime.jobmaster.LogicalSlot");
+            Object gw = gateway();
+            return Reflect.proxy(ls, (proxy, m, args) -> m.getName().equals("getTaskManagerGateway")
+                    ? gw : Reflect.objectMethod(proxy, m, args, "LogicalSlot"));
+        }
+
         Object failureManager(Class<?> fm) throws Exception {
             Class<?> cb = Class.forName(CP + "CheckpointFailureManager$FailJobCallback");
             Object callback = Reflect.proxy(cb, (proxy, m, args) -> {
@@ -688,6 +763,9 @@ public final class CoordinatorArea implements Area {
                 Object jv = jvCls.getConstructor(String.class).newInstance(task);
                 Object ejv = allocate(Class.forName(EG + "ExecutionJobVertex"));
                 setField(ejv, "jobVertex", jv);
+                Class<?> acc = Class.forName(EG + "InternalExecutionGraphAccessor");
+                setField(ejv, "graph", Reflect.proxy(acc, (proxy, m, args) -> m.getName().equals("getJobID")
+                        ? jobId : Reflect.objectMethod(proxy, m, args, "ExecutionGraph")));
                 Class<?> vpi = Class.forName("org.apache.flink.runtime.scheduler.VertexParallelismInformation");
                 setField(ejv, "parallelismInfo", Reflect.proxy(vpi, (proxy, m, args) -> {
                     switch (m.getName()) {
@@ -708,7 +786,10 @@ public final class CoordinatorArea implements Area {
             }
             Object ex = allocate(Class.forName(EG + "Execution"));
             setField(ex, "vertex", vertex);
-            setField(ex, "attemptId", attemptId());
+            Object attempt = attemptId();
+            setField(ex, "attemptId", attempt);
+            attemptTasks.put(attempt, task);
+            setField(ex, "assignedResource", slot());
             setState(ex, "RUNNING");
             setField(vertex, "currentExecution", ex);
             executions.put(task, ex);
@@ -753,13 +834,17 @@ public final class CoordinatorArea implements Area {
                     waitFor.add(executions.get(t));
                 }
                 List<Object> none = Collections.emptyList();
+                List<Object> commitTo = new ArrayList<>();
+                for (String t : req.tasks) {
+                    commitTo.add(vertices.get(t));
+                }
                 Class<?> planCls = classExists(CP + "DefaultCheckpointPlan")
                         ? Class.forName(CP + "DefaultCheckpointPlan") : Class.forName(CP + "CheckpointPlan");
                 Constructor<?> c = planCls.getDeclaredConstructors()[0];
                 c.setAccessible(true);
                 Object[] args = c.getParameterCount() == 6
-                        ? new Object[] {none, waitFor, none, none, none, false}
-                        : new Object[] {none, waitFor, none, none, none};
+                        ? new Object[] {none, waitFor, commitTo, none, none, false}
+                        : new Object[] {none, waitFor, commitTo, none, none};
                 return c.newInstance(args);
             } catch (CompletionException e) {
                 throw e;
@@ -890,6 +975,15 @@ public final class CoordinatorArea implements Area {
                     break;
                 case "fail":
                     setState(executions.get(ev.task), "FAILED");
+                    break;
+                case "shutdown":
+                    Reflect.call(cc.getMethod("shutdown"), coordinator);
+                    break;
+                case "stop_scheduler":
+                    Reflect.call(cc.getMethod("stopCheckpointScheduler"), coordinator);
+                    break;
+                case "id_counter":
+                    counterFails = true;
                     break;
                 case "restart":
                     // SchedulerBase.restartTasks: new attempts, then restoreState aborts every pending checkpoint
@@ -1046,12 +1140,16 @@ public final class CoordinatorArea implements Area {
             if (step.containsKey("was_pending")) {
                 out.put("was_pending", true);
             }
+            if (!notified.isEmpty()) {
+                out.put("notified", new ArrayList<>(notified));
+            }
             step.clear();
             step.putAll(out);
             triggered.clear();
             rejected.clear();
             completed.clear();
             aborted.clear();
+            notified.clear();
             jobFailed = null;
         }
     }
