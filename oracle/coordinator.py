@@ -239,9 +239,10 @@ RULES: tuple[Declared, ...] = (
     Declared("CC-22",
              "shutdown (once) fails the queued requests and aborts the pending checkpoints with "
              "CHECKPOINT_COORDINATOR_SHUTDOWN (job-level); every request that starts afterwards fails "
-             "CHECKPOINT_COORDINATOR_SHUTDOWN before its plan, takes no id, and lets the next one start.",
+             "CHECKPOINT_COORDINATOR_SHUTDOWN before its plan, takes no id, and lets the next one start; an "
+             "acknowledgement afterwards has no result (not even a late one's).",
              "CheckpointCoordinator.shutdown / abortPendingAndQueuedCheckpoints / preCheckGlobalState / "
-             "onTriggerFailure"),
+             "onTriggerFailure / receiveAcknowledgeMessage"),
     Declared("CC-23",
              "stop_scheduler cancels the periodic trigger and fails the queued requests and aborts the pending "
              "checkpoints with CHECKPOINT_COORDINATOR_SUSPEND (job-level); a periodic request that starts "

@@ -300,7 +300,12 @@ class Coordinator:
     # --- messages from tasks ------------------------------------------------------------------
 
     def acknowledge(self, task: str, checkpoint_id: int) -> None:
-        """``receiveAcknowledgeMessage`` / ``PendingCheckpoint.acknowledgeTask`` (CC-6)."""
+        """``receiveAcknowledgeMessage`` / ``PendingCheckpoint.acknowledgeTask`` (CC-6); after a shutdown it
+        returns false at once (CC-22)."""
+        if self.shut_down:
+            self.explain("ack", "CC-22")
+            self.explain("was_pending", "CC-22")
+            return
         pending = self.pending.get(checkpoint_id)
         if pending is None:
             self.explain("ack", "CC-18")  # no result: the checkpoint is no longer pending
