@@ -47,9 +47,13 @@ import java.util.concurrent.TimeUnit;
  *   <li>the {@code CheckpointPlanCalculator} does what {@code DefaultCheckpointPlanCalculator} does
  *       for a job without finished tasks: every task is waited for; the tasks that must be RUNNING
  *       are the plan's tasks to wait for (1.14+) or its tasks to trigger, the sources (1.13); the
- *       plan triggers and notifies no task (trigger RPCs succeed), so {@code Execution}s need no
- *       slot: they, their {@code ExecutionVertex} and {@code ExecutionJobVertex} are allocated
- *       without constructors and given exactly the fields the coordinator reads;
+ *       plan triggers no task (trigger RPCs succeed) and commits to every task: {@code Execution}s,
+ *       their {@code ExecutionVertex} and {@code ExecutionJobVertex} are allocated without
+ *       constructors and given exactly the fields the coordinator reads, and each execution a slot
+ *       whose {@code TaskManagerGateway} records the commit and abort notifications it is sent
+ *       (the protocol's {@code notified});
+ *   <li>the ID counter is Flink's {@code StandaloneCheckpointIDCounter} behind a proxy that throws
+ *       from {@code getAndIncrement} once an {@code id_counter} event was handled;
  *   <li>the periodic scheduler is started with an interval beyond the modelled horizon; its first
  *       firing (random delay) is never due. Triggers it reschedules itself (after a
  *       MINIMUM_TIME_BETWEEN_CHECKPOINTS rejection) fire at their time;
