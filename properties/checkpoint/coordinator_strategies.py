@@ -19,7 +19,8 @@ one in nine with a task acknowledging a pending checkpoint twice (CCR-8).
 
 Protocol 4 (feature ``checkpoint.coordinator.end``): one sequence in three meets the coordinator's end:
 its random events include shutdown, stop_scheduler and id_counter events, and it closes with one of
-them (shutdown half the time) while a checkpoint is pending, followed by triggers of each kind, so
+them (shutdown or id_counter two times in five each) while a checkpoint is pending, followed by
+triggers of each kind (after a failing ID counter a savepoint first, which starts at once), so
 that what a shut-down or suspended coordinator or a failing ID counter does to pending and later
 checkpoints is seen (CC-22 ... CC-24, CCR-13). The commit and abort notifications (CC-20, CC-21)
 are part of every answer.
@@ -169,8 +170,11 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
             events.append({"at": at, "tick": True})
     if ending:  # a pending checkpoint meets the end, then triggers of each kind are refused or not
         events.append({"at": at, "trigger": "checkpoint"})
-        events.append(_end_event(draw, at, choice(draw, END_KINDS)))
-        for kind in ("checkpoint", "periodic", choice(draw, TRIGGERS)):
+        end = choice(draw, CLOSING_KINDS)
+        events.append(_end_event(draw, at, end))
+        # after a failing counter a savepoint first: forced, it starts although the checkpoint is still pending
+        first = "savepoint" if end == "id_counter" else "checkpoint"
+        for kind in (first, "periodic", choice(draw, TRIGGERS)):
             events.append({"at": at, "trigger": kind})
         events += [{"at": at, "ack": t, "checkpoint": triggered + 2} for t in tasks if draw(st.booleans())]
     payload["events"] = events
@@ -178,6 +182,7 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
 
 
 END_KINDS = ("shutdown", "shutdown", "stop_scheduler", "id_counter")
+CLOSING_KINDS = ("shutdown", "shutdown", "stop_scheduler", "id_counter", "id_counter")
 
 
 def _end_event(draw: st.DrawFn, at: int, kind: str | None = None) -> dict[str, Any]:
