@@ -31,14 +31,18 @@ DECISIONS: dict[str, tuple[str, tuple[str, ...], str]] = {
         "proportional to the weights of the kinds in the slot; MMC-5: a state backend without managed memory gets "
         "none; MCW-3: the consumer names; MCW-7: operators of one kind by their own weights)."),
     "commit phase: notifyCheckpointComplete broadcast to all vertices": (
-        NOT_CHECKABLE, (), "The coordinator area reports completions, aborts and the store per event, not the "
-        "messages sent to tasks (docs/protocol/checkpoint-coordinator.md, Output); the completion itself is CCR-3."),
+        NEW, ("CCR-11", "CCR-12", "CC-20", "CC-21"), "checkpoint.coordinator's steps show the notifications sent to "
+        "the tasks (protocol 4, notified): CCR-11 and CC-20, every task is told to commit a completed checkpoint "
+        "in the step it completes (1.15+: with the last subsumed checkpoint; not for an intermediate savepoint); "
+        "CCR-12 and CC-21, every task is told of every aborted checkpoint."),
     "trigger refused when coordinator shut down / timer cancelled": (
-        NOT_CHECKABLE, (), "No protocol event shuts the coordinator down or stops its scheduler: it is started once "
-        "(docs/protocol/checkpoint-coordinator.md, What is modelled)."),
+        NEW, ("CCR-13", "CC-22", "CC-23"), "The shutdown and stop_scheduler events (protocol 4): CCR-13 and CC-22, "
+        "after a shutdown nothing is pending and every trigger is refused CHECKPOINT_COORDINATOR_SHUTDOWN; CC-23, "
+        "once the periodic scheduler is stopped (its timer cancelled) a periodic trigger is refused "
+        "PERIODIC_SCHEDULER_SHUTDOWN."),
     "id-counter failure aborts trigger": (
-        NOT_CHECKABLE, (), "The modelled StandaloneCheckpointIDCounter cannot fail; a failing (ZooKeeper) counter is "
-        "outside the protocol."),
+        NEW, ("CCR-13", "CC-24"), "The id_counter event (protocol 4) makes the checkpoint ID counter fail: CCR-13, no "
+        "checkpoint is triggered afterwards; CC-24, the trigger fails TRIGGER_CHECKPOINT_FAILURE without an id."),
     "savepoint/externalized metadata written to FS; ZK holds handle": (
         NEW, ("CSR-7", "CSR-8", "CST-11", "CST-12"), "The file-system half: checkpoint.storage answers where a "
         "checkpoint's and a savepoint's metadata file go (CSR-7 and CST-11: <dir>/<job id>/chk-N/_metadata; CSR-8 "

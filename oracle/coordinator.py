@@ -1,4 +1,4 @@
-"""Protocol area ``checkpoint.coordinator``: the JobManager's checkpoint coordinator (CC-1 ... CC-19,
+"""Protocol area ``checkpoint.coordinator``: the JobManager's checkpoint coordinator (CC-1 ... CC-24,
 declared in :data:`RULES`).
 
 Semantics in docs/protocol/checkpoint-coordinator.md. The machine is
@@ -32,7 +32,7 @@ from oracle.versions import FlinkVersion
 COORDINATOR = "checkpoint.coordinator"  # the protocol area (docs/protocol)
 
 # The input and the output (docs/protocol/v1.md, checkpoint-coordinator.md): what coordinator_area reads and builds.
-EventKind = Literal["trigger", "ack", "decline", "fail", "restart", "tick"]
+EventKind = Literal["trigger", "ack", "decline", "fail", "restart", "tick", "shutdown", "stop_scheduler", "id_counter"]
 
 
 class CoordinatorConfig(TypedDict, total=False):
@@ -79,7 +79,34 @@ class TickEvent(TypedDict):
     tick: Literal[True]
 
 
-CoordinatorEvent = TriggerEvent | AckEvent | DeclineEvent | FailEvent | RestartEvent | TickEvent
+class ShutdownEvent(TypedDict):  # protocol 4 (feature checkpoint.coordinator.end)
+    at: int
+    shutdown: Literal[True]
+
+
+class StopSchedulerEvent(TypedDict):  # protocol 4 (feature checkpoint.coordinator.end)
+    at: int
+    stop_scheduler: Literal[True]
+
+
+class IdCounterEvent(TypedDict):  # protocol 4 (feature checkpoint.coordinator.end)
+    at: int
+    id_counter: Literal["fail"]
+
+
+CoordinatorEvent = (TriggerEvent | AckEvent | DeclineEvent | FailEvent | RestartEvent | TickEvent | ShutdownEvent
+                    | StopSchedulerEvent | IdCounterEvent)
+
+
+class CompleteNotification(TypedDict):
+    task: str
+    complete: int  # the completed checkpoint
+    last_subsumed: NotRequired[int]  # 1.15+: the last checkpoint the store subsumed, -1 for none
+
+
+class AbortedNotification(TypedDict):
+    task: str
+    aborted: int
 
 
 class CoordinatorInput(TypedDict):
@@ -101,6 +128,7 @@ class CoordinatorStep(TypedDict, total=False):
     retained: list[int]
     job_failed: str
     was_pending: Literal[True]  # protocol 2
+    notified: list[CompleteNotification | AbortedNotification]  # protocol 4 (feature checkpoint.coordinator.notified)
 
 
 class CoordinatorOutput(TypedDict):
@@ -196,11 +224,42 @@ RULES: tuple[Declared, ...] = (
              "The configuration rejects timeout < 10, min pause < 0, max concurrent < 1, tolerable < 0 "
              "(IllegalArgumentException) and unaligned with max concurrent > 1; the store rejects retained < 1.",
              "CheckpointCoordinatorConfiguration constructor, StandaloneCompletedCheckpointStore constructor"),
+    Declared("CC-20",
+             "A completion tells every task, in the job's task order and after the aborts of the checkpoints it "
+             "subsumed, to commit the checkpoint; 1.15+ with the id of the last checkpoint the store subsumed on "
+             "adding it (-1: none), and a savepoint that is not synchronous tells no task.",
+             "CheckpointCoordinator.completePendingCheckpoint / sendAcknowledgeMessages / "
+             "extractIdIfDiscardedOnSubsumed, Execution.notifyCheckpointComplete (1.13-1.14) / "
+             "notifyCheckpointOnComplete (1.15+)"),
+    Declared("CC-21",
+             "Every abort of a pending checkpoint (declined, expired, subsumed, failover, shutdown, suspend) tells "
+             "every task, in the job's task order, that the checkpoint is aborted, even when the abort throws.",
+             "CheckpointCoordinator.abortPendingCheckpoint (finally) / sendAbortedMessages, "
+             "Execution.notifyCheckpointAborted"),
+    Declared("CC-22",
+             "shutdown (once) fails the queued requests and aborts the pending checkpoints with "
+             "CHECKPOINT_COORDINATOR_SHUTDOWN (job-level); every request that starts afterwards fails "
+             "CHECKPOINT_COORDINATOR_SHUTDOWN before its plan, takes no id, and lets the next one start; an "
+             "acknowledgement afterwards has no result (not even a late one's).",
+             "CheckpointCoordinator.shutdown / abortPendingAndQueuedCheckpoints / preCheckGlobalState / "
+             "onTriggerFailure / receiveAcknowledgeMessage"),
+    Declared("CC-23",
+             "stop_scheduler cancels the periodic trigger and fails the queued requests and aborts the pending "
+             "checkpoints with CHECKPOINT_COORDINATOR_SUSPEND (job-level); a periodic request that starts "
+             "afterwards fails PERIODIC_SCHEDULER_SHUTDOWN, other requests are still triggered.",
+             "CheckpointCoordinator.stopCheckpointScheduler / preCheckGlobalState"),
+    Declared("CC-24",
+             "Once the checkpoint ID counter fails, a request whose plan succeeds fails TRIGGER_CHECKPOINT_FAILURE "
+             "(job-level, not counted) and takes no id.",
+             "CheckpointCoordinator.startTriggeringCheckpoint / initializeCheckpoint (CheckpointIDCounter."
+             "getAndIncrement) / onTriggerFailure"),
 )
 
 MAX_AT = 2**40  # logical times are 0 ... 2**40 ms
 TRIGGERS: tuple[TriggerKind, ...] = ("periodic", "checkpoint", "savepoint", "sync_savepoint")
-KINDS: tuple[EventKind, ...] = ("trigger", "ack", "decline", "fail", "restart", "tick")
+KINDS: tuple[EventKind, ...] = ("trigger", "ack", "decline", "fail", "restart", "tick", "shutdown", "stop_scheduler",
+                                "id_counter")
+END_KINDS: tuple[EventKind, ...] = ("shutdown", "stop_scheduler", "id_counter")  # protocol 4
 CONFIG_DEFAULTS = attrs.asdict(Config())
 
 
@@ -248,6 +307,12 @@ def _step(machine: Coordinator, i: int, event: Event) -> CoordinatorStep:
         machine.fail(event.task)
     elif event.kind == "restart":
         machine.restart(event.task)
+    elif event.kind == "shutdown":
+        machine.shutdown()
+    elif event.kind == "stop_scheduler":
+        machine.stop_scheduler()
+    elif event.kind == "id_counter":
+        machine.fail_counter()
     machine.drain()
     machine.settle()
     out: CoordinatorStep
@@ -271,6 +336,8 @@ def _step(machine: Coordinator, i: int, event: Event) -> CoordinatorStep:
         out["job_failed"] = step.job_failed
     if step.was_pending:
         out["was_pending"] = True
+    if step.notified:
+        out["notified"] = cast(list[CompleteNotification | AbortedNotification], step.notified)
     machine.step = Step()
     return out
 
@@ -368,9 +435,13 @@ def _event(event: Mapping[str, Any], kind: EventKind, at: int, where: str, tasks
         if trigger not in TRIGGERS:
             raise BadRequest(f"{where}.trigger = {trigger!r} must be one of {', '.join(TRIGGERS)}")
         return Event(at, kind, trigger=trigger)
-    if kind == "tick":
-        if event["tick"] is not True:
-            raise BadRequest(f"{where}.tick must be true")
+    if kind in ("tick", "shutdown", "stop_scheduler"):
+        if event[kind] is not True:
+            raise BadRequest(f"{where}.{kind} must be true")
+        return Event(at, kind)
+    if kind == "id_counter":
+        if event[kind] != "fail":
+            raise BadRequest(f'{where}.id_counter must be "fail"')
         return Event(at, kind)
     task = field(event, kind, str, where)
     if task not in tasks:

@@ -1,4 +1,5 @@
-"""The ``CheckpointCoordinator`` as a deterministic machine over logical time (CC-1 ... CC-11).
+"""The ``CheckpointCoordinator`` as a deterministic machine over logical time (CC-1 ... CC-11,
+CC-20 ... CC-24: the notifications to the tasks, the coordinator's end and a failing ID counter).
 
 A discrete mirror of the real coordinator's control flow, including its two executors: the
 JobManager main thread (``timer``), where ``execute`` runs tasks first-in first-out after the
@@ -74,6 +75,9 @@ class Step:
     aborted: dict[str, str] = attrs.field(factory=dict)
     job_failed: str | None = None
     was_pending: bool = False
+    # the notifications sent to the tasks (CC-20, CC-21), in Flink's order: {"task", "complete"[, "last_subsumed"]}
+    # or {"task", "aborted"}
+    notified: list[dict[str, str | int]] = attrs.field(factory=list)
 
 
 _QUEUED = "queued"  # a queued run of executeQueuedRequest
@@ -104,6 +108,9 @@ class Coordinator:
         self.timer_seq = 0
         self.request_seq = 0
         self.periodic_token = 0
+        self.shut_down = False  # CheckpointCoordinator.shutdown (CC-22)
+        self.scheduling = True  # periodicScheduling: the periodic scheduler runs (CC-23)
+        self.counter_fails = False  # every getAndIncrement of the ID counter throws (CC-24)
         self.step = Step()
         self.index = 0  # the event whose step is being decided
         self.explaining = tracing_active()
@@ -235,10 +242,33 @@ class Coordinator:
             self.explain("triggered", "CC-2")
 
     def _start(self, request: Request | None) -> None:
-        """``startTriggeringCheckpoint``: the rest happens on the main thread, after what is queued."""
-        if request is not None:
-            self.triggering = True
-            self.fifo.append(request)
+        """``startTriggeringCheckpoint``: ``preCheckGlobalState`` at once (CC-22, CC-23), the rest on the main
+        thread, after what is queued."""
+        if request is None:
+            return
+        refused = self._refusal(request)
+        if refused is not None:
+            # onTriggerFailure: the request fails, the failure manager hears of it, the next request may start
+            self.step.rejected.append(refused)
+            self.decides("job_failed")
+            self._fail_job(self.failures.failed(None, request.props, refused, task_level=False))
+            self._execute_queued()
+            return
+        self.triggering = True
+        self.fifo.append(request)
+
+    def _refusal(self, request: Request) -> str | None:
+        """``preCheckGlobalState``: a shut-down coordinator refuses every request (CC-22), a stopped periodic
+        scheduler the periodic ones (CC-23)."""
+        if self.shut_down:
+            self.explain("rejected", "CC-22")
+            self.explain("triggered", "CC-22")  # takes no id
+            return "CHECKPOINT_COORDINATOR_SHUTDOWN"
+        if request.props.periodic and not self.scheduling:
+            self.explain("rejected", "CC-23")
+            self.explain("triggered", "CC-23")
+            return "PERIODIC_SCHEDULER_SHUTDOWN"
+        return None
 
     def _run_trigger(self, request: Request) -> None:
         """The plan, the id, the pending checkpoint and its canceller (CC-4, CC-5)."""
@@ -246,6 +276,13 @@ class Coordinator:
             reason = "NOT_ALL_REQUIRED_TASKS_RUNNING"
             self.explain("rejected", "CC-4")
             self.explain("triggered", "CC-4")  # takes no id
+            self.step.rejected.append(reason)
+            self.decides("job_failed")
+            self._fail_job(self.failures.failed(None, request.props, reason, task_level=False))
+        elif self.counter_fails:
+            reason = "TRIGGER_CHECKPOINT_FAILURE"  # initializeCheckpoint: getAndIncrement threw
+            self.explain("rejected", "CC-24")
+            self.explain("triggered", "CC-24")  # takes no id
             self.step.rejected.append(reason)
             self.decides("job_failed")
             self._fail_job(self.failures.failed(None, request.props, reason, task_level=False))
@@ -263,7 +300,12 @@ class Coordinator:
     # --- messages from tasks ------------------------------------------------------------------
 
     def acknowledge(self, task: str, checkpoint_id: int) -> None:
-        """``receiveAcknowledgeMessage`` / ``PendingCheckpoint.acknowledgeTask`` (CC-6)."""
+        """``receiveAcknowledgeMessage`` / ``PendingCheckpoint.acknowledgeTask`` (CC-6); after a shutdown it
+        returns false at once (CC-22)."""
+        if self.shut_down:
+            self.explain("ack", "CC-22")
+            self.explain("was_pending", "CC-22")
+            return
         pending = self.pending.get(checkpoint_id)
         if pending is None:
             self.explain("ack", "CC-18")  # no result: the checkpoint is no longer pending
@@ -302,6 +344,41 @@ class Coordinator:
             self.explain("aborted", "CC-11")
             self._abort(pending, "JOB_FAILOVER_REGION", task_level=False)
 
+    # --- the coordinator's end (CC-22, CC-23) and the ID counter (CC-24) -----------------------
+
+    def shutdown(self) -> None:
+        """``CheckpointCoordinator.shutdown``: once; queued requests and pending checkpoints end with
+        CHECKPOINT_COORDINATOR_SHUTDOWN (the periodic trigger is not cancelled)."""
+        if self.shut_down:
+            because("CC-22")  # a second shutdown does nothing
+            return
+        self.shut_down = True
+        self.scheduling = False
+        self._abort_all("CHECKPOINT_COORDINATOR_SHUTDOWN", "CC-22")
+
+    def stop_scheduler(self) -> None:
+        """``stopCheckpointScheduler``: the periodic trigger is cancelled, queued requests and pending checkpoints
+        end with CHECKPOINT_COORDINATOR_SUSPEND."""
+        self.scheduling = False
+        self.periodic_token += 1  # cancelPeriodicTrigger
+        self._abort_all("CHECKPOINT_COORDINATOR_SUSPEND", "CC-23")
+
+    def _abort_all(self, reason: str, rule: str) -> None:
+        """``abortPendingAndQueuedCheckpoints``: the queued requests fail (in queue order), then every pending
+        checkpoint is aborted (job-level), in id order."""
+        for _request in self.queue:
+            self.explain("rejected", rule)
+            self.step.rejected.append(reason)
+        self.queue.clear()
+        for pending in list(self.pending.values()):
+            self.explain("aborted", rule)
+            self._abort(pending, reason, task_level=False)
+
+    def fail_counter(self) -> None:
+        """From now on the checkpoint ID counter fails (CC-24)."""
+        because("CC-24")
+        self.counter_fails = True
+
     # --- completion and abortion --------------------------------------------------------------
 
     def _complete(self, pending: Pending) -> None:
@@ -311,6 +388,7 @@ class Coordinator:
         completed = Completed(cid, props.savepoint, props.synchronous)
         because("CC-10")
         self.fifo.append(_QUEUED)  # finalizeCheckpoint disposes: CheckpointsCleaner post-clean-up
+        subsumed: list[Completed] = []
         if self.rules.stores_savepoints:
             self._succeeded(cid)
             self.explain("retained", "CC-16", "CC-17")  # 1.13-1.14 store savepoints too
@@ -334,6 +412,19 @@ class Coordinator:
                 if other.checkpoint_id < cid and not other.props.savepoint:
                     self.explain("aborted", "CC-7")
                     self._abort(other, "CHECKPOINT_SUBSUMED", task_level=False)
+        self._notify_complete(cid, props, subsumed)
+
+    def _notify_complete(self, cid: int, props: Props, subsumed: list[Completed]) -> None:
+        """``sendAcknowledgeMessages``: every task is told to commit, after the subsumed aborts (CC-20); 1.15+
+        with the last checkpoint the store subsumed (-1: none), and not for a savepoint."""
+        self.explain("notified", "CC-20")
+        if props.savepoint and not props.synchronous and not self.rules.commits_savepoints:
+            return
+        for task in self.tasks:
+            note: dict[str, str | int] = {"task": task, "complete": cid}
+            if self.rules.passes_last_subsumed:
+                note["last_subsumed"] = subsumed[-1].checkpoint_id if subsumed else -1
+            self.step.notified.append(note)
 
     def _succeeded(self, cid: int) -> None:
         self.aside()  # a success decides later failures (CC-13)
@@ -351,6 +442,9 @@ class Coordinator:
         else:
             # PendingCheckpoint.abort throws "Bug: savepoints must never be subsumed" first
             self.explain("job_failed", "CC-8")
+        self.explain("notified", "CC-21")  # sendAbortedMessages, in a finally: also after the abort threw
+        self.step.notified.extend({"task": task, "aborted": cid} for task in self.tasks)
+        self.aside()
         del self.pending[cid]
         if self.rules.remembers_all_removed or reason == "CHECKPOINT_EXPIRED":
             self._remember(cid)

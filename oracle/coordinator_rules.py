@@ -135,11 +135,23 @@ EXPIRED_ONLY_REMEMBERED = Change(
                                             *[{"at": 0, "ack": "t0", "checkpoint": 1}] * 2]},))
 BLOCKING_OUTPUT = Change(since="1.20", what="+BLOCKING_OUTPUT_EXIST failure reason",
                          witnesses=(_declined("BLOCKING_OUTPUT_EXIST"),))
+LAST_SUBSUMED_PASSED = Change(
+    since="1.15", issue="FLINK-21504",
+    what="the commit notification passes the last subsumed checkpoint id (Execution.notifyCheckpointOnComplete)",
+    # a second completed checkpoint tells the task it subsumed the first
+    witnesses=({"tasks": ["t0"], "events": [{"at": 0, "trigger": "checkpoint"}, {"at": 1, "ack": "t0", "checkpoint": 1},
+                                            {"at": 2, "trigger": "checkpoint"},
+                                            {"at": 3, "ack": "t0", "checkpoint": 2}]},))
+SAVEPOINTS_NOT_COMMITTED = Change(
+    since="1.15", what="a completed savepoint (not synchronous) no longer notifies the tasks to commit "
+    "(CheckpointCoordinator.cleanupAfterCompletedCheckpoint)",
+    witnesses=({"tasks": ["t0"], "events": [{"at": 0, "trigger": "savepoint"},
+                                            {"at": 1, "ack": "t0", "checkpoint": 1}]},))
 KEYS_RENAMED = Change(since="1.20", what="checkpoint option keys renamed to execution.checkpointing.* (old keys kept)",
                       unseen="the protocol's coordinator config has its own field names")
-CHANGES: tuple[Change, ...] = (IO_EXCEPTION_COUNTED, FAILED_PROPERTIES_SEEN, SAVEPOINTS_NOT_STORED, FINALIZE_COUNTED,
-                               CLEANER_RUNS_QUEUE, MESSAGE_NAMES_REASON, EXPIRED_ONLY_REMEMBERED, BLOCKING_OUTPUT,
-                               KEYS_RENAMED)
+CHANGES: tuple[Change, ...] = (IO_EXCEPTION_COUNTED, FAILED_PROPERTIES_SEEN, SAVEPOINTS_NOT_STORED,
+                               LAST_SUBSUMED_PASSED, SAVEPOINTS_NOT_COMMITTED, FINALIZE_COUNTED, CLEANER_RUNS_QUEUE,
+                               MESSAGE_NAMES_REASON, EXPIRED_ONLY_REMEMBERED, BLOCKING_OUTPUT, KEYS_RENAMED)
 
 # CC-12: the CheckpointFailureReason enum of each version
 REASONS: Mapping[FlinkVersion, Mapping[str, Reason]] = {
@@ -205,6 +217,10 @@ class Rules:
     # CC-10: from 1.16 the store hands subsumed checkpoints to the CheckpointsCleaner, whose
     # clean-up then schedules one more run of the request queue each
     store_cleanup_schedules: bool
+    # CC-20: from 1.15 (FLINK-21504) the commit notification carries the last subsumed checkpoint id
+    passes_last_subsumed: bool
+    # CC-20: up to 1.14 every completion notifies the tasks; from 1.15 a savepoint's (not synchronous) does not
+    commits_savepoints: bool
 
 
 def rules_for(version: FlinkVersion) -> Rules:
@@ -218,6 +234,8 @@ def rules_for(version: FlinkVersion) -> Rules:
         remembers_all_removed=EXPIRED_ONLY_REMEMBERED.before(version),
         checks_sources_only=version < v("1.14"),
         store_cleanup_schedules=not CLEANER_RUNS_QUEUE.before(version),
+        passes_last_subsumed=not LAST_SUBSUMED_PASSED.before(version),
+        commits_savepoints=SAVEPOINTS_NOT_COMMITTED.before(version),
     )
 
 

@@ -133,6 +133,8 @@ EXAMPLES: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
                                                            "unaligned": True}})),
     "checkpoint.coordinator.sources": (req("checkpoint.coordinator", {**COORD, "sources": ["a"]}),
                                        req("checkpoint.coordinator", COORD)),
+    "checkpoint.coordinator.end": (req("checkpoint.coordinator", {**COORD, "events": [
+        {"at": 0, "trigger": "periodic"}, {"at": 1, "shutdown": True}]}), None),
     "checkpoint.alignment.cancel": (req("checkpoint.alignment", ALIGN), req("checkpoint.alignment", ALIGN_NO_CANCEL)),
     "checkpoint.alignment.checkpoints-after-finish": (
         req("checkpoint.alignment", {**ALIGN_NO_CANCEL, "checkpoints_after_finish": False}),

@@ -76,6 +76,16 @@ def _listed(out: Output, name: str) -> list[Any]:
     return items if isinstance(items, list) else []
 
 
+def _end_used(req: Request) -> bool:
+    """Whether an event shuts the coordinator down, stops its scheduler or fails its ID counter (protocol 4)."""
+    return any(isinstance(e, Mapping) and any(k in e for k in coordinator.END_KINDS) for e in events_of(req))
+
+
+def _drop_notified(out: Output) -> Output:
+    return {**out, "steps": [{k: v for k, v in s.items() if k != "notified"} if isinstance(s, Mapping) else s
+                             for s in _listed(out, "steps")]}
+
+
 def _drop_was_pending(out: Output) -> Output:
     return {**out, "steps": [{k: v for k, v in s.items() if k != "was_pending"} if isinstance(s, Mapping) else s
                              for s in _listed(out, "steps")]}
@@ -86,6 +96,7 @@ ALIGN_MACHINE = "properties/checkpoint/test_alignment_machine.py::test_alignment
 COORD_MACHINE = "properties/checkpoint/test_coordinator_machine.py::test_coordinator_machine"
 _CC_EX = "properties/checkpoint/test_coordinator_patch_releases.py::"
 CC_BAD = "properties/checkpoint/test_bad_input.py::"
+_CC_META = "properties/checkpoint/test_coordinator_meta.py::"
 _AT = "AlignedCheckpointsTest#"
 _BT = "CheckpointBarrierTrackerTest#"
 _CT = "CheckpointCoordinatorTest#"
@@ -176,6 +187,11 @@ _COORDINATOR_CHECKED: tuple[Checked, ...] = (
     checked("CC-17", "CCR-6", COORD_MACHINE, *scenarios(_ST + "testSubsumeAfterStoppingWithSavepoint")),
     checked("CC-18", COORD_MACHINE, *scenarios(_CT + "testHandleMessagesForNonExistingCheckpoints")),
     checked("CC-19", CC_BAD + "test_a_negative_timeout_is_flinks_verdict"),
+    checked("CC-20", "CCR-11", COORD_MACHINE, _CC_META + "test_completions_tell_the_last_subsumed_checkpoint"),
+    checked("CC-21", "CCR-12", COORD_MACHINE, _CC_META + "test_strategy_reaches_the_end_events"),
+    checked("CC-22", "CCR-13", COORD_MACHINE, _CC_META + "test_strategy_reaches_the_end_events"),
+    checked("CC-23", COORD_MACHINE, _CC_META + "test_strategy_reaches_the_end_events"),
+    checked("CC-24", "CCR-13", COORD_MACHINE, _CC_META + "test_strategy_reaches_the_end_events"),
 )
 _RECOVERY_CHECKED: tuple[Checked, ...] = (
     checked("RC-1", "RCV-4", note=_RECOVERY_NOTE),
@@ -217,7 +233,7 @@ COORDINATOR = Area(
     description="the CheckpointCoordinator's triggers, acknowledgements, timeouts and completed store",
     requests=coordinator_strategies.requests, size=event_count, adapt=coordinator_strategies.adapt,
     shape=AnswerShape(data_maps=("aborted",),
-                      empty_when_absent=("triggered", "rejected", "completed", "aborted", "retained")),
+                      empty_when_absent=("triggered", "rejected", "completed", "aborted", "retained", "notified")),
     oracle={"coordinator": OracleRules(rules=coordinator.RULES, files=(
         "oracle/coordinator.py", "oracle/coordinator_machine.py", "oracle/coordinator_rules.py"),
         checked=_COORDINATOR_CHECKED)},
@@ -229,12 +245,20 @@ COORDINATOR = Area(
                       _fill_coordinator_defaults),
               Feature(f"{coordinator.COORDINATOR}.sources", 2, coordinator.COORDINATOR,
                       "checkpoints triggered on some of the tasks only", has_field("sources"),
-                      without_field("sources"))),
+                      without_field("sources")),
+              Feature(f"{coordinator.COORDINATOR}.end", 4, coordinator.COORDINATOR,
+                      "shutdown, stop_scheduler and id_counter events: the coordinator's end and a failing ID counter",
+                      _end_used)),
     answer_features=(AnswerFeature(f"{coordinator.COORDINATOR}.was-pending", 2, coordinator.COORDINATOR,
                                    "was_pending in a step: a late ack Flink still accepted",
                                    lambda out: any(isinstance(s, Mapping) and "was_pending" in s
                                                    for s in _listed(out, "steps")),
-                                   _drop_was_pending),),
+                                   _drop_was_pending),
+                     AnswerFeature(f"{coordinator.COORDINATOR}.notified", 4, coordinator.COORDINATOR,
+                                   "notified in a step: the commit and abort notifications sent to the tasks",
+                                   lambda out: any(isinstance(s, Mapping) and "notified" in s
+                                                   for s in _listed(out, "steps")),
+                                   _drop_notified)),
 )
 RECOVERY = Area(
     name=recovery_oracle.RECOVERY, prefix="RCV", rules=recovery.BOOK, protocol=2,

@@ -22,7 +22,8 @@ from properties.rules import Request, Response, RuleBook, Violation
 BOOK = RuleBook()  # the rules this module declares, named by its areas' declarations
 
 ART = "seed article on checkpoint coordination"
-KEYS = ("triggered", "queued", "rejected", "ack", "completed", "aborted", "retained", "job_failed", "was_pending")
+KEYS = ("triggered", "queued", "rejected", "ack", "completed", "aborted", "retained", "job_failed", "was_pending",
+        "notified")
 ACKS: tuple[AckResult, ...] = ("SUCCESS", "DUPLICATE", "UNKNOWN", "DISCARDED")
 BOOK.differential(AREA, "CCR")
 
@@ -61,7 +62,21 @@ def _bad_step(steps: list[Any]) -> str | None:
             return f"steps[{i}]: ids must be lists of integers and aborted an object of id to reason"
         if "ack" in s and s["ack"] not in ACKS:
             return f"steps[{i}]: ack {s['ack']!r} is not one of {ACKS}"
+        if "notified" in s and not _notes(s["notified"]):
+            return (f"steps[{i}]: notified must be a list of {{task, complete[, last_subsumed]}} and {{task, aborted}} "
+                    "objects")
     return None
+
+
+def _notes(value: object) -> bool:
+    """``notified``: a list of notifications, each naming a task and the checkpoint completed or aborted."""
+    def note(n: object) -> bool:
+        if not isinstance(n, dict) or not isinstance(n.get("task"), str):
+            return False
+        keys = set(n) - {"task"}
+        return (keys in ({"complete"}, {"complete", "last_subsumed"}, {"aborted"})
+                and all(type(n[k]) is int for k in keys))
+    return isinstance(value, list) and all(note(n) for n in value)
 
 
 def _ids(value: object) -> bool:
@@ -355,3 +370,93 @@ BOOK.accepted("CCR-ACCEPTED", AREA, _documented_config, "whose settings the docu
               "setMinPauseBetweenCheckpoints: not negative; setMaxConcurrentCheckpoints: positive; "
               "setTolerableCheckpointFailureNumber: not negative); Flink docs 'Unaligned checkpoints' (no concurrent "
               "checkpoints); state.checkpoints.num-retained: at least one")
+
+
+# ---- the commit phase and the coordinator's end (protocol 4) --------------------------------------
+
+
+def _told(step: dict[str, Any], kind: str) -> dict[int, list[str]]:
+    """The tasks each checkpoint id was notified of, for ``kind`` ``complete`` or ``aborted``, in order."""
+    out: dict[int, list[str]] = {}
+    for note in step.get("notified", []):
+        if kind in note:
+            out.setdefault(note[kind], []).append(note["task"])
+    return out
+
+
+def _notifies(steps: list[dict[str, Any]]) -> bool:
+    """Whether the answer shows notifications at all (an implementation that does not speak protocol 4's
+    ``checkpoint.coordinator.notified`` sends none, and is not judged on them)."""
+    return any("notified" in s for s in steps)
+
+
+@BOOK.invariant("CCR-11", AREA,
+                "After a checkpoint completes every task is told so, once, in the same step; no task is told of a "
+                "completion that did not happen there. From 1.15 an intermediate savepoint tells no task to commit.",
+                f"{ART} (translated): the commit phase, 'the coordinator sends notifyCheckpointComplete to all the "
+                "vertices'; CheckpointListener.notifyCheckpointComplete Javadoc; Flink docs, Savepoints: 'Starting "
+                "from Flink 1.15 intermediate savepoints ... do not commit any side effects'")
+def commit_notified(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    steps = _steps(req, resp)
+    if steps is None or not _notifies(steps):
+        return []
+    tasks = sorted(req["input"]["tasks"])
+    savepoints = _savepoints(req)
+    intermediate = set() if SAVEPOINTS_NOT_STORED.before(version) else _intermediate_savepoints(req, steps)
+    for i, step in enumerate(steps):
+        told = _told(step, "complete")
+        completed = step.get("completed", [])
+        for cid in told:
+            if cid not in completed:
+                return [Violation("CCR-11", f"steps[{i}]: tasks told that {cid} completed, which did not complete")]
+        for cid in completed:
+            if cid in intermediate and cid in told:
+                return [Violation("CCR-11", f"steps[{i}]: tasks told to commit intermediate savepoint {cid}")]
+            if not savepoints and sorted(told.get(cid, [])) != tasks:
+                return [Violation("CCR-11", f"steps[{i}]: checkpoint {cid} completed; told {told.get(cid, [])}, "
+                                            f"the tasks are {tasks}")]
+    return []
+
+
+@BOOK.invariant("CCR-12", AREA,
+                "Every checkpoint aborted in a step is reported aborted to every task, once, in that step, and only "
+                "an aborted one is.",
+                "CheckpointListener.notifyCheckpointAborted Javadoc ('called once a checkpoint has been aborted'); "
+                "CheckpointCoordinator.abortPendingCheckpoint")
+def abort_notified(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    steps = _steps(req, resp)
+    if steps is None or not _notifies(steps):
+        return []
+    tasks = sorted(req["input"]["tasks"])
+    for i, step in enumerate(steps):
+        told = _told(step, "aborted")
+        aborted = {int(k) for k in step.get("aborted", {})}
+        for cid in sorted(aborted | set(told)):
+            if sorted(told.get(cid, [])) != (tasks if cid in aborted else []):
+                return [Violation("CCR-12", f"steps[{i}]: checkpoint {cid} {'aborted' if cid in aborted else 'not'}"
+                                            f" aborted; tasks told: {told.get(cid, [])}")]
+    return []
+
+
+@BOOK.invariant("CCR-13", AREA,
+                "Once the coordinator is shut down nothing stays pending and no checkpoint is triggered or completed "
+                "any more; once the checkpoint ID counter fails no checkpoint is triggered.",
+                "CheckpointCoordinator.shutdown Javadoc ('After this method has been called, the coordinator does "
+                f"not accept and further messages and cannot trigger any further checkpoints'); {ART} (translated): "
+                "a trigger is refused when the coordinator is shut down, and fails when the ID counter fails")
+def nothing_after_the_end(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    steps = _steps(req, resp)
+    if steps is None:
+        return []
+    shut = counter = False
+    for i, (event, step, pending) in enumerate(_walk(req, steps)):
+        if shut and (step.get("triggered") or step.get("completed")):
+            return [Violation("CCR-13", f"steps[{i}]: a checkpoint triggered or completed after the shutdown")]
+        if counter and step.get("triggered"):
+            return [Violation("CCR-13", f"steps[{i}]: checkpoint {step['triggered'][0]} triggered after the ID counter "
+                                        "failed")]
+        shut = shut or "shutdown" in event
+        counter = counter or "id_counter" in event
+        if shut and pending:
+            return [Violation("CCR-13", f"steps[{i}]: checkpoints {sorted(pending)} still pending after the shutdown")]
+    return []

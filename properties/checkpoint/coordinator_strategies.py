@@ -16,6 +16,14 @@ declines in a row at tolerable failures n (CCR-9; the last one, half the time, f
 only since 1.14 or 1.15), one in nine with a newer checkpoint completing while an older one is
 pending (CCR-5), neither with savepoints later (both rules judge only sequences without them), and
 one in nine with a task acknowledging a pending checkpoint twice (CCR-8).
+
+Protocol 4 (feature ``checkpoint.coordinator.end``): one sequence in three meets the coordinator's end:
+its random events include shutdown, stop_scheduler and id_counter events, and it closes with one of
+them (shutdown or id_counter two times in five each) while a checkpoint is pending, followed by
+triggers of each kind (after a failing ID counter a savepoint first, which starts at once), so
+that what a shut-down or suspended coordinator or a failing ID counter does to pending and later
+checkpoints is seen (CC-22 ... CC-24, CCR-13). The commit and abort notifications (CC-20, CC-21)
+are part of every answer.
 """
 
 from __future__ import annotations
@@ -136,9 +144,14 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
                            "reason": choice(draw, sorted(rules_for(version).counted))})
     if draw(st.integers(0, 39)) == 0:  # past the request queue's 1000 entries
         events += [{"at": 0, "trigger": "periodic"}] * draw(st.integers(1000, 1003))
+    ending = draw(st.integers(0, 2)) == 0  # the coordinator's end (protocol 4)
+    kinds = ["trigger"] * 4 + ["ack"] * 8 + ["decline", "fail", "restart", "tick"] + (["end"] if ending else [])
     for _ in range(draw(st.integers(0, 30))):
         at += choice(draw, [0, 0, 1, 2, 5, 20, 60])
-        kind = choice(draw, ["trigger"] * 4 + ["ack"] * 8 + ["decline", "fail", "restart", "tick"])
+        kind = choice(draw, kinds)
+        if kind == "end":
+            events.append(_end_event(draw, at))
+            continue
         if kind == "trigger":
             events.append({"at": at, "trigger": choice(draw, TRIGGERS[:3] if opening < 2 else TRIGGERS)})
             triggered += 1
@@ -155,8 +168,27 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
             events.append({"at": at, kind: choice(draw, tasks)})
         else:
             events.append({"at": at, "tick": True})
+    if ending:  # a pending checkpoint meets the end, then triggers of each kind are refused or not
+        events.append({"at": at, "trigger": "checkpoint"})
+        end = choice(draw, CLOSING_KINDS)
+        events.append(_end_event(draw, at, end))
+        # after a failing counter a savepoint first: forced, it starts although the checkpoint is still pending
+        first = "savepoint" if end == "id_counter" else "checkpoint"
+        for kind in (first, "periodic", choice(draw, TRIGGERS)):
+            events.append({"at": at, "trigger": kind})
+        events += [{"at": at, "ack": t, "checkpoint": triggered + 2} for t in tasks if draw(st.booleans())]
     payload["events"] = events
     return payload
+
+
+END_KINDS = ("shutdown", "shutdown", "stop_scheduler", "id_counter")
+CLOSING_KINDS = ("shutdown", "shutdown", "stop_scheduler", "id_counter", "id_counter")
+
+
+def _end_event(draw: st.DrawFn, at: int, kind: str | None = None) -> dict[str, Any]:
+    """A shutdown, stop_scheduler or id_counter event at ``at``."""
+    kind = kind or choice(draw, END_KINDS)
+    return {"at": at, kind: "fail" if kind == "id_counter" else True}
 
 
 def requests(version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:

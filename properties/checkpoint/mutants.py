@@ -279,3 +279,64 @@ MUTANTS.append(historical(
     "failures, as before 1.14.",
     f"{PR}16637 (Flink 1.14.0)", "1.13 and earlier",
     after=_not_counted("IO_EXCEPTION")))
+
+
+# ---- the commit phase and the coordinator's end (protocol 4) --------------------------------------
+
+
+def _events_replaced(kind: str, into: dict[str, Any]) -> Callable[[Request], Request]:
+    """Every ``kind`` event becomes ``into`` (at the same time: the steps stay one per event)."""
+    def before(request: Request) -> Request:
+        inp = request["input"]
+        if not isinstance(inp, dict) or not isinstance(inp.get("events"), list):
+            return request
+        events = [{"at": e.get("at"), **into} if isinstance(e, dict) and kind in e else e for e in inp["events"]]
+        return {**request, "input": {**inp, "events": events}}
+    return before
+
+
+def _notes(keep: Callable[[list[dict[str, Any]]], list[dict[str, Any]]]) -> Callable[[list[dict[str, Any]]],
+                                                                                     list[dict[str, Any]]]:
+    def fn(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        out = []
+        for s in steps:
+            notes = keep(s.get("notified", [])) if isinstance(s.get("notified"), list) else []
+            s = {k: val for k, val in s.items() if k != "notified"} | ({"notified": notes} if notes else {})
+            out.append(s)
+        return out
+    return fn
+
+
+def _commits_first(notes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [n for n in notes if "complete" in n] + [n for n in notes if "complete" not in n]
+
+
+for _m in (
+    Mutant("cc-no-abort-notification", COORDINATOR, "Aborted checkpoints are not reported to the tasks "
+           "(no notifyCheckpointAborted): a two-phase-commit sink keeps the aborted transaction open.",
+           after=_steps(_notes(lambda notes: [n for n in notes if "aborted" not in n]))),
+    Mutant("cc-shutdown-as-suspend", COORDINATOR, "shutdown is handled as stopping the periodic scheduler: pending "
+           "checkpoints end CHECKPOINT_COORDINATOR_SUSPEND and manual checkpoints and savepoints are still "
+           "triggered afterwards.", before=_events_replaced("shutdown", {"stop_scheduler": True})),
+    Mutant("cc-id-counter-failure-ignored", COORDINATOR, "A failing checkpoint ID counter goes unnoticed: triggers "
+           "still get ids (as from a counter kept in memory) instead of failing TRIGGER_CHECKPOINT_FAILURE.",
+           before=_events_replaced("id_counter", {"tick": True})),
+    Mutant("cc-commit-before-aborts", COORDINATOR, "A completion tells the tasks to commit before it tells them "
+           "of the older checkpoints it subsumed: a sink commits, then hears that an older transaction aborted.",
+           after=_steps(_notes(_commits_first)),
+           undocumented="No document orders the notifications of one completion: that the aborts of the "
+           "checkpoints it subsumes go out before the commit (dropSubsumedCheckpoints before "
+           "sendAcknowledgeMessages) is CheckpointCoordinator's code; CCR-11 and CCR-12 check which tasks hear of "
+           "which checkpoint, not in which order."),
+):
+    MUTANTS.append(_m)
+
+MUTANTS.append(historical(
+    rules.LAST_SUBSUMED_PASSED, COORDINATOR,
+    "The commit notification carries no last subsumed checkpoint id (Execution.notifyCheckpointComplete as up "
+    "to 1.14): a task cannot release what the store subsumed (FLINK-21504 added the notification).",
+    f"{PR}16582 (Flink 1.15.0)", "1.13-1.14",
+    after=with_patches((oracle.coordinator, "rules_for", _rules_with(passes_last_subsumed=lambda _: False))),
+    undocumented="No document says which id the commit notification carries beside the completed checkpoint's: "
+    "the last subsumed checkpoint (CheckpointStoreUtil.INVALID_CHECKPOINT_ID, -1, for none) is "
+    "CheckpointCoordinator.extractIdIfDiscardedOnSubsumed's, which only Flink's code decides."))

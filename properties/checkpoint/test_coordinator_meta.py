@@ -117,3 +117,45 @@ def test_one_request_in_thirty_completes_an_intermediate_savepoint() -> None:
 def test_one_request_in_twenty_acknowledges_a_pending_checkpoint_twice() -> None:
     """CCR-8's witness: a task's second acknowledgement of a checkpoint still pending (answered DUPLICATE)."""
     assert _share(_any(lambda s: s.get("ack") == "DUPLICATE")) >= 15
+
+
+# ---- the commit phase and the coordinator's end (protocol 4) --------------------------------------
+
+def _event(kind: str) -> Callable[[dict[str, Any]], bool]:
+    return lambda r: any(kind in e for e in r["input"]["events"])
+
+
+def _pending_at_shutdown(r: dict[str, Any]) -> bool:
+    """A shutdown aborts a pending checkpoint (CHECKPOINT_COORDINATOR_SHUTDOWN) and a later trigger is refused."""
+    return _aborted("CHECKPOINT_COORDINATOR_SHUTDOWN")(r) and _rejected("CHECKPOINT_COORDINATOR_SHUTDOWN")(r)
+
+
+END_CORNERS: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "a shutdown aborts a pending checkpoint, a later trigger is refused": _pending_at_shutdown,
+    "a stopped scheduler aborts a pending checkpoint": _aborted("CHECKPOINT_COORDINATOR_SUSPEND"),
+    "a stopped scheduler refuses a periodic trigger": _rejected("PERIODIC_SCHEDULER_SHUTDOWN"),
+    "a failing ID counter fails a trigger": _rejected("TRIGGER_CHECKPOINT_FAILURE"),
+    "a queued request fails at the end": lambda r: any(
+        "queued" in s for s in _steps(r)) and (_rejected("CHECKPOINT_COORDINATOR_SHUTDOWN")(r)
+                                               or _rejected("CHECKPOINT_COORDINATOR_SUSPEND")(r)),
+    "tasks are told of an abort": _any(lambda s: any("aborted" in n for n in s.get("notified", []))),
+    "tasks are told to commit": _any(lambda s: any("complete" in n for n in s.get("notified", []))),
+}
+
+
+@pytest.mark.parametrize("corner", list(END_CORNERS))
+def test_strategy_reaches_the_end_events(corner: str) -> None:
+    find(requests(LATEST), END_CORNERS[corner], settings=REACH)
+
+
+def test_completions_tell_the_last_subsumed_checkpoint() -> None:
+    """CC-20 from 1.15: a commit notification names a checkpoint the store subsumed (not -1)."""
+    find(requests(LATEST), _any(lambda s: any(n.get("last_subsumed", -1) > 0 for n in s.get("notified", []))),
+         settings=REACH)
+
+
+def test_one_request_in_five_meets_the_end() -> None:
+    """The end events are drawn often enough that a mutant of them is caught by every seed: one request in
+    five at least shuts the coordinator down, stops its scheduler or fails its ID counter."""
+    assert _share(lambda r: any(_event(k)(r) for k in ("shutdown", "stop_scheduler", "id_counter"))) >= 60
+    assert _share(_pending_at_shutdown) >= 15

@@ -31,7 +31,8 @@ def test_savepoint_failures_count_until_1_14_2(release: str, fails: bool) -> Non
     """CC-14: until 1.14.2 abortPendingCheckpoint hands a savepoint's expiry to
     handleJobLevelCheckpointException, which counts it (the job fails at tolerable failures 0); from
     1.14.3 the failure manager sees the savepoint's properties and ignores it."""
-    last = {"triggered": [2], "aborted": {"1": "CHECKPOINT_EXPIRED"}}
+    last = {"triggered": [2], "aborted": {"1": "CHECKPOINT_EXPIRED"},
+            "notified": [{"task": "t1", "aborted": 1}]}  # CC-21 (protocol 4): the 1.14.0 jar sends it
     failed = {"job_failed": EXCEEDED} if fails else {}
     assert steps(release, EXPIRED_SAVEPOINT) == [{"triggered": [1]}, {**last, **failed}]
 

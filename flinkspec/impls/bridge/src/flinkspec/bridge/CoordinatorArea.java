@@ -47,9 +47,13 @@ import java.util.concurrent.TimeUnit;
  *   <li>the {@code CheckpointPlanCalculator} does what {@code DefaultCheckpointPlanCalculator} does
  *       for a job without finished tasks: every task is waited for; the tasks that must be RUNNING
  *       are the plan's tasks to wait for (1.14+) or its tasks to trigger, the sources (1.13); the
- *       plan triggers and notifies no task (trigger RPCs succeed), so {@code Execution}s need no
- *       slot: they, their {@code ExecutionVertex} and {@code ExecutionJobVertex} are allocated
- *       without constructors and given exactly the fields the coordinator reads;
+ *       plan triggers no task (trigger RPCs succeed) and commits to every task: {@code Execution}s,
+ *       their {@code ExecutionVertex} and {@code ExecutionJobVertex} are allocated without
+ *       constructors and given exactly the fields the coordinator reads, and each execution a slot
+ *       whose {@code TaskManagerGateway} records the commit and abort notifications it is sent
+ *       (the protocol's {@code notified});
+ *   <li>the ID counter is Flink's {@code StandaloneCheckpointIDCounter} behind a proxy that throws
+ *       from {@code getAndIncrement} once an {@code id_counter} event was handled;
  *   <li>the periodic scheduler is started with an interval beyond the modelled horizon; its first
  *       firing (random delay) is never due. Triggers it reschedules itself (after a
  *       MINIMUM_TIME_BETWEEN_CHECKPOINTS rejection) fire at their time;
@@ -69,7 +73,9 @@ public final class CoordinatorArea implements Area {
     /** The periodic interval: never reached within MAX_AT. */
     static final long INTERVAL = 1L << 62;
     static final String[] TRIGGERS = {"periodic", "checkpoint", "savepoint", "sync_savepoint"};
-    static final String[] KINDS = {"trigger", "ack", "decline", "fail", "restart", "tick"};
+    static final String[] KINDS = {
+        "trigger", "ack", "decline", "fail", "restart", "tick", "shutdown", "stop_scheduler", "id_counter"
+    };
     static final String[] CONFIG_KEYS = {
         "max_concurrent", "min_pause_ms", "timeout_ms", "retained", "tolerable_failures", "unaligned"
     };
@@ -219,9 +225,14 @@ public final class CoordinatorArea implements Area {
                     case "restart":
                         ev.task = taskName(e.get(ev.kind), where + "." + ev.kind, r.tasks);
                         break;
-                    default:
-                        if (!Boolean.TRUE.equals(e.get("tick"))) {
-                            throw new BadRequest(where + ".tick must be true");
+                    case "id_counter":
+                        if (!"fail".equals(e.get("id_counter"))) {
+                            throw new BadRequest(where + ".id_counter must be \"fail\"");
+                        }
+                        break;
+                    default: // tick, shutdown, stop_scheduler
+                        if (!Boolean.TRUE.equals(e.get(ev.kind))) {
+                            throw new BadRequest(where + "." + ev.kind + " must be true");
                         }
                 }
                 for (String k : e.keySet()) {
@@ -367,6 +378,13 @@ public final class CoordinatorArea implements Area {
         final List<Object> completed = new ArrayList<>();
         final Map<String, Object> aborted = new LinkedHashMap<>();
         String jobFailed;
+        /** The notifications the tasks' gateway received in this step, in order. */
+        final List<Object> notified = new ArrayList<>();
+        /** The task of each execution attempt (the gateway is told attempts). */
+        final Map<Object, String> attemptTasks = new HashMap<>();
+        /** Once an id_counter event is handled, every getAndIncrement of the ID counter throws. */
+        boolean counterFails;
+        Object gateway;
         final Map<CompletableFuture<?>, Long> pendingIds = new IdentityHashMap<>();
         Field reqPromise;
         Field reqPeriodic;
@@ -562,7 +580,7 @@ public final class CoordinatorArea implements Area {
                 case "Collection":
                     return Collections.emptyList();
                 case "CheckpointIDCounter":
-                    return Class.forName(CP + "StandaloneCheckpointIDCounter").getConstructor().newInstance();
+                    return idCounter(p);
                 case "CompletedCheckpointStore":
                     return store;
                 case "CheckpointStorage":
@@ -639,6 +657,67 @@ public final class CoordinatorArea implements Area {
             });
         }
 
+        /** Flink's StandaloneCheckpointIDCounter, whose getAndIncrement throws once the counter fails. */
+        Object idCounter(Class<?> iface) throws Exception {
+            Object real = Class.forName(CP + "StandaloneCheckpointIDCounter").getConstructor().newInstance();
+            return Reflect.proxy(iface, (proxy, m, args) -> {
+                switch (m.getName()) {
+                    case "hashCode":
+                    case "equals":
+                    case "toString":
+                        return Reflect.objectMethod(proxy, m, args, "CheckpointIDCounter");
+                    default:
+                        if (counterFails && m.getName().equals("getAndIncrement")) {
+                            throw new Exception("flinkspec: the checkpoint ID counter failed");
+                        }
+                        try {
+                            return m.invoke(real, args);
+                        } catch (InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                }
+            });
+        }
+
+        /**
+         * The TaskManager gateway every execution's slot leads to: it records the checkpoint
+         * notifications ({@code notifyCheckpointComplete} 1.13-1.14, {@code notifyCheckpointOnComplete}
+         * with the last subsumed id 1.15+, {@code notifyCheckpointAborted}) by task.
+         */
+        Object gateway() throws Exception {
+            if (gateway == null) {
+                Class<?> gw = Class.forName("org.apache.flink.runtime.jobmanager.slots.TaskManagerGateway");
+                gateway = Reflect.proxy(gw, (proxy, m, args) -> {
+                    String n = m.getName();
+                    if (n.startsWith("notifyCheckpoint") && args != null && args.length >= 4) {
+                        Map<String, Object> note = new LinkedHashMap<>();
+                        note.put("task", attemptTasks.get(args[0]));
+                        if (n.equals("notifyCheckpointAborted")) {
+                            note.put("aborted", args[2]);
+                        } else if (n.equals("notifyCheckpointComplete") || n.equals("notifyCheckpointOnComplete")) {
+                            note.put("complete", args[2]);
+                            if (args.length == 5) {
+                                note.put("last_subsumed", args[4]);
+                            }
+                        } else {
+                            note.put("other", n);
+                        }
+                        notified.add(note);
+                        return null;
+                    }
+                    return Reflect.objectMethod(proxy, m, args, "TaskManagerGateway");
+                });
+            }
+            return gateway;
+        }
+
+        Object slot() throws Exception {
+            Class<?> ls = Class.forName("org.apache.flink.runtime.jobmaster.LogicalSlot");
+            Object gw = gateway();
+            return Reflect.proxy(ls, (proxy, m, args) -> m.getName().equals("getTaskManagerGateway")
+                    ? gw : Reflect.objectMethod(proxy, m, args, "LogicalSlot"));
+        }
+
         Object failureManager(Class<?> fm) throws Exception {
             Class<?> cb = Class.forName(CP + "CheckpointFailureManager$FailJobCallback");
             Object callback = Reflect.proxy(cb, (proxy, m, args) -> {
@@ -688,6 +767,9 @@ public final class CoordinatorArea implements Area {
                 Object jv = jvCls.getConstructor(String.class).newInstance(task);
                 Object ejv = allocate(Class.forName(EG + "ExecutionJobVertex"));
                 setField(ejv, "jobVertex", jv);
+                Class<?> acc = Class.forName(EG + "InternalExecutionGraphAccessor");
+                setField(ejv, "graph", Reflect.proxy(acc, (proxy, m, args) -> m.getName().equals("getJobID")
+                        ? jobId : Reflect.objectMethod(proxy, m, args, "ExecutionGraph")));
                 Class<?> vpi = Class.forName("org.apache.flink.runtime.scheduler.VertexParallelismInformation");
                 setField(ejv, "parallelismInfo", Reflect.proxy(vpi, (proxy, m, args) -> {
                     switch (m.getName()) {
@@ -708,7 +790,10 @@ public final class CoordinatorArea implements Area {
             }
             Object ex = allocate(Class.forName(EG + "Execution"));
             setField(ex, "vertex", vertex);
-            setField(ex, "attemptId", attemptId());
+            Object attempt = attemptId();
+            setField(ex, "attemptId", attempt);
+            attemptTasks.put(attempt, task);
+            setField(ex, "assignedResource", slot());
             setState(ex, "RUNNING");
             setField(vertex, "currentExecution", ex);
             executions.put(task, ex);
@@ -753,13 +838,17 @@ public final class CoordinatorArea implements Area {
                     waitFor.add(executions.get(t));
                 }
                 List<Object> none = Collections.emptyList();
+                List<Object> commitTo = new ArrayList<>();
+                for (String t : req.tasks) {
+                    commitTo.add(vertices.get(t));
+                }
                 Class<?> planCls = classExists(CP + "DefaultCheckpointPlan")
                         ? Class.forName(CP + "DefaultCheckpointPlan") : Class.forName(CP + "CheckpointPlan");
                 Constructor<?> c = planCls.getDeclaredConstructors()[0];
                 c.setAccessible(true);
                 Object[] args = c.getParameterCount() == 6
-                        ? new Object[] {none, waitFor, none, none, none, false}
-                        : new Object[] {none, waitFor, none, none, none};
+                        ? new Object[] {none, waitFor, commitTo, none, none, false}
+                        : new Object[] {none, waitFor, commitTo, none, none};
                 return c.newInstance(args);
             } catch (CompletionException e) {
                 throw e;
@@ -890,6 +979,15 @@ public final class CoordinatorArea implements Area {
                     break;
                 case "fail":
                     setState(executions.get(ev.task), "FAILED");
+                    break;
+                case "shutdown":
+                    Reflect.call(cc.getMethod("shutdown"), coordinator);
+                    break;
+                case "stop_scheduler":
+                    Reflect.call(cc.getMethod("stopCheckpointScheduler"), coordinator);
+                    break;
+                case "id_counter":
+                    counterFails = true;
                     break;
                 case "restart":
                     // SchedulerBase.restartTasks: new attempts, then restoreState aborts every pending checkpoint
@@ -1046,12 +1144,16 @@ public final class CoordinatorArea implements Area {
             if (step.containsKey("was_pending")) {
                 out.put("was_pending", true);
             }
+            if (!notified.isEmpty()) {
+                out.put("notified", new ArrayList<>(notified));
+            }
             step.clear();
             step.putAll(out);
             triggered.clear();
             rejected.clear();
             completed.clear();
             aborted.clear();
+            notified.clear();
             jobFailed = null;
         }
     }
