@@ -90,6 +90,8 @@ _NETWORK_CHECKED: tuple[Checked, ...] = (
     checked("NET-10", note="Flink's exception for floating buffers below 1: MNB-EQ with --strict-messages"),
     checked("NET-11", note="Flink's exceptions for an option that is no int: MNB-EQ with --strict-messages"),
     checked("NET-12", "MNB-4"),
+    checked("NET-13", "MNB-4", "MNB-8", f"{_NET_META}test_gate_corners"),
+    checked("NET-14", "MNB-4", "MNB-5", "MNB-8", f"{_NET_META}test_gate_corners"),
 )
 
 NETWORK = Area(
