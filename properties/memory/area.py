@@ -97,11 +97,13 @@ _NETWORK_CHECKED: tuple[Checked, ...] = (
 NETWORK = Area(
     name=network_oracle.NETWORK, prefix="MNB", rules=network_invariants.BOOK, protocol=4,
     page="memory-network.md",
-    description="a TaskManager's network buffers and the buffer pools of a task's result partitions, or Flink's "
+    description="a TaskManager's network buffers and the buffer pools of a task's result partitions (and, 1.14-1.16, "
+    "input gates), or Flink's "
     "'Insufficient number of network buffers' (NettyShuffleEnvironmentConfiguration, NettyShuffleUtils, "
     "NetworkBufferPool)",
     requests=network_strategies.requests,
-    size=lambda req: len(req["input"].get("config", {})) + len(req["input"].get("partitions", [])),
+    size=lambda req: (len(req["input"].get("config", {})) + len(req["input"].get("partitions", []))
+                      + len(req["input"].get("gates", []))),
     oracle={"memory_network": OracleRules(rules=network_oracle.RULES,
                                           files=("oracle/memory_network.py",), checked=_NETWORK_CHECKED)},
     mutants=tuple(network_mutants.MUTANTS), bridge="NetworkArea",

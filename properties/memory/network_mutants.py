@@ -15,6 +15,7 @@ from oracle.versions import FlinkVersion
 from properties.mutant import PR, Mutant, historical, with_patches
 
 AREA = mn.NETWORK
+GATES_AT = "1.16.3"  # input gates are modelled from 1.14 to 1.16: their mutants are measured at 1.16.3
 MUTANTS: list[Mutant] = []  # this module's mutants, in the order flinkspec mutants lists them
 
 _pool = mn.partition_pool
@@ -99,7 +100,8 @@ for _name, _doc, _patches in (
     ("net-exact-fit-refused", "A pool that would take the last free network buffer is refused (Flink creates a "
      "pool that fits exactly).", ((mn, "fits", _strict_fit),)),
 ):
-    MUTANTS.append(Mutant(_name, AREA, _doc, after=with_patches(*_patches), undocumented=UNDOCUMENTED.get(_name, "")))
+    MUTANTS.append(Mutant(_name, AREA, _doc, after=with_patches(*_patches), undocumented=UNDOCUMENTED.get(_name, ""),
+                          measured_at=GATES_AT if _name.startswith("net-gate-") else ""))
 
 MUTANTS.append(historical(
     mn.SORT_SHUFFLE_CAP, AREA,
