@@ -101,7 +101,7 @@ NETWORK = Area(
     "input gates), or Flink's "
     "'Insufficient number of network buffers' (NettyShuffleEnvironmentConfiguration, NettyShuffleUtils, "
     "NetworkBufferPool)",
-    requests=network_strategies.requests,
+    requests=network_strategies.requests, corpus_key=network_strategies.corpus_key,
     size=lambda req: (len(req["input"].get("config", {})) + len(req["input"].get("partitions", []))
                       + len(req["input"].get("gates", []))),
     oracle={"memory_network": OracleRules(rules=network_oracle.RULES,

@@ -120,6 +120,11 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     return out
 
 
+def corpus_key(version: FlinkVersion) -> object:
+    """The releases whose input gates are modelled draw their own requests (with gates); the others share theirs."""
+    return gates_modelled(version)
+
+
 def requests(version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
     """Protocol requests for ``memory.network`` and ``version``."""
     return inputs(version).map(lambda i: {"area": AREA, "flink": str(version), "input": i})
