@@ -7,7 +7,10 @@ From a TaskManager's configuration: its network memory as ``memory.taskmanager``
 minimum and maximum buffers of each partition's pool (``ResultPartitionFactory.createBufferPoolFactory``,
 ``NettyShuffleUtils.getMinMaxNetworkBuffersPerResultPartition``) as the ``NetworkBufferPool`` creates them, or
 Flink's exception for the first pool it cannot create ("Insufficient number of network buffers: ...").
-Input gates are not modelled yet (a BadRequest says so).
+Then, from 1.14 to 1.16, the task's input gates in order, after all its partitions (``Task.setupPartitionsAndGates``):
+each gate's floating pool (NET-13) and each of its remote channels' exclusive buffers (NET-14), or Flink's
+exception for the first request the ``NetworkBufferPool`` refuses. Gates of other releases, local channels and
+hybrid partitions are not modelled (NotModelled says so).
 """
 
 from __future__ import annotations
@@ -107,9 +110,25 @@ RULES: tuple[Declared, ...] = (
              "shuffle min parallelism, after the buffer size and count.",
              "Configuration.getInteger, NettyShuffleEnvironmentConfiguration.fromConfiguration"),
     Declared("NET-12",
-             "What the task's partitions reserve is the sum of their pools' minimums, and what the TaskManager has"
+             "What the task reserves is the sum of its partitions' pools' minimums (and, where gates are modelled, "
+             "each gate's floating minimum and its channels' exclusive buffers), and what the TaskManager has"
              " left is its number of network buffers minus that sum.",
              "NetworkBufferPool.numTotalRequiredBuffers"),
+    Declared("NET-13",
+             "From 1.14 to 1.16 an input gate's floating pool has minimum 1 and maximum the floating buffers per "
+             "gate; it is created from the NetworkBufferPool after all the task's partitions' pools and the earlier"
+             " gates' buffers, like a partition's (NET-9: required 1), and a maximum below 1 is then LocalBufferPool"
+             "'s IllegalArgumentException(\"Maximum number of memory segments (<max>) should not be smaller than "
+             "minimum (1).\").",
+             "Task.setupPartitionsAndGates, SingleInputGate.setup, SingleInputGateFactory.createBufferPoolFactory, "
+             "NettyShuffleUtils.getMinMaxFloatingBuffersPerInputGate", since="1.14", until="1.17"),
+    Declared("NET-14",
+             "From 1.14 to 1.16, after its floating pool, each of a gate's remote channels in order requests the "
+             "buffers per channel as exclusive buffers from the NetworkBufferPool (none when 0); a request above "
+             "what the earlier pools and requests left is IOException(\"Insufficient number of network buffers: "
+             "required <buffers per channel>, but only <left> available. ...\", NET-9's message).",
+             "SingleInputGate.setupChannels, RemoteInputChannel.setup, BufferManager.requestExclusiveBuffers, "
+             "NetworkBufferPool.requestUnpooledMemorySegments", since="1.14", until="1.17"),
 )
 
 # Flink's changes in this area, each written once; the tables below read them
@@ -154,6 +173,15 @@ SORT_CAPPED: Mapping[FlinkVersion, bool] = SORT_SHUFFLE_CAP.table(False, True)
 MAX_RAISED: Mapping[FlinkVersion, bool] = MAX_AT_LEAST_MIN.table(False, True)
 READS_OVERDRAFT: Mapping[FlinkVersion, bool] = OVERDRAFT_OPTION.table(False, True)
 CHECKS_FLOATING: Mapping[FlinkVersion, bool] = FLOATING_AT_LEAST_ONE.table(False, True)
+# the releases whose input gates are modelled (NET-13, NET-14): 1.13 assigns the channels' exclusive buffers
+# before the gate's pool with its own pool sizes (ResultPartitionType-dependent); 1.17 sizes gates with
+# InputGateSpecUtils (a per-gate threshold, exclusive buffers that can drop to 0); neither is modelled yet
+GATES_FROM, GATES_UNTIL = FlinkVersion(1, 14, 0), FlinkVersion(1, 17, 0)
+
+
+def gates_modelled(version: FlinkVersion) -> bool:
+    """Whether ``version``'s input gates are modelled (1.14 ... 1.16)."""
+    return GATES_FROM <= version < GATES_UNTIL
 
 
 def java_int(value: int) -> int:
@@ -226,6 +254,11 @@ def partition_pool(subpartitions: int, kind: str, opts: Mapping[str, int], versi
     return minimum, maximum
 
 
+def gate_buffers(channels: int, opts: Mapping[str, int]) -> tuple[int, int, int]:
+    """NET-13, NET-14: a gate's floating pool's (minimum, maximum) and its remote channels' exclusive buffers each."""
+    return 1, opts["floating_per_gate"], opts["buffers_per_channel"]
+
+
 def insufficient(required: int, left: int, total: int, page: int) -> JavaException:
     """NET-9: ``NetworkBufferPool``'s IOException for a pool it cannot create."""
     return IOException(f"Insufficient number of network buffers: required {required}, but only {left} available. "
@@ -256,6 +289,26 @@ def _partitions(inp: Mapping[str, Any]) -> list[tuple[int, str]]:
     return out
 
 
+def _gates(inp: Mapping[str, Any], version: FlinkVersion) -> list[int]:
+    """The remote channel count of each input gate (``input.gates[i].channels``)."""
+    raw = field(inp, "gates", list, "input") if inp.get("gates") is not None else []
+    out: list[int] = []
+    for i, item in enumerate(raw):
+        where = f"input.gates[{i}]"
+        n = field(item, "channels", int, where)
+        if isinstance(n, bool) or not 1 <= n <= INT_MAX:
+            raise BadRequest(f"{where}.channels must be an integer in [1, {INT_MAX}]")
+        local = item.get("local", 0)
+        if isinstance(local, bool) or not isinstance(local, int) or local < 0:
+            raise BadRequest(f"{where}.local must be a non-negative integer")
+        if local:
+            raise NotModelled(f"{where}.local", "local input channels (they reserve segments of the gate's pool)")
+        out.append(n)
+    if out and not gates_modelled(version):
+        raise NotModelled("input.gates", f"input gates of {version} (modelled from 1.14 to 1.16)")
+    return out
+
+
 def _config(inp: Mapping[str, Any]) -> dict[str, str]:
     config = string_map(inp, "config", "input")
     for key in config:
@@ -272,10 +325,9 @@ def _rejected(exc: JavaException, *rules: str) -> Rejected:
 
 def network_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] | Rejected:
     """A TaskManager's network buffers and its task's result partitions' pools, or Flink's exception."""
-    if inp.get("gates"):
-        raise NotModelled("input.gates", "input gates' buffer pools")
     config = _config(inp)
     partitions = _partitions(inp)
+    gates = _gates(inp, version)
     conf = Configuration(config)
     try:
         memory = tm.process_spec(tm.map_legacy_heap(conf, version), version)
@@ -311,12 +363,43 @@ def network_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any
             return _rejected(insufficient(minimum, total - required, total, page), "NET-9", "NET-6")
         required += minimum
         pools.append({"min": minimum, "max": maximum})
+    gate_out: list[dict[str, int]] = []
+    for i, channels in enumerate(gates):
+        at("gates", i, "floating_min")
+        because("NET-13")
+        at("gates", i, "floating_max")
+        because("NET-13", "NET-4")
+        at("gates", i)
+        because("NET-13", "NET-9")
+        floating_min, floating_max, per_channel = gate_buffers(channels, opts)
+        if not fits(required, floating_min, total):
+            return _rejected(insufficient(floating_min, total - required, total, page), "NET-13", "NET-9")
+        if floating_max < floating_min:
+            return _rejected(IllegalArgumentException(f"Maximum number of memory segments ({floating_max}) should "
+                                                      f"not be smaller than minimum ({floating_min})."),
+                             "NET-13", "NET-4")
+        required += floating_min
+        if per_channel < 0 or java_int(required + per_channel) != required + per_channel:
+            raise NotModelled("input.config", "negative or int-overflowing buffers per channel with input gates")
+        at("gates", i, "exclusive")
+        because("NET-14", "NET-4")
+        if per_channel:
+            if (total - required) // per_channel < channels:
+                return _rejected(insufficient(per_channel, total - required - (total - required) // per_channel
+                                              * per_channel, total, page), "NET-14", "NET-9")
+            required += channels * per_channel
+        gate_out.append({"floating_min": floating_min, "floating_max": floating_max,
+                         "exclusive_per_channel": per_channel, "exclusive": channels * per_channel})
     at("required")
-    because("NET-12", "NET-6")
+    because("NET-12", "NET-6", *(("NET-13", "NET-14") if gates else ()))
     at("available")
     because("NET-12", "NET-3")
-    return {"network_memory": network, "buffer_size": page, "network_buffers": total, "partitions": pools,
-            "required": required, "available": total - required}
+    out: dict[str, Any] = {"network_memory": network, "buffer_size": page, "network_buffers": total,
+                           "partitions": pools}
+    if gates:
+        out["gates"] = gate_out
+    out.update(required=required, available=total - required)
+    return out
 
 
 ENTRIES: dict[str, AreaFn] = {NETWORK: network_area}

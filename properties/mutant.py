@@ -34,7 +34,9 @@ class Mutant:
     ``flink`` level's differential check catches it). Empty: it breaks a documented rule, and
     ``--conformance documented`` must catch it (``python -m flinkspec.tools.catch_rate`` measures that).
     ``documented_since`` names the first release whose documentation it breaks, when that is later than
-    a release it is measured at (``undocumented`` then says why the earlier ones are not).
+    a release it is measured at (``undocumented`` then says why the earlier ones are not). ``measured_at``: the
+    release it is measured at instead of the newest, for a mutant of behaviour the oracle models only in older
+    releases (input gates: 1.14 to 1.16).
     """
 
     name: str
@@ -47,6 +49,12 @@ class Mutant:
     affected: str = ""
     undocumented: str = ""
     documented_since: str = ""
+    measured_at: str = ""  # where it is measured instead of the newest release (what it changes is modelled only there)
+
+    def measure_at(self) -> FlinkVersion:
+        """The release at which it is checked and measured when no Flink fix names one: ``measured_at``, else the
+        newest."""
+        return v(self.measured_at) if self.measured_at else SUPPORTED[-1]
 
     def breaks_documented_rule(self, version: FlinkVersion) -> bool:
         """Whether the documented level (the invariants alone) is expected to catch it at ``version``."""

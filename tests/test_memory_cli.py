@@ -94,8 +94,29 @@ def test_partitions_one_buffer_short_print_flinks_error() -> None:
         in res.stdout
 
 
+def test_gates_and_partitions_fit_at_1_16() -> None:
+    """`--gates 2x100 --partitions 1x200` at 1.16: 201 + 2 * (1 + 200) = 603 of 2048 buffers."""
+    res = memory("--flink", "1.16", "-D", "taskmanager.memory.process.size=1g", "--gates", "2x100", "--partitions",
+                 "1x200", "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert (out["fits"], out["required"], out["available"]) == (True, 603, 1445)
+    assert out["gates"][0] == {"floating_min": 1, "floating_max": 8, "exclusive_per_channel": 2, "exclusive": 200}
+
+
+def test_gates_one_buffer_short_print_flinks_error() -> None:
+    """400 buffers: after 201 for the partition and 1 for the gate's floating pool, the 100th channel finds 0."""
+    size = f"{400 * 32768}b"
+    res = memory("--flink", "1.14", "-D", "taskmanager.memory.process.size=1g", "-D",
+                 f"taskmanager.memory.network.min={size}", "-D", f"taskmanager.memory.network.max={size}",
+                 "--gates", "1x100", "--partitions", "1x200")
+    assert res.returncode == 1, res.stderr
+    assert "IOException: Insufficient number of network buffers: required 2, but only 0 available." in res.stdout
+
+
 def test_bad_partitions_and_gates_are_usage_errors() -> None:
-    """A malformed --partitions and any --gates (input gates are not modelled yet) exit 2."""
-    for args in (("--partitions", "2by100"), ("--partitions", "1x5:HYBRID_FULL"), ("--gates", "2x100")):
+    """A malformed --partitions or --gates, and --gates where gates are not modelled (2.3), exit 2."""
+    for args in (("--partitions", "2by100"), ("--partitions", "1x5:HYBRID_FULL"), ("--gates", "2x100"),
+                 ("--flink", "1.16", "--gates", "2by100")):
         res = memory("-D", "taskmanager.memory.process.size=1g", *args)
         assert res.returncode == 2, (args, res.stdout, res.stderr)

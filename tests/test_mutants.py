@@ -31,7 +31,7 @@ def test_every_mutant_is_caught_with_a_small_counterexample(name: str) -> None:
     """`check` finds the planted bug and shrinks it to a request within the area's size bar."""
     mutant = MUTANTS[name]
     impl = open_impl(f"mutant:{name}")
-    run = check_area(impl, f"mutant:{name}", mutant.area, LATEST, examples=EXAMPLES.get(mutant.area, 400),
+    run = check_area(impl, f"mutant:{name}", mutant.area, mutant.measure_at(), examples=EXAMPLES.get(mutant.area, 400),
                      seed_value=SEEDS.get(mutant.area, 0))
     assert run.counterexamples, f"mutant {name} survived {run.cases} cases"
     smallest = min(AREAS[mutant.area].size(c.request) for c in run.counterexamples)

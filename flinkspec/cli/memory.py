@@ -6,10 +6,12 @@
     flinkspec memory -D taskmanager.memory.process.size=4g --impl flink:2.3          # real Flink answers
     flinkspec memory -D taskmanager.memory.process.size=4g --impl flink:lib/flink-dist.jar  # your build
     flinkspec memory -D taskmanager.memory.process.size=1g --partitions 1x200,2x100:BLOCKING  # does it fit?
+    flinkspec memory --flink 1.16 --gates 2x100 --partitions 1x200   # with 2 input gates of 100 channels each
 
 -D options override the file. With --partitions: whether a task with these result partitions fits on
 the TaskManager (memory.network): its network buffers and each partition's pool, or Flink's own
-"Insufficient number of network buffers" error (exit 1). Exit 0 with the breakdown, 1 when Flink rejects the
+"Insufficient number of network buffers" error (exit 1). --gates adds input gates of remote channels (modelled
+from Flink 1.14 to 1.16; other releases exit 2 saying so). Exit 0 with the breakdown, 1 when Flink rejects the
 configuration (its exception and message are printed), 2 for bad usage (an unreadable file, an
 unknown version).
 """
@@ -118,17 +120,30 @@ def partitions_spec(text: str) -> list[dict[str, Any]]:
     return out
 
 
+def gates_spec(text: str) -> list[dict[str, Any]]:
+    """``--gates COUNTxCHANNELS,...`` as the protocol's input gates (remote channels)."""
+    out: list[dict[str, Any]] = []
+    for item in filter(None, (p.strip() for p in text.split(","))):
+        count, x, channels = item.partition("x")
+        if not x or not count.isdigit() or not channels.isdigit() or int(count) < 1 or int(channels) < 1:
+            raise CliError(f"--gates: {item!r} is not COUNTxCHANNELS (e.g. 2x100)")
+        out.extend({"channels": int(channels)} for _ in range(int(count)))
+    return out
+
+
 def _fit(args: argparse.Namespace) -> int:
     """``--partitions``: whether a task with these result partitions fits on the TaskManager (memory.network)."""
     from flinkspec.cli.options import ask_once
     from flinkspec.impls import spec_pinned_version
 
-    if args.gates:
-        raise CliError("--gates: input gates are not modelled yet (memory.network answers result partitions only)")
     pinned = spec_pinned_version(args.impl) if args.impl != "oracle" else None
     version, config = version_and_config(args.flink or pinned, args.config, args.D)
     partitions = partitions_spec(args.partitions or "")
-    request = {"id": 1, "area": NETWORK, "flink": str(version), "input": {"config": config, "partitions": partitions}}
+    gates = gates_spec(args.gates or "")
+    inp: dict[str, Any] = {"config": config, "partitions": partitions}
+    if gates:
+        inp["gates"] = gates
+    request = {"id": 1, "area": NETWORK, "flink": str(version), "input": inp}
     resp = oracle.answer(request) if args.impl == "oracle" else ask_once(args.impl, args.timeout, request)
     who = "" if args.impl == "oracle" else f" ({args.impl})"
     if "error" in resp:
@@ -151,6 +166,10 @@ def _fit(args: argparse.Namespace) -> int:
         top = "unbounded" if pool["max"] == 2**31 - 1 else str(pool["max"])
         print(f"  partition {i}: {part['subpartitions']} subpartitions, {part['type']}: "
               f"requires {pool['min']} buffers, at most {top}")
+    for i, (gate, g) in enumerate(zip(gates, out.get("gates") or [], strict=True)):
+        print(f"  input gate {i}: {gate['channels']} remote channels: {g['exclusive']} exclusive buffers "
+              f"({g['exclusive_per_channel']} per channel), a floating pool requiring {g['floating_min']}, at most "
+              f"{g['floating_max']}")
     print(f"The task fits: it requires {out['required']} buffers, {out['available']} left.")
     return 0
 
@@ -242,5 +261,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--partitions", metavar="NxS[:TYPE],...",
                    help="a task's result partitions: N partitions of S subpartitions each, of TYPE (default "
                         "PIPELINED_BOUNDED): does the task fit on this TaskManager (memory.network)")
-    p.add_argument("--gates", metavar="NxC,...", help="a task's input gates (not modelled yet: refused)")
+    p.add_argument("--gates", metavar="NxC,...",
+                   help="a task's input gates: N gates of C remote channels each (modelled from Flink 1.14 to 1.16)")
     p.set_defaults(fn=cmd_memory)

@@ -28,7 +28,7 @@ Request = dict[str, Any]
 # the coordinator's requests: the event fields that name a task
 TASK_FIELDS = ("ack", "decline", "fail", "restart")
 NAME_LISTS = ("lookups", "resource_lookups", "user_classes", "parent_classes", "user_resources", "parent_resources",
-              "partitions")  # memory.network's result partitions
+              "partitions", "gates")  # memory.network's result partitions and input gates
 
 
 def _with(request: Request, name: str, value: Any) -> Request:

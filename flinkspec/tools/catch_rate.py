@@ -96,10 +96,10 @@ def plan(patterns: Sequence[str], seeds: int, examples: int, conformance: Confor
 
 def _versions(name: str) -> list[FlinkVersion]:
     """Where a mutant is measured: a historical one at the first release with its fix and at the newest
-    release, any other at the newest."""
+    release, any other at the newest (or at its ``measured_at``)."""
     from flinkspec.mutants import MUTANTS
 
-    return list(dict.fromkeys(v for v in (MUTANTS[name].first_fixed(), LATEST) if v is not None))
+    return list(dict.fromkeys(v for v in (MUTANTS[name].first_fixed(), MUTANTS[name].measure_at()) if v is not None))
 
 
 def excluded(patterns: Sequence[str], conformance: str) -> list[Rate]:

@@ -90,16 +90,20 @@ _NETWORK_CHECKED: tuple[Checked, ...] = (
     checked("NET-10", note="Flink's exception for floating buffers below 1: MNB-EQ with --strict-messages"),
     checked("NET-11", note="Flink's exceptions for an option that is no int: MNB-EQ with --strict-messages"),
     checked("NET-12", "MNB-4"),
+    checked("NET-13", "MNB-4", "MNB-8", f"{_NET_META}test_gate_corners"),
+    checked("NET-14", "MNB-4", "MNB-5", "MNB-8", f"{_NET_META}test_gate_corners"),
 )
 
 NETWORK = Area(
     name=network_oracle.NETWORK, prefix="MNB", rules=network_invariants.BOOK, protocol=4,
     page="memory-network.md",
-    description="a TaskManager's network buffers and the buffer pools of a task's result partitions, or Flink's "
+    description="a TaskManager's network buffers and the buffer pools of a task's result partitions (and, 1.14-1.16, "
+    "input gates), or Flink's "
     "'Insufficient number of network buffers' (NettyShuffleEnvironmentConfiguration, NettyShuffleUtils, "
     "NetworkBufferPool)",
-    requests=network_strategies.requests,
-    size=lambda req: len(req["input"].get("config", {})) + len(req["input"].get("partitions", [])),
+    requests=network_strategies.requests, corpus_key=network_strategies.corpus_key,
+    size=lambda req: (len(req["input"].get("config", {})) + len(req["input"].get("partitions", []))
+                      + len(req["input"].get("gates", []))),
     oracle={"memory_network": OracleRules(rules=network_oracle.RULES,
                                           files=("oracle/memory_network.py",), checked=_NETWORK_CHECKED)},
     mutants=tuple(network_mutants.MUTANTS), bridge="NetworkArea",

@@ -4,7 +4,9 @@ Sources: Flink's documentation "Set up TaskManager Memory" (the network memory i
 ``taskmanager.memory.segment-size``), "Network memory tuning guide" (a result partition needs at least one buffer
 per subpartition plus one; its pool is bounded by ``buffers-per-channel * subpartitions +
 floating-buffers-per-gate``; a task fails with "Insufficient number of network buffers" when its pools' required
-buffers exceed the TaskManager's), the description of ``taskmanager.network.sort-shuffle.min-buffers`` ("Minimum
+buffers exceed the TaskManager's; an input gate's channels have buffers-per-channel exclusive buffers each and the
+gate floating-buffers-per-gate shared ones: "#buffers per channel * channels + floating buffers per gate"), the
+description of ``taskmanager.network.sort-shuffle.min-buffers`` ("Minimum
 number of network buffers required per blocking result partition for sort-shuffle") and the protocol page
 docs/protocol/memory-network.md for the answer's shape.
 """
@@ -15,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from oracle.javanum import INT_MAX
-from oracle.memory_network import BLOCKING, BOUNDED, MAX_AT_LEAST_MIN, NETWORK
+from oracle.memory_network import BLOCKING, BOUNDED, FLOATING_AT_LEAST_ONE, NETWORK
 from oracle.versions import FlinkVersion
 from properties.rules import Request, Response, RuleBook, Violation
 
@@ -25,6 +27,7 @@ BOOK.differential(NETWORK, "MNB")
 TUNING = "docs/deployment/memory/network_mem_tuning.md"
 SETUP = "docs/deployment/memory/mem_setup_tm.md"
 FIELDS = ("network_memory", "buffer_size", "network_buffers", "required", "available")
+GATE_FIELDS = ("floating_min", "floating_max", "exclusive_per_channel", "exclusive")
 
 
 def _input(req: Request) -> Mapping[str, Any]:
@@ -44,6 +47,12 @@ def _shape_problem(out: Mapping[str, Any], inp: Mapping[str, Any]) -> str | None
         return "partitions must have one pool per result partition"
     if not all(isinstance(p, Mapping) and _int(p.get("min")) and _int(p.get("max")) for p in pools):
         return "a pool must have integer min and max"
+    if inp.get("gates"):
+        gates = out.get("gates")
+        if not isinstance(gates, list) or len(gates) != len(inp["gates"]):
+            return "gates must have one entry per input gate"
+        if not all(isinstance(g, Mapping) and all(_int(g.get(k)) for k in GATE_FIELDS) for g in gates):
+            return f"a gate must have integer {', '.join(GATE_FIELDS)}"
     return None
 
 
@@ -60,7 +69,8 @@ def _parts(req: Request) -> list[tuple[int, str]]:
 
 
 @BOOK.invariant("MNB-1", NETWORK, "The answer holds the network memory, the buffer size, the number of network "
-                "buffers, one pool (min, max) per result partition, what they require and what is left, all "
+                "buffers, one pool (min, max) per result partition, for input gates one entry (floating_min, "
+                "floating_max, exclusive_per_channel, exclusive) per gate, what they require and what is left, all "
                 "integers.", "docs/protocol/memory-network.md")
 def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     if "output" not in resp or resp.get("error") is not None:
@@ -99,16 +109,18 @@ def required_per_subpartition(req: Request, resp: Response, version: FlinkVersio
 
 
 @BOOK.invariant("MNB-4", NETWORK, "The task's pools are created when the buffers they require together are no more"
-                " than the TaskManager's network buffers: what they require is the sum of their minimums, and what"
-                " is left is the rest.", TUNING)
+                " than the TaskManager's network buffers: what they require is the sum of their minimums (and of "
+                "its input gates' exclusive buffers), and what is left is the rest.", TUNING)
 def required_and_left(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     out = _output(req, resp)
     if out is None:
         return []
     required = sum(p["min"] for p in out["partitions"])
+    required += sum(g["floating_min"] + g["exclusive"] for g in out.get("gates") or [])
     if out["required"] != required or out["available"] != out["network_buffers"] - required:
         return [Violation("MNB-4", f"required {out['required']} and available {out['available']}: the pools' "
-                          f"minimums sum to {required} of {out['network_buffers']}")]
+                          f"minimums and the gates' exclusive buffers sum to {required} of "
+                          f"{out['network_buffers']}")]
     if required > out["network_buffers"]:
         return [Violation("MNB-4", f"the pools require {required} buffers, more than the TaskManager's "
                           f"{out['network_buffers']}, yet the task was answered")]
@@ -169,10 +181,41 @@ def max_not_below_min(req: Request, resp: Response, version: FlinkVersion) -> li
     for i, pool in enumerate(out["partitions"]):
         if pool["max"] < pool["min"]:
             return [Violation("MNB-7", f"partition {i}'s pool: max {pool['max']} < min {pool['min']}")]
+    for i, gate in enumerate(out.get("gates") or []):
+        if gate["floating_max"] < gate["floating_min"]:
+            return [Violation("MNB-7", f"gate {i}'s floating pool: max {gate['floating_max']} < min "
+                              f"{gate['floating_min']}")]
     return []
 
 
 BOOK.flink_violates("MNB-7", "1.13 computes a bounded partition's maximum as buffers-per-channel * subpartitions "
                     "+ floating-buffers-per-gate without raising it to the minimum, and LocalBufferPool then "
-                    "refuses the pool (IllegalArgumentException) when it is below subpartitions + 1",
-                    before=MAX_AT_LEAST_MIN)
+                    "refuses the pool (IllegalArgumentException) when it is below subpartitions + 1; from 1.14 to "
+                    "1.16 an input gate's floating pool (minimum 1, maximum floating-buffers-per-gate) is refused "
+                    "the same way when floating-buffers-per-gate is 0, until 1.17 rejects that configuration (NET-10)",
+                    since="1.13", until=str(FLOATING_AT_LEAST_ONE.since))
+
+
+@BOOK.invariant("MNB-8", NETWORK, "An input gate's channels each have buffers-per-channel exclusive buffers and the "
+                "gate floating-buffers-per-gate floating ones: it holds at most #buffers per channel * channels + "
+                "floating buffers per gate.", TUNING)
+def gate_buffers(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    out = _output(req, resp)
+    if out is None or not out.get("gates"):
+        return []
+    config = _input(req).get("config", {})
+    try:
+        per_channel = int(config.get("taskmanager.network.memory.buffers-per-channel", "2"))
+        floating = int(config.get("taskmanager.network.memory.floating-buffers-per-gate", "8"))
+    except ValueError:
+        return []
+    if version.major >= 2:
+        per_channel, floating = 2, 8
+    for i, (gate, g) in enumerate(zip(_input(req)["gates"], out["gates"], strict=False)):
+        n = gate["channels"]
+        if (g["exclusive_per_channel"], g["exclusive"], g["floating_max"]) != (per_channel, n * per_channel,
+                                                                                floating):
+            return [Violation("MNB-8", f"gate {i} ({n} channels): {g['exclusive']} exclusive buffers "
+                              f"({g['exclusive_per_channel']} per channel), {g['floating_max']} floating at most; "
+                              f"expected {per_channel} * {n} and {floating}")]
+    return []

@@ -15,6 +15,7 @@ from oracle.versions import FlinkVersion
 from properties.mutant import PR, Mutant, historical, with_patches
 
 AREA = mn.NETWORK
+GATES_AT = "1.16.3"  # input gates are modelled from 1.14 to 1.16: their mutants are measured at 1.16.3
 MUTANTS: list[Mutant] = []  # this module's mutants, in the order flinkspec mutants lists them
 
 _pool = mn.partition_pool
@@ -54,6 +55,21 @@ def _strict_fit(reserved: int, minimum: int, total: int) -> bool:
     return reserved + minimum < total
 
 
+_gate = mn.gate_buffers
+
+
+def _floating_per_channel(channels: int, opts: Mapping[str, int]) -> tuple[int, int, int]:
+    """A gate's floating maximum counted per channel (Flink: per gate)."""
+    minimum, maximum, per_channel = _gate(channels, opts)
+    return minimum, maximum * channels, per_channel
+
+
+def _no_exclusive(channels: int, opts: Mapping[str, int]) -> tuple[int, int, int]:
+    """A gate's channels request no exclusive buffers (Flink: buffers-per-channel each)."""
+    minimum, maximum, _ = _gate(channels, opts)
+    return minimum, maximum, 0
+
+
 UNDOCUMENTED = {
     "net-sort-above-min-parallelism": "The description of sort-shuffle.min-parallelism says sort-shuffle is used "
     "for partitions of that many subpartitions or more, but what a partition of exactly that many requires is "
@@ -77,10 +93,15 @@ for _name, _doc, _patches in (
      ((mn, "partition_pool", _cap_2x),)),
     ("net-buffers-round-up", "The number of network buffers is the network memory over the buffer size rounded up"
      " (Flink: down).", ((mn, "network_buffers", _ceil_buffers),)),
+    ("net-gate-floating-per-channel", "An input gate's floating buffers are floating-buffers-per-gate per channel"
+     " (Flink: per gate).", ((mn, "gate_buffers", _floating_per_channel),)),
+    ("net-gate-no-exclusive", "An input gate's channels take no exclusive buffers from the TaskManager's (Flink: "
+     "buffers-per-channel each).", ((mn, "gate_buffers", _no_exclusive),)),
     ("net-exact-fit-refused", "A pool that would take the last free network buffer is refused (Flink creates a "
      "pool that fits exactly).", ((mn, "fits", _strict_fit),)),
 ):
-    MUTANTS.append(Mutant(_name, AREA, _doc, after=with_patches(*_patches), undocumented=UNDOCUMENTED.get(_name, "")))
+    MUTANTS.append(Mutant(_name, AREA, _doc, after=with_patches(*_patches), undocumented=UNDOCUMENTED.get(_name, ""),
+                          measured_at=GATES_AT if _name.startswith("net-gate-") else ""))
 
 MUTANTS.append(historical(
     mn.SORT_SHUFFLE_CAP, AREA,

@@ -8,7 +8,10 @@ buffers per channel 0-10, floating buffers per gate 0-10 and, rarely, a value th
 channel, overdraft buffers, sort-shuffle min buffers and min parallelism), and 0-4 result partitions of every
 modelled type with 1 ... 5000 subpartitions. One request in four is a fit corner: a TaskManager of exactly N buffers
 and partitions whose minimums sum to exactly N, or to N + 1 (one buffer short); one in twenty-five a bounded
-partition whose maximum overflows an int.
+partition whose maximum overflows an int. Where input gates are modelled (1.14 ... 1.16), half the requests carry
+0-3 input gates of 1 ... 1000 remote channels (the fit corners count them too: each gate's floating minimum of 1 and
+its channels' 2 exclusive buffers), and one in twenty-five sets floating buffers per gate to 0 (a floating maximum
+below its minimum).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from oracle.memory_network import (
     SORT_MIN_BUFFERS_KEY,
     SORT_MIN_PARALLELISM_KEY,
     TYPES,
+    gates_modelled,
 )
 from oracle.versions import FlinkVersion
 
@@ -77,22 +81,48 @@ def _partition(n: int, kind: str) -> dict[str, Any]:
     return {"subpartitions": n, "type": kind}
 
 
+CHANNELS = (1, 2, 3, 10, 100, 128, 500, 1000)
+
+
+def _gates(draw: st.DrawFn, version: FlinkVersion) -> list[int]:
+    """0-3 gates' remote channel counts, half the time, where gates are modelled."""
+    if not gates_modelled(version) or draw(st.booleans()):
+        return []
+    return draw(st.lists(st.sampled_from(CHANNELS), max_size=3))
+
+
 @st.composite
 def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     corner = draw(st.integers(0, 24))
-    if corner < 6:  # fits exactly, or one buffer short: PIPELINED partitions need subpartitions + 1 each
-        parts = draw(st.lists(st.sampled_from(SUBPARTITIONS), min_size=1, max_size=3))
-        total = sum(n + 1 for n in parts) - draw(st.sampled_from([0, 0, 1]))
+    gates = _gates(draw, version)
+    out: dict[str, Any]
+    if corner < 6:  # fits exactly, or one buffer short: PIPELINED partitions need subpartitions + 1 each,
+        # a gate 1 floating buffer and 2 exclusive ones per channel (the defaults)
+        parts = draw(st.lists(st.sampled_from(SUBPARTITIONS), min_size=0 if gates else 1, max_size=3))
+        total = sum(n + 1 for n in parts) + sum(1 + 2 * c for c in gates) - draw(st.sampled_from([0, 0, 1]))
         kinds = ("PIPELINED", "PIPELINED_BOUNDED", "PIPELINED_APPROXIMATE")
-        return {"config": draw(config(pinned=max(total, 1))),
-                "partitions": [_partition(n, draw(st.sampled_from(kinds))) for n in parts]}
+        out = {"config": draw(config(pinned=max(total, 1))),
+               "partitions": [_partition(n, draw(st.sampled_from(kinds))) for n in parts]}
+        if gates:
+            out["gates"] = [{"channels": c} for c in gates]
+        return out
     if corner == 6:  # subpartitions * buffers-per-channel + floating overflows an int
         return {"config": {"taskmanager.memory.process.size": "1g", BUFFERS_PER_CHANNEL.key: "2147483647",
                            FLOATING_PER_GATE.key: draw(st.sampled_from(["1", "8"]))},
                 "partitions": [_partition(draw(st.sampled_from([2, 3, 100])), "PIPELINED_BOUNDED")]}
     cfg = {**draw(config()), **draw(buffer_options())}
+    if gates and corner == 7:  # a gate's floating pool whose maximum is below its minimum of 1
+        cfg[FLOATING_PER_GATE.key] = "0"
     drawn = draw(st.lists(st.tuples(st.sampled_from(SUBPARTITIONS), st.sampled_from(TYPES)), max_size=4))
-    return {"config": cfg, "partitions": [_partition(n, k) for n, k in drawn]}
+    out = {"config": cfg, "partitions": [_partition(n, k) for n, k in drawn]}
+    if gates:
+        out["gates"] = [{"channels": c} for c in gates]
+    return out
+
+
+def corpus_key(version: FlinkVersion) -> object:
+    """The releases whose input gates are modelled draw their own requests (with gates); the others share theirs."""
+    return gates_modelled(version)
 
 
 def requests(version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:

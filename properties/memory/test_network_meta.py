@@ -125,3 +125,46 @@ def test_options_fixed_from_2_0() -> None:
     part = [{"subpartitions": 2, "type": "PIPELINED_BOUNDED"}]
     assert _answer("1.20", config=config, partitions=part)["output"]["partitions"] == [{"min": 3, "max": 18}]
     assert _answer("2.0", config=config, partitions=part)["output"]["partitions"] == [{"min": 3, "max": 12}]
+
+
+GATE_VERSION = parse_version("1.16.3")  # input gates are modelled from 1.14 to 1.16
+GATE_CORNERS: dict[str, Corner] = {
+    "a gate that fits exactly": _out(lambda o, i: bool(i.get("gates")) and o["available"] == 0),
+    "a gate one buffer short": lambda d: bool(d[0]["input"].get("gates")) and _error(
+        "IOException", "Insufficient number of network buffers")(d) and d[0]["input"]["config"].get(
+        "taskmanager.memory.network.min") is not None,
+    "a gate's floating maximum below its minimum": lambda d: bool(d[0]["input"].get("gates")) and _error(
+        "IllegalArgumentException", "Maximum number of memory segments (0) should not be smaller than minimum (1)")(d),
+    "three gates": _out(lambda o, i: len(i.get("gates") or []) == 3),
+    "gates and partitions": _out(lambda o, i: bool(i.get("gates")) and bool(i["partitions"])),
+    **{f"gates with option {k} set": _out(lambda o, i, k=k: bool(i.get("gates")) and k in i["config"])  # type: ignore[misc]
+       for k in (BUFFERS_PER_CHANNEL.key, FLOATING_PER_GATE.key)},
+    **{f"gates with option {k} unset": _out(lambda o, i, k=k: bool(i.get("gates")) and k not in i["config"])  # type: ignore[misc]
+       for k in (BUFFERS_PER_CHANNEL.key, FLOATING_PER_GATE.key)},
+}
+
+
+@pytest.mark.parametrize("corner", list(GATE_CORNERS))
+def test_strategy_reaches_gate_corners(corner: str) -> None:
+    assert reaches(requests, GATE_VERSION, SAMPLE, GATE_CORNERS[corner]), f"none of {SAMPLE} requests: {corner}"
+
+
+@pytest.mark.parametrize("version", ["1.13", "1.17", "2.3"])
+def test_gates_drawn_only_where_modelled(version: str) -> None:
+    assert not reaches(requests, parse_version(version), 500, lambda d: bool(d[0]["input"].get("gates")))
+
+
+def test_gate_corners() -> None:
+    """NET-13, NET-14: after a partition of 200 subpartitions (201), two gates of 100 remote channels take 1 floating
+    and 200 exclusive buffers each; with 400 buffers the first gate's 100th channel finds 0 left."""
+    part = [{"subpartitions": 200, "type": "PIPELINED_BOUNDED"}]
+    out = _answer("1.16", config=TM, partitions=part, gates=[{"channels": 100}] * 2)["output"]
+    assert out["gates"] == [{"floating_min": 1, "floating_max": 8, "exclusive_per_channel": 2, "exclusive": 200}] * 2
+    assert (out["required"], out["available"]) == (603, 1445)
+    pinned = {**TM, "taskmanager.memory.network.min": "400x", "taskmanager.memory.network.max": "400x"}
+    pinned = {k: v.replace("400x", f"{400 * 32768}b") for k, v in pinned.items()}
+    err = _answer("1.16", config=pinned, partitions=part, gates=[{"channels": 100}])["error"]
+    assert err["message"].startswith("Insufficient number of network buffers: required 2, but only 0 available")
+    floating = _answer("1.14", config={**TM, FLOATING_PER_GATE.key: "0"}, gates=[{"channels": 1}])["error"]
+    assert floating["message"] == "Maximum number of memory segments (0) should not be smaller than minimum (1)."
+    assert _answer("1.17", config=TM, gates=[{"channels": 1}])["error"]["type"] == "BadRequest"

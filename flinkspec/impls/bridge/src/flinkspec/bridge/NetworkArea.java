@@ -16,9 +16,11 @@ import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.clusterframework.TaskExecutorProcessSpec;
 import org.apache.flink.runtime.clusterframework.TaskExecutorProcessUtils;
 import org.apache.flink.runtime.io.network.buffer.BufferPool;
+import org.apache.flink.runtime.io.network.buffer.BufferPoolFactory;
 import org.apache.flink.runtime.io.network.buffer.NetworkBufferPool;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionFactory;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionType;
+import org.apache.flink.runtime.io.network.partition.consumer.SingleInputGateFactory;
 import org.apache.flink.runtime.taskmanager.NettyShuffleEnvironmentConfiguration;
 import org.apache.flink.util.function.SupplierWithException;
 
@@ -35,6 +37,13 @@ import org.apache.flink.util.function.SupplierWithException;
  * {@code ResultPartitionFactory.createBufferPoolFactory(numberOfSubpartitions, type)} on a factory whose
  * fields carry the configuration's values (made without its constructor, which differs in every release):
  * the pool's required and maximum segments, or the exception of the first pool that cannot be made.
+ *
+ * <p>Then (1.14-1.16) each input gate, after all partitions as {@code Task.setupPartitionsAndGates} sets them up:
+ * its floating pool from Flink's {@code SingleInputGateFactory.createBufferPoolFactory(pool, floatingBuffersPerGate)},
+ * then, for each remote channel, what {@code RemoteInputChannel.setup} asks of the {@code NetworkBufferPool}
+ * ({@code BufferManager.requestExclusiveBuffers(buffersPerChannel)}: nothing when 0, else
+ * {@code requestUnpooledMemorySegments}, whose accounting and exception are {@code tryRedistributeBuffers}; the
+ * bridge calls that, not the wait for segments that follows it, as the pool has none).
  */
 public final class NetworkArea implements Area {
 
@@ -47,6 +56,7 @@ public final class NetworkArea implements Area {
         List<int[]> partitions = new ArrayList<>();
         List<ResultPartitionType> types = new ArrayList<>();
         partitions(input, partitions, types);
+        List<Integer> gates = gates(input);
         try {
             Configuration mapped = config;
             Method legacy = null;
@@ -96,6 +106,13 @@ public final class NetworkArea implements Area {
                 pools.add(p);
             }
             out.put("partitions", pools);
+            if (!gates.isEmpty()) {
+                out.put("gates", gates(gates, pool, nsec));
+                for (Object g : (List<?>) out.get("gates")) {
+                    Map<?, ?> m = (Map<?, ?>) g;
+                    required += (Integer) m.get("floating_min") + ((Number) m.get("exclusive")).intValue();
+                }
+            }
             out.put("required", required);
             out.put("available", total - required);
             return out;
@@ -104,6 +121,79 @@ public final class NetworkArea implements Area {
         } catch (RuntimeException e) {
             throw new Rejected(e);
         }
+    }
+
+    /** Each gate's floating pool, then its remote channels' exclusive buffers (1.14-1.16). */
+    private static List<Object> gates(List<Integer> gates, NetworkBufferPool pool,
+            NettyShuffleEnvironmentConfiguration nsec) throws Exception {
+        Method create;
+        try {
+            create = SingleInputGateFactory.class.getDeclaredMethod("createBufferPoolFactory", BufferPoolFactory.class,
+                    int.class);
+        } catch (NoSuchMethodException e) {
+            throw new BadRequest("input gates of this release are not bridged (no createBufferPoolFactory(pool, int))");
+        }
+        create.setAccessible(true);
+        Method redistribute = NetworkBufferPool.class.getDeclaredMethod("tryRedistributeBuffers", int.class);
+        redistribute.setAccessible(true);
+        Field lock = field(NetworkBufferPool.class, "factoryLock");
+        lock.setAccessible(true);
+        Object factoryLock = lock.get(pool);
+        int perChannel = nsec.networkBuffersPerChannel();
+        List<Object> out = new ArrayList<>();
+        for (int channels : gates) {
+            @SuppressWarnings("unchecked")
+            SupplierWithException<BufferPool, ?> supplier = (SupplierWithException<BufferPool, ?>) call(create, null,
+                    pool, nsec.floatingNetworkBuffersPerGate());
+            BufferPool bp;
+            try {
+                bp = supplier.get();
+            } catch (Throwable t) {
+                throw new Rejected(t);
+            }
+            if (perChannel < 0) {
+                throw new BadRequest("negative buffers per channel with input gates is not bridged");
+            }
+            for (int c = 0; c < channels && perChannel > 0; c++) {
+                synchronized (factoryLock) {
+                    call(redistribute, pool, perChannel);
+                }
+            }
+            Map<String, Object> g = new LinkedHashMap<>();
+            g.put("floating_min", bp.getNumberOfRequiredMemorySegments());
+            g.put("floating_max", bp.getMaxNumberOfMemorySegments());
+            g.put("exclusive_per_channel", perChannel);
+            g.put("exclusive", (long) channels * perChannel);
+            out.add(g);
+        }
+        return out;
+    }
+
+    private static List<Integer> gates(Map<String, Object> input) throws BadRequest {
+        Object raw = input.get("gates");
+        List<Integer> out = new ArrayList<>();
+        if (raw == null) {
+            return out;
+        }
+        if (!(raw instanceof List)) {
+            throw new BadRequest("input.gates must be a list");
+        }
+        int i = 0;
+        for (Object item : (List<?>) raw) {
+            Object n = item instanceof Map ? ((Map<?, ?>) item).get("channels") : null;
+            Object local = item instanceof Map ? ((Map<?, ?>) item).get("local") : null;
+            if (!(n instanceof Number) || ((Number) n).longValue() < 1
+                    || ((Number) n).longValue() > Integer.MAX_VALUE) {
+                throw new BadRequest("input.gates[" + i + "].channels must be an integer in [1, "
+                        + Integer.MAX_VALUE + "]");
+            }
+            if (local instanceof Number && ((Number) local).longValue() != 0) {
+                throw new BadRequest("input.gates[" + i + "].local: local channels are not bridged");
+            }
+            out.add(((Number) n).intValue());
+            i++;
+        }
+        return out;
     }
 
     /** The pool has no segment to give: its availability says so (else its pools ask it for ever). */
