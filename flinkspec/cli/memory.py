@@ -153,8 +153,9 @@ def _fit(args: argparse.Namespace) -> int:
         elif err.get("type") == "BadRequest":
             raise CliError(str(err.get("message")))
         else:
-            print(f"Flink {version}{who}: the task does not fit on this TaskManager:\n"
-                  f"{err.get('exception')}: {err.get('message')}")
+            what = ("rejects this TaskManager configuration" if err.get("exception") == "IllegalConfigurationException"
+                    else "cannot set up the task on this TaskManager")
+            print(f"Flink {version}{who} {what}:\n{err.get('exception')}: {err.get('message')}")
         return 1 if err.get("type") != "BadRequest" else 2
     out = resp["output"]
     if args.json:
