@@ -82,6 +82,22 @@ def inputs(area: str, version: FlinkVersion, n: int, seed: int) -> list[dict[str
     return [adapt(inp, version) for inp in _CACHE[key]]
 
 
+def answered_with(pred: Callable[[dict[str, Any], dict[str, Any]], bool]) -> Corner:
+    """The corner of an answer (not a rejection) of which ``pred(output, input)`` holds."""
+    def check(d: Drawn) -> bool:
+        out = d[1].get("output")
+        return out is not None and pred(out, d[0]["input"])
+    return check
+
+
+def refused_with(exception: str, starts: str) -> Corner:
+    """The corner of Flink's ``exception`` with a message starting ``starts``."""
+    def check(d: Drawn) -> bool:
+        err = d[1].get("error", {})
+        return err.get("exception") == exception and str(err.get("message", "")).startswith(starts)
+    return check
+
+
 def reaches(requests: Callable[[FlinkVersion], st.SearchStrategy[dict[str, Any]]], version: FlinkVersion, n: int,
             corner: Corner) -> bool:
     """Whether ``corner`` holds of some request of :func:`answered`'s sample (the meta-tests' question)."""

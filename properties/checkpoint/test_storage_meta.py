@@ -11,7 +11,7 @@ from hypothesis import given, settings
 import oracle
 from oracle.versions import SUPPORTED, FlinkVersion, parse_version
 from properties.checkpoint.storage_strategies import KEYS, requests
-from properties.corpus import Corner, Drawn, reaches, search
+from properties.corpus import Corner, answered_with, reaches, refused_with, search
 
 SAMPLE = 3000  # requests drawn once at the newest release; every corner must be among them
 # a version corner needs the right backend and a broken path at one release: rare, so searched for (up to
@@ -19,17 +19,12 @@ SAMPLE = 3000  # requests drawn once at the newest release; every corner must be
 
 
 def _out(pred: Callable[[dict[str, Any], dict[str, str]], bool]) -> Corner:
-    def check(d: Drawn) -> bool:
-        out = d[1].get("output")
-        return out is not None and pred(out, d[0]["input"]["config"])
-    return check
+    return answered_with(lambda out, inp: pred(out, inp["config"]))
 
 
-def _error(exception: str, starts: str) -> Corner:
-    def check(d: Drawn) -> bool:
-        err = d[1].get("error", {})
-        return err.get("exception") == exception and str(err.get("message", "")).startswith(starts)
-    return check
+_error = refused_with  # Flink's exception, its message starting so
+
+
 
 
 def _dir(key_part: str) -> Callable[[dict[str, str]], str]:

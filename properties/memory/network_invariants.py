@@ -64,6 +64,18 @@ def _output(req: Request, resp: Response) -> Mapping[str, Any] | None:
     return None if _shape_problem(out, _input(req)) else out
 
 
+def _documented_buffers(req: Request, version: FlinkVersion) -> tuple[int, int] | None:
+    """The buffers per channel and floating buffers per gate the documentation names (the configured ones, their
+    defaults 2 and 8, fixed from 2.0), or None where a configured value is no integer."""
+    config = _input(req).get("config", {})
+    try:
+        per_channel = int(config.get("taskmanager.network.memory.buffers-per-channel", "2"))
+        floating = int(config.get("taskmanager.network.memory.floating-buffers-per-gate", "8"))
+    except ValueError:
+        return None
+    return (2, 8) if version.major >= 2 else (per_channel, floating)
+
+
 def _parts(req: Request) -> list[tuple[int, str]]:
     return [(p["subpartitions"], p["type"]) for p in _input(req).get("partitions") or []]
 
@@ -153,14 +165,10 @@ def bounded_max(req: Request, resp: Response, version: FlinkVersion) -> list[Vio
     out = _output(req, resp)
     if out is None:
         return []
-    config = _input(req).get("config", {})
-    try:
-        per_channel = int(config.get("taskmanager.network.memory.buffers-per-channel", "2"))
-        floating = int(config.get("taskmanager.network.memory.floating-buffers-per-gate", "8"))
-    except ValueError:
+    documented = _documented_buffers(req, version)
+    if documented is None:
         return []
-    if version.major >= 2:
-        per_channel, floating = 2, 8
+    per_channel, floating = documented
     for i, ((n, kind), pool) in enumerate(zip(_parts(req), out["partitions"], strict=False)):
         bound = n * per_channel + floating
         if kind in BOUNDED and bound <= INT_MAX and pool["max"] != max(bound, pool["min"]):
@@ -203,14 +211,10 @@ def gate_buffers(req: Request, resp: Response, version: FlinkVersion) -> list[Vi
     out = _output(req, resp)
     if out is None or not out.get("gates"):
         return []
-    config = _input(req).get("config", {})
-    try:
-        per_channel = int(config.get("taskmanager.network.memory.buffers-per-channel", "2"))
-        floating = int(config.get("taskmanager.network.memory.floating-buffers-per-gate", "8"))
-    except ValueError:
+    documented = _documented_buffers(req, version)
+    if documented is None:
         return []
-    if version.major >= 2:
-        per_channel, floating = 2, 8
+    per_channel, floating = documented
     for i, (gate, g) in enumerate(zip(_input(req)["gates"], out["gates"], strict=False)):
         n = gate["channels"]
         if (g["exclusive_per_channel"], g["exclusive"], g["floating_max"]) != (per_channel, n * per_channel,

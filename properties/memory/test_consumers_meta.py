@@ -3,7 +3,6 @@ oracle's version rules hold on witnesses."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -12,25 +11,11 @@ from hypothesis import given, settings
 import oracle
 from oracle.memory_consumers import CONSUMERS, KEY
 from oracle.versions import SUPPORTED, FlinkVersion, parse_version
-from properties.corpus import Corner, Drawn, reaches, search
+from properties.corpus import Corner, answered_with, reaches, refused_with, search
 from properties.memory.consumers_strategies import requests
 
 SAMPLE = 3000  # requests drawn once per release below; every corner must be among them
 LEGACY = parse_version("1.18")  # before 1.19: quotes and blanks are drawn
-
-
-def _out(pred: Callable[[dict[str, Any], dict[str, Any]], bool]) -> Corner:
-    def check(d: Drawn) -> bool:
-        out = d[1].get("output")
-        return out is not None and pred(out, d[0]["input"])
-    return check
-
-
-def _error(exception: str, starts: str) -> Corner:
-    def check(d: Drawn) -> bool:
-        err = d[1].get("error", {})
-        return err.get("exception") == exception and str(err.get("message", "")).startswith(starts)
-    return check
 
 
 def _value(inp: dict[str, Any]) -> str:
@@ -38,43 +23,44 @@ def _value(inp: dict[str, Any]) -> str:
 
 
 CORNERS: dict[str, Corner] = {
-    "the default weights": _out(lambda o, i: KEY not in i["config"] and len(i["use_cases"]) == 3),
-    "all three use cases share": _out(lambda o, i: all(o["fractions"].get(u, "0") != "0"
+    "the default weights": answered_with(lambda o, i: KEY not in i["config"] and len(i["use_cases"]) == 3),
+    "all three use cases share": answered_with(lambda o, i: all(o["fractions"].get(u, "0") != "0"
                                                        for u in ("OPERATOR", "STATE_BACKEND", "PYTHON"))),
-    "a state backend without managed memory left out": _out(
+    "a state backend without managed memory left out": answered_with(
         lambda o, i: o["fractions"].get("STATE_BACKEND") == "0" and o["weights"].get("STATE_BACKEND", 0) > 0),
-    "the application says its backend uses managed memory": _out(
+    "the application says its backend uses managed memory": answered_with(
         lambda o, i: i.get("state_backend_uses_managed_memory") is True and "STATE_BACKEND" in i["use_cases"]),
-    "rocksdb from the configuration": _out(lambda o, i: "rocksdb" in str(i["config"]).lower()
+    "rocksdb from the configuration": answered_with(lambda o, i: "rocksdb" in str(i["config"]).lower()
                                           and o["fractions"].get("STATE_BACKEND", "0") != "0"),
-    "an int total that wraps": _out(lambda o, i: any(f != "0" and float(f) > 1 for f in o["fractions"].values())),
-    "a total that wraps to a negative sum": _out(lambda o, i: all(f == "0" for f in o["fractions"].values())
+    "an int total that wraps": answered_with(lambda o, i: any(f != "0" and float(f) > 1
+                                                              for f in o["fractions"].values())),
+    "a total that wraps to a negative sum": answered_with(lambda o, i: all(f == "0" for f in o["fractions"].values())
                                                  and sum(o["weights"].get(u, 0) for u in i["use_cases"]) > 2**31),
-    "no weights for the declared use cases": _out(lambda o, i: i["use_cases"] and all(
+    "no weights for the declared use cases": answered_with(lambda o, i: i["use_cases"] and all(
         o["weights"].get(u, 0) == 0 for u in i["use_cases"])),
-    "a weight of 0": _out(lambda o, i: 0 in o["weights"].values()),
-    "a fraction with 16 decimals": _out(lambda o, i: any(len(f) == 18 for f in o["fractions"].values())),
-    "several operators": _out(lambda o, i: len(i.get("operator_weights", [])) >= 3),
-    "an operator of weight Integer.MAX_VALUE": _out(lambda o, i: 2**31 - 1 in i.get("operator_weights", [])),
-    "an unknown name ignored": _out(lambda o, i: "FOO:" in _value(i)),
-    "a name in another case ignored": _out(lambda o, i: "operator:" in _value(i)),
-    "a + sign": _out(lambda o, i: ":+5" in _value(i)),
-    "an Arabic-Indic digit": _out(lambda o, i: "\u0667" in _value(i) and 7 in o["weights"].values()),
-    "the empty map": _out(lambda o, i: KEY in i["config"] and not o["weights"]),
-    "a negative weight": _error("IllegalConfigurationException", "Managed memory weight should not be negative"),
-    "a weight that is no int": _error("NumberFormatException", "For input string"),
-    "an entry without a colon": lambda d: KEY in d[0]["input"]["config"] and _error(
+    "a weight of 0": answered_with(lambda o, i: 0 in o["weights"].values()),
+    "a fraction with 16 decimals": answered_with(lambda o, i: any(len(f) == 18 for f in o["fractions"].values())),
+    "several operators": answered_with(lambda o, i: len(i.get("operator_weights", [])) >= 3),
+    "an operator of weight Integer.MAX_VALUE": answered_with(lambda o, i: 2**31 - 1 in i.get("operator_weights", [])),
+    "an unknown name ignored": answered_with(lambda o, i: "FOO:" in _value(i)),
+    "a name in another case ignored": answered_with(lambda o, i: "operator:" in _value(i)),
+    "a + sign": answered_with(lambda o, i: ":+5" in _value(i)),
+    "an Arabic-Indic digit": answered_with(lambda o, i: "\u0667" in _value(i) and 7 in o["weights"].values()),
+    "the empty map": answered_with(lambda o, i: KEY in i["config"] and not o["weights"]),
+    "a negative weight": refused_with("IllegalConfigurationException", "Managed memory weight should not be negative"),
+    "a weight that is no int": refused_with("NumberFormatException", "For input string"),
+    "an entry without a colon": lambda d: KEY in d[0]["input"]["config"] and refused_with(
         "IllegalArgumentException", "Could not parse value")(d),
     "two entries for one name": lambda d: d[1].get("error") is not None and any(
         _value(d[0]["input"]).count(f"{n}:") > 1 for n in ("OPERATOR", "PYTHON")),
     "a job configuration": lambda d: bool(d[0]["input"].get("job_config")),
 }
 BY_VERSION: dict[str, tuple[FlinkVersion, Corner]] = {
-    "1.18: quotes honoured": (LEGACY, _out(lambda o, i: "'" in _value(i) and bool(o["weights"]))),
-    "1.18: blanks around a colon": (LEGACY, _out(lambda o, i: " : " in _value(i) and bool(o["weights"]))),
-    "1.18: DATAPROC read": (LEGACY, _out(lambda o, i: "DATAPROC:" in _value(i) and "OPERATOR:" not in _value(i)
+    "1.18: quotes honoured": (LEGACY, answered_with(lambda o, i: "'" in _value(i) and bool(o["weights"]))),
+    "1.18: blanks around a colon": (LEGACY, answered_with(lambda o, i: " : " in _value(i) and bool(o["weights"]))),
+    "1.18: DATAPROC read": (LEGACY, answered_with(lambda o, i: "DATAPROC:" in _value(i) and "OPERATOR:" not in _value(i)
                                          and "OPERATOR" in o["weights"])),
-    "2.3: DATAPROC ignored": (SUPPORTED[-1], _out(lambda o, i: "DATAPROC:" in _value(i)
+    "2.3: DATAPROC ignored": (SUPPORTED[-1], answered_with(lambda o, i: "DATAPROC:" in _value(i)
                                                   and "OPERATOR:" not in _value(i) and "OPERATOR" not in o["weights"])),
 }
 

@@ -3,7 +3,6 @@ oracle's version rules hold on witnesses."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -21,50 +20,36 @@ from oracle.memory_network import (
     TYPES,
 )
 from oracle.versions import SUPPORTED, parse_version
-from properties.corpus import Corner, Drawn, reaches
+from properties.corpus import Corner, answered_with, reaches, refused_with
 from properties.memory.network_strategies import requests
 
 SAMPLE = 3000  # requests drawn once at the newest release; every corner must be among them
 INT_MAX = 2**31 - 1
 
 
-def _out(pred: Callable[[dict[str, Any], dict[str, Any]], bool]) -> Corner:
-    def check(d: Drawn) -> bool:
-        out = d[1].get("output")
-        return out is not None and pred(out, d[0]["input"])
-    return check
-
-
-def _error(exception: str, starts: str) -> Corner:
-    def check(d: Drawn) -> bool:
-        err = d[1].get("error", {})
-        return err.get("exception") == exception and str(err.get("message", "")).startswith(starts)
-    return check
-
-
 def _set(key: str) -> Corner:
-    return _out(lambda o, i: key in i["config"])
+    return answered_with(lambda o, i: key in i["config"])
 
 
 CORNERS: dict[str, Corner] = {
-    "fits exactly": _out(lambda o, i: bool(i["partitions"]) and o["available"] == 0),
-    "one buffer short": lambda d: _error("IOException", "Insufficient number of network buffers")(d) and (
+    "fits exactly": answered_with(lambda o, i: bool(i["partitions"]) and o["available"] == 0),
+    "one buffer short": lambda d: refused_with("IOException", "Insufficient number of network buffers")(d) and (
         "required" in d[1]["error"]["message"]) and d[0]["input"]["config"].get("taskmanager.memory.network.min")
     is not None,
-    "insufficient among several partitions": lambda d: _error("IOException", "Insufficient")(d) and len(
+    "insufficient among several partitions": lambda d: refused_with("IOException", "Insufficient")(d) and len(
         d[0]["input"]["partitions"]) >= 2,
-    "a sort-shuffled partition": _out(lambda o, i: any(
+    "a sort-shuffled partition": answered_with(lambda o, i: any(
         p["type"].startswith("BLOCKING") and q["min"] != p["subpartitions"] + 1
         for p, q in zip(i["partitions"], o["partitions"], strict=True))),
-    "a bounded maximum that wraps": _out(lambda o, i: BUFFERS_PER_CHANNEL.key in i["config"] and i["config"][
+    "a bounded maximum that wraps": answered_with(lambda o, i: BUFFERS_PER_CHANNEL.key in i["config"] and i["config"][
         BUFFERS_PER_CHANNEL.key] == str(INT_MAX)),
-    "no partitions": _out(lambda o, i: not i["partitions"]),
-    "four partitions": _out(lambda o, i: len(i["partitions"]) == 4),
-    "a segment size below 4096": _error("IllegalConfigurationException", "Invalid configuration value for "
+    "no partitions": answered_with(lambda o, i: not i["partitions"]),
+    "four partitions": answered_with(lambda o, i: len(i["partitions"]) == 4),
+    "a segment size below 4096": refused_with("IllegalConfigurationException", "Invalid configuration value for "
                                         "taskmanager.memory.segment-size"),
     "a network fraction": _set("taskmanager.memory.network.fraction"),
     "a Flink size": _set("taskmanager.memory.flink.size"),
-    **{f"type {t}": _out(lambda o, i, t=t: any(p["type"] == t for p in i["partitions"])) for t in TYPES},  # type: ignore[misc]
+    **{f"type {t}": answered_with(lambda o, i, t=t: any(p["type"] == t for p in i["partitions"])) for t in TYPES},  # type: ignore[misc]
     **{f"option {k} set": _set(k) for k in (BUFFERS_PER_CHANNEL.key, FLOATING_PER_GATE.key, MAX_PER_CHANNEL.key,
                                             OVERDRAFT.key, SORT_MIN_BUFFERS_KEY, SORT_MIN_PARALLELISM_KEY)},
 }
@@ -129,17 +114,17 @@ def test_options_fixed_from_2_0() -> None:
 
 GATE_VERSION = parse_version("1.16.3")  # input gates are modelled from 1.14 to 1.16
 GATE_CORNERS: dict[str, Corner] = {
-    "a gate that fits exactly": _out(lambda o, i: bool(i.get("gates")) and o["available"] == 0),
-    "a gate one buffer short": lambda d: bool(d[0]["input"].get("gates")) and _error(
+    "a gate that fits exactly": answered_with(lambda o, i: bool(i.get("gates")) and o["available"] == 0),
+    "a gate one buffer short": lambda d: bool(d[0]["input"].get("gates")) and refused_with(
         "IOException", "Insufficient number of network buffers")(d) and d[0]["input"]["config"].get(
         "taskmanager.memory.network.min") is not None,
-    "a gate's floating maximum below its minimum": lambda d: bool(d[0]["input"].get("gates")) and _error(
+    "a gate's floating maximum below its minimum": lambda d: bool(d[0]["input"].get("gates")) and refused_with(
         "IllegalArgumentException", "Maximum number of memory segments (0) should not be smaller than minimum (1)")(d),
-    "three gates": _out(lambda o, i: len(i.get("gates") or []) == 3),
-    "gates and partitions": _out(lambda o, i: bool(i.get("gates")) and bool(i["partitions"])),
-    **{f"gates with option {k} set": _out(lambda o, i, k=k: bool(i.get("gates")) and k in i["config"])  # type: ignore[misc]
+    "three gates": answered_with(lambda o, i: len(i.get("gates") or []) == 3),
+    "gates and partitions": answered_with(lambda o, i: bool(i.get("gates")) and bool(i["partitions"])),
+    **{f"gates with option {k} set": answered_with(lambda o, i, k=k: bool(i.get("gates")) and k in i["config"])  # type: ignore[misc]
        for k in (BUFFERS_PER_CHANNEL.key, FLOATING_PER_GATE.key)},
-    **{f"gates with option {k} unset": _out(lambda o, i, k=k: bool(i.get("gates")) and k not in i["config"])  # type: ignore[misc]
+    **{f"gates with option {k} unset": answered_with(lambda o, i, k=k: bool(i.get("gates")) and k not in i["config"])  # type: ignore[misc]
        for k in (BUFFERS_PER_CHANNEL.key, FLOATING_PER_GATE.key)},
 }
 

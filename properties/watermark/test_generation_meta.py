@@ -13,7 +13,7 @@ from hypothesis import given, settings
 import oracle
 from oracle.versions import SUPPORTED, parse_version
 from oracle.watermark_generation import GENERATION, LONG_MAX, LONG_MIN
-from properties.corpus import Corner, Drawn, reaches, search
+from properties.corpus import Corner, Drawn, reaches, refused_with, search
 from properties.watermark.generation_strategies import MAX_CLOCK_MS, requests
 
 SAMPLE = 3000  # requests drawn once per release below; every corner must be among them
@@ -32,10 +32,7 @@ def _flat(outputs: list[Any]) -> list[Any]:
 
 
 def _error(starts: str) -> Corner:
-    def check(d: Drawn) -> bool:
-        err = d[1].get("error", {})
-        return err.get("exception") == "IllegalArgumentException" and str(err.get("message", "")).startswith(starts)
-    return check
+    return refused_with("IllegalArgumentException", starts)
 
 
 def _woken(outputs: list[Any], inp: dict[str, Any]) -> bool:
