@@ -106,6 +106,11 @@ def evaluate(request: dict[str, Any], actual: dict[str, Any], version: FlinkVers
     return judged(request, actual, version, rules, conformance, strict_messages, unsupported, fit_answer, ask)[0]
 
 
+def as_spoken(fit_answer: FitAnswer | None, request: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+    """An implementation's answer without what its protocol does not speak (compared as Flink's answer is)."""
+    return answer if fit_answer is None else fit_answer(request, answer)[0] or answer
+
+
 def judged(request: dict[str, Any], actual: dict[str, Any], version: FlinkVersion, rules: AreaRules,
            conformance: Conformance, strict_messages: bool, unsupported: frozenset[str],
            fit_answer: FitAnswer | None = None, ask: Ask | None = None) -> tuple[Broken, dict[str, Any]]:
@@ -120,7 +125,7 @@ def judged(request: dict[str, Any], actual: dict[str, Any], version: FlinkVersio
         if fitted is None:
             raise NotChecked(why or "Flink's answer needs a newer protocol")
         expected = fitted
-        actual = fit_answer(request, actual)[0] or actual
+        actual = as_spoken(fit_answer, request, actual)
     found: Broken = [
         (v.rule, v.message, None)
         for v in rules.violations(request, actual, version, documented_only=conformance == "documented",
@@ -156,8 +161,8 @@ def diverges(request: dict[str, Any], actual: dict[str, Any], version: FlinkVers
         return None
     norm = rules.normalize  # the area's tie rule: an order Flink leaves open is no difference
     explanation = oracle.explain_answer(request)[1]
-    sig = signature(request, norm(actual), norm(expected), [r for r, _, _ in broken], strict_messages=strict_messages,
-                    explanation=explanation)
+    sig = signature(request, norm(as_spoken(fit_answer, request, actual)), norm(expected), [r for r, _, _ in broken],
+                    strict_messages=strict_messages, explanation=explanation)
     if sig.because and unsupported.issuperset(sig.because):
         raise NotChecked(f"explained only by {', '.join(sig.because)}, declared unsupported")
     return sig, broken, expected
@@ -222,6 +227,7 @@ class Judge:
         if found is None:
             return None
         sig, broken, expected = found
+        actual = as_spoken(self.caps.fit_answer, req, actual)  # kept and reported as it was compared
         clean = {k: req[k] for k in ("area", "flink", "input")}
         group = self.groups.get(sig.key)
         if group is None:
