@@ -18,6 +18,7 @@ import argparse
 import random
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from hypothesis.control import BuildContext
@@ -73,19 +74,26 @@ def main() -> None:
     p.add_argument("--n", type=int, default=600, help="requests per area (default 600)")
     p.add_argument("--area", default="", help="areas, comma-separated (default: every area)")
     p.add_argument("--flink", default=LATEST.line, help="Flink release (default: the newest)")
+    p.add_argument("--out", help="also write the table to this file (docs/evidence/throughput.txt)")
     a = p.parse_args()
     wanted = parse_version(a.flink)
     areas = [x for x in (a.area.split(",") if a.area else AREAS) if versions_for(x, [wanted])]
-    print(f"{'area':<26} {'check/s':>8} {'engine/s':>9} {'raw/s':>8} {'oracle/s':>9} {'judge/s':>8}"
-          f"  {'draw%':>5} {'ans%':>5} {'judge%':>6}  check/oracle")
+    lines = [f"python -m bench.throughput --n {a.n}" + (f" --area {a.area}" if a.area else "") + f" --flink {a.flink}",
+             f"{'area':<26} {'check/s':>8} {'engine/s':>9} {'raw/s':>8} {'oracle/s':>9} {'judge/s':>8}"
+             f"  {'draw%':>5} {'ans%':>5} {'judge%':>6}  check/oracle"]
+    print("\n".join(lines))
     for area in areas:
         version = versions_for(area, [wanted])[0]
         s = profile(area, version, a.n)
         staged = s["engine"] + s["answer"] + s["judge"]
         rate = {k: a.n / v for k, v in s.items()}
-        print(f"{area:<26} {rate['check']:8,.0f} {rate['engine']:9,.0f} {rate['raw']:8,.0f} {rate['answer']:9,.0f}"
-              f" {rate['judge']:8,.0f}  {100 * s['engine'] / staged:5.0f} {100 * s['answer'] / staged:5.0f}"
-              f" {100 * s['judge'] / staged:6.0f}  {rate['check'] / rate['answer']:.3f}")
+        lines.append(f"{area:<26} {rate['check']:8,.0f} {rate['engine']:9,.0f} {rate['raw']:8,.0f}"
+                     f" {rate['answer']:9,.0f} {rate['judge']:8,.0f}  {100 * s['engine'] / staged:5.0f}"
+                     f" {100 * s['answer'] / staged:5.0f} {100 * s['judge'] / staged:6.0f}"
+                     f"  {rate['check'] / rate['answer']:.3f}")
+        print(lines[-1], flush=True)
+    if a.out:
+        Path(a.out).write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":
