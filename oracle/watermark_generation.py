@@ -207,7 +207,11 @@ class IdlenessTimer:
         if self.start_of_inactivity == 0:
             self.start_of_inactivity = now_nanos
             return False
-        return now_nanos - self.start_of_inactivity > self.max_idle_nanos
+        return self.timed_out(now_nanos - self.start_of_inactivity)
+
+    def timed_out(self, inactive_nanos: int) -> bool:
+        """Idle only once strictly more than the timeout has passed (``>``, not ``>=``)."""
+        return inactive_nanos > self.max_idle_nanos
 
 
 class WithIdleness(Generator):

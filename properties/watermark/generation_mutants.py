@@ -23,15 +23,8 @@ def _no_minus_one(self: wg.Bounded) -> list[dict[str, Any]]:
     return [wg.watermark(self.max_timestamp - self.bound)]
 
 
-def _idle_at_timeout(self: wg.IdlenessTimer, now_nanos: int) -> bool:
-    if self.counter != self.last_counter:
-        self.last_counter = self.counter
-        self.start_of_inactivity = 0
-        return False
-    if self.start_of_inactivity == 0:
-        self.start_of_inactivity = now_nanos
-        return False
-    return now_nanos - self.start_of_inactivity >= self.max_idle_nanos
+def _idle_at_timeout(self: wg.IdlenessTimer, inactive_nanos: int) -> bool:
+    return inactive_nanos >= self.max_idle_nanos
 
 
 def _record_does_not_wake(self: wg.WithIdleness, timestamp: int, marker: bool) -> list[dict[str, Any]]:
@@ -73,7 +66,7 @@ for _name, _doc, _patches in (
     ("wg-no-minus-one", "The bounded out-of-orderness watermark is the maximum timestamp minus the bound, without "
      "the - 1.", ((wg.Bounded, "on_periodic_emit", _no_minus_one),)),
     ("wg-idle-at-timeout", "The output is idle once exactly the timeout has passed since the inactivity started "
-     "(>= instead of >).", ((wg.IdlenessTimer, "check_if_idle", _idle_at_timeout),)),
+     "(>= instead of >).", ((wg.IdlenessTimer, "timed_out", _idle_at_timeout),)),
     ("wg-record-does-not-wake", "A record after the output went idle is not counted as activity: it stays idle.",
      ((wg.WithIdleness, "on_event", _record_does_not_wake),)),
     ("wg-idle-still-emits", "An idle output still gets the generator's periodic watermark after markIdle.",
