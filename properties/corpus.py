@@ -16,6 +16,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from oracle.versions import FlinkVersion
+from properties import bulk
 from properties.area import Area, ExtraCorpus
 from properties.areas import AREAS, EXTRA_CORPORA
 
@@ -23,7 +24,14 @@ _CACHE: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
 
 
 def draw(strategy: st.SearchStrategy[dict[str, Any]], n: int, seed: int) -> list[dict[str, Any]]:
-    """``n`` values of ``strategy`` with a fixed seed: the same list on every run."""
+    """``n`` values of ``strategy`` with a fixed seed: the same list on every run, drawn without
+    the search engine (:mod:`properties.bulk`)."""
+    return bulk.values(strategy, n, seed)
+
+
+def engine_draw(strategy: st.SearchStrategy[dict[str, Any]], n: int, seed: int) -> list[dict[str, Any]]:
+    """``n`` values of ``strategy`` drawn by Hypothesis's engine (what :func:`draw` did before
+    :mod:`properties.bulk`; the baseline ``bench.throughput`` measures against)."""
     out: list[dict[str, Any]] = []
     if n <= 0:
         return out

@@ -1,0 +1,104 @@
+"""Drawing many values of a strategy without Hypothesis's search engine (issue 30).
+
+``properties.corpus.draw`` fills the corpora that bulk runs check (``check`` beyond its search pass,
+every ``fanout`` chunk, the meta-tests' samples). Through the engine, each value costs a test run:
+a new ``ConjectureData`` recording every choice as a node with its span, labels and observations,
+plus the engine's bookkeeping. None of that is used for a corpus: its values are judged in batches,
+and a divergence among them is shrunk by delta debugging (:mod:`flinkspec.judge.reduce`), never by
+Hypothesis. Here each value is drawn by the strategy's own ``do_draw`` code from Hypothesis's own
+``HypothesisProvider`` (the same distributions: boundary values, the constants pool, the
+``weights`` of ``sampled_from``), with the per-choice bookkeeping left out.
+
+Value ``i`` of seed ``s`` depends on ``(s, i)`` only, so a corpus is the same whatever slice of it is
+drawn and wherever (``fanout``'s partitions), and a value can be drawn again alone. Its choices,
+recorded as drawn, replay it under Hypothesis: ``ConjectureData.for_choices(choices)`` draws the same
+value (:func:`replay`, which the tests check on every area).
+
+This reaches below Hypothesis's public API (``ConjectureData``'s draw methods), so the suite pins the
+Hypothesis release it is tested with (pyproject.toml).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import random
+from collections.abc import Iterator
+from typing import Any, TypeVar
+
+from hypothesis import strategies as st
+from hypothesis.control import BuildContext
+from hypothesis.errors import StopTest, UnsatisfiedAssumption
+from hypothesis.internal.conjecture.data import ConjectureData
+from hypothesis.internal.floats import float_to_int, int_to_float
+from hypothesis.strategies._internal.lazy import unwrap_strategies
+
+T = TypeVar("T")
+ATTEMPTS = 1000  # draws of one value rejected (a filter, assume) before giving up, as Hypothesis's health check
+
+
+class _Draw(ConjectureData):
+    """A ``ConjectureData`` that only draws: choices come from its provider and are kept as plain values."""
+
+    def __init__(self, rnd: random.Random) -> None:
+        super().__init__(random=rnd)
+        self.drawn: list[Any] = []
+
+    def draw(self, strategy: st.SearchStrategy[T], label: int | None = None, observe_as: str | None = None) -> T:
+        return unwrap_strategies(strategy).do_draw(self)  # type: ignore[no-untyped-call,no-any-return]
+
+    def _draw(self, choice_type: Any, constraints: Any, *, observe: bool, forced: Any) -> Any:
+        if forced is None:
+            value = getattr(self.provider, f"draw_{choice_type}")(**constraints)
+            if choice_type == "float" and math.isnan(value):  # as ConjectureData: one nan, never equal to another
+                value = int_to_float(float_to_int(value))
+        else:
+            value = forced
+        if observe:
+            self.drawn.append(value)
+        return value
+
+    def _pooled_constraints(self, choice_type: Any, constraints: Any) -> Any:
+        return constraints
+
+    @contextlib.contextmanager
+    def track_arg_label(self, label: str) -> Iterator[dict[str, Any]]:
+        yield {}
+
+    def start_span(self, label: int) -> None:
+        self.depth += 1  # many() checks the depth its elements are drawn at
+
+    def stop_span(self, *, discard: bool = False) -> None:
+        self.depth -= 1
+
+
+def _random(seed: int, index: int) -> random.Random:
+    return random.Random(f"flinkspec:{seed}:{index}")
+
+
+def _one(strategy: st.SearchStrategy[T], seed: int, index: int) -> tuple[T, tuple[Any, ...]]:
+    rnd = _random(seed, index)
+    for _ in range(ATTEMPTS):
+        data = _Draw(rnd)
+        with contextlib.suppress(UnsatisfiedAssumption, StopTest):
+            return data.draw(strategy), tuple(data.drawn)
+    raise ValueError(f"{strategy!r} rejected {ATTEMPTS} draws in a row (seed {seed}, value {index})")
+
+
+def one(strategy: st.SearchStrategy[T], seed: int, index: int) -> tuple[T, tuple[Any, ...]]:
+    """Value ``index`` of seed ``seed``, and the choices that replay it under Hypothesis."""
+    with BuildContext(ConjectureData.for_choices(()), wrapped_test=one):
+        return _one(strategy, seed, index)
+
+
+def values(strategy: st.SearchStrategy[T], n: int, seed: int, start: int = 0) -> list[T]:
+    """Values ``start`` ... ``start + n - 1`` of seed ``seed``."""
+    with BuildContext(ConjectureData.for_choices(()), wrapped_test=values):
+        return [_one(strategy, seed, i)[0] for i in range(start, start + n)]
+
+
+def replay(strategy: st.SearchStrategy[T], choices: tuple[Any, ...]) -> T:
+    """The value Hypothesis draws from ``strategy`` given ``choices`` (those :func:`one` recorded)."""
+    data = ConjectureData.for_choices(choices)
+    with BuildContext(data, wrapped_test=replay):
+        return data.draw(strategy)

@@ -1,0 +1,49 @@
+"""Bulk drawing (properties.bulk): each value depends on its seed and index only, and Hypothesis draws
+the same value from the choices recorded with it, on every area's strategy."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import strategies as st
+
+from oracle.versions import LATEST
+from properties import bulk
+from properties.areas import AREAS
+from properties.corpus import draw
+
+
+@pytest.mark.parametrize("area", list(AREAS))
+def test_a_value_depends_on_its_seed_and_index_only(area: str) -> None:
+    strategy = AREAS[area].requests(AREAS[area].versions[-1])
+    whole = bulk.values(strategy, 12, 5)
+    assert bulk.values(strategy, 4, 5, start=8) == whole[8:]
+    assert [bulk.one(strategy, 5, i)[0] for i in (3, 0)] == [whole[3], whole[0]]
+    assert draw(strategy, 12, 5) == whole
+    assert bulk.values(strategy, 12, 6) != whole
+
+
+@pytest.mark.parametrize("area", list(AREAS))
+def test_hypothesis_replays_each_value_from_its_choices(area: str) -> None:
+    strategy = AREAS[area].requests(AREAS[area].versions[-1])
+    for i in range(25):
+        value, choices = bulk.one(strategy, 0, i)
+        assert choices, "a value drawn without a choice cannot be replayed"
+        assert bulk.replay(strategy, choices) == value
+
+
+def test_values_are_varied() -> None:
+    strategy = AREAS["memory.taskmanager"].requests(LATEST)
+    drawn = bulk.values(strategy, 200, 0)
+    assert len({repr(v) for v in drawn}) >= 180
+
+
+def test_filters_and_assumptions_are_retried_deterministically() -> None:
+    evens = st.integers(0, 1000).filter(lambda x: x % 2 == 0)
+    assert bulk.values(evens, 50, 3) == bulk.values(evens, 50, 3)
+    assert all(x % 2 == 0 for x in bulk.values(evens, 50, 3))
+
+
+def test_a_strategy_that_rejects_everything_is_named() -> None:
+    never = st.integers(0, 10).filter(lambda x: str(x) == "z")
+    with pytest.raises(ValueError, match="rejected 1000 draws in a row"):
+        bulk.values(never, 1, 0)
