@@ -1,4 +1,4 @@
-"""Generated request corpora: drawn once with Hypothesis from the suite's strategies, then reused.
+"""Generated request corpora: drawn once from the suite's strategies (in bulk, :mod:`properties.bulk`), then reused.
 
 A check of many Flink versions draws each area's inputs once per seed (strategies that do not
 depend on the version share one corpus) and pipelines them through the implementation in
