@@ -120,3 +120,67 @@ def test_bad_partitions_and_gates_are_usage_errors() -> None:
                  ("--flink", "1.16", "--gates", "2by100")):
         res = memory("-D", "taskmanager.memory.process.size=1g", *args)
         assert res.returncode == 2, (args, res.stdout, res.stderr)
+
+
+def test_consumers_share_a_slot_by_the_default_weights() -> None:
+    """`--consumers`: RocksDB, Python and two operators (weights 1, 2) at 2.3 share a slot by the default weights
+    OPERATOR:70,STATE_BACKEND:70,PYTHON:30: 70/170 each to the operators and the state backend, 30/170 to Python."""
+    res = memory("-D", "taskmanager.memory.process.size=4g", "-D", "state.backend.type=rocksdb", "--consumers",
+                 "OPERATOR,STATE_BACKEND,PYTHON", "--operator-weights", "1,2", "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["managed"] == 1438814063  # the breakdown is still there
+    assert out["consumers"] == {
+        "weights": {"OPERATOR": 70, "STATE_BACKEND": 70, "PYTHON": 30},
+        "fractions": {"OPERATOR": "0.4117647058823529", "STATE_BACKEND": "0.4117647058823529",
+                      "PYTHON": "0.1764705882352941"},
+        "operator_fractions": ["0.1372549019607843", "0.2745098039215686"]}
+    text = memory("-D", "taskmanager.memory.process.size=4g", "--consumers", "OPERATOR,STATE_BACKEND,PYTHON")
+    assert text.returncode == 0, text.stderr
+    # the default state backend (hashmap) uses no managed memory: its share is 0 and its weight does not count
+    assert ("Managed memory of a slot, shared by its consumers (weights read: OPERATOR 70, STATE_BACKEND 70, "
+            "PYTHON 30):\n  OPERATOR:      0.7\n  STATE_BACKEND: 0\n  PYTHON:        0.3\n") in text.stdout
+
+
+def test_consumers_read_the_weights_as_the_release_reads_them() -> None:
+    """DATAPROC weighs OPERATOR until 1.20; 2.0 no longer reads it, so Python takes the whole slot."""
+    args = ("-D", "taskmanager.memory.process.size=1g", "-D",
+            "taskmanager.memory.managed.consumer-weights=DATAPROC:3,PYTHON:1", "--consumers", "OPERATOR,PYTHON",
+            "--json")
+    shares = {}
+    for version in ("1.20", "2.0"):
+        res = memory(*args, "--flink", version)
+        assert res.returncode == 0, res.stderr
+        shares[version] = json.loads(res.stdout)["consumers"]
+    assert shares["1.20"]["fractions"] == {"OPERATOR": "0.75", "PYTHON": "0.25"}
+    assert shares["2.0"] == {"weights": {"PYTHON": 1}, "fractions": {"OPERATOR": "0", "PYTHON": "1"},
+                             "operator_fractions": []}
+
+
+def test_consumer_weights_flink_refuses_print_its_error_and_exit_1() -> None:
+    """A weight that is no int, or a negative one: Flink's exception when a task starts, exit 1."""
+    for weights, says in (("OPERATOR:abc", 'NumberFormatException: For input string: "abc"'),
+                          ("PYTHON:-1", "IllegalConfigurationException: Managed memory weight should not be negative. "
+                                        "Configured weight for PYTHON is -1.")):
+        res = memory("-D", "taskmanager.memory.process.size=1g", "-D",
+                     f"taskmanager.memory.managed.consumer-weights={weights}", "--consumers", "OPERATOR,PYTHON")
+        assert res.returncode == 1, (weights, res.stdout, res.stderr)
+        assert f"Flink 2.3 rejects the managed memory consumer weights (when a task starts):\n{says}" in res.stdout
+        as_json = memory("-D", "taskmanager.memory.process.size=1g", "-D",
+                         f"taskmanager.memory.managed.consumer-weights={weights}", "--consumers", "PYTHON", "--json")
+        assert as_json.returncode == 1 and "consumers_error" in json.loads(as_json.stdout)
+
+
+def test_bad_consumers_are_usage_errors() -> None:
+    """An unknown or repeated use case, a bad operator weight, operator weights without OPERATOR or without
+    --consumers, --consumers with --jobmanager or --partitions: exit 2 naming what was wrong."""
+    for args, says in ((("--consumers", "operator"), "'operator' is no use case"),
+                       (("--consumers", "PYTHON,PYTHON"), "PYTHON is named twice"),
+                       (("--consumers", ","), "name one use case or more"),
+                       (("--consumers", "OPERATOR", "--operator-weights", "0"), "'0' is no operator weight"),
+                       (("--consumers", "PYTHON", "--operator-weights", "1"), "--consumers must name it"),
+                       (("--operator-weights", "1",), "--operator-weights needs --consumers"),
+                       (("--consumers", "PYTHON", "--partitions", "1x1"), "not with --jobmanager, --partitions")):
+        res = memory("-D", "taskmanager.memory.process.size=1g", *args)
+        assert res.returncode == 2, (args, res.stdout, res.stderr)
+        assert says in res.stderr and "Traceback" not in res.stderr, (args, res.stderr)

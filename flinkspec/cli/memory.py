@@ -7,13 +7,17 @@
     flinkspec memory -D taskmanager.memory.process.size=4g --impl flink:lib/flink-dist.jar  # your build
     flinkspec memory -D taskmanager.memory.process.size=1g --partitions 1x200,2x100:BLOCKING  # does it fit?
     flinkspec memory --flink 1.16 --gates 2x100 --partitions 1x200   # with 2 input gates of 100 channels each
+    flinkspec memory -D state.backend.type=rocksdb --consumers OPERATOR,STATE_BACKEND,PYTHON  # a slot's shares
 
 -D options override the file. With --partitions: whether a task with these result partitions fits on
 the TaskManager (memory.network): its network buffers and each partition's pool, or Flink's own
 "Insufficient number of network buffers" error (exit 1). --gates adds input gates of remote channels (modelled
 from Flink 1.14 to 1.16; other releases exit 2 saying so). Exit 0 with the breakdown, 1 when Flink rejects the
 configuration (its exception and message are printed), 2 for bad usage (an unreadable file, an
-unknown version).
+unknown version). With --consumers, also how a slot's managed memory is shared by the use cases its operators
+declare (memory.consumers): the weights read from taskmanager.memory.managed.consumer-weights as that release
+reads them, and each use case's fraction of the slot (--operator-weights: each operator's, of those declaring
+OPERATOR); weights Flink refuses print its exception (exit 1).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import oracle
 from flinkspec.errors import CliError
 from flinkspec.impls.flinkconf import ConfigFileError, load, parse_dynamic
 from oracle.memory import JOBMANAGER, TASKMANAGER, derive_jobmanager, derive_taskmanager, dynamic_configs
+from oracle.memory_consumers import BACKEND_KEYS, CONSUMERS, OPTION, USE_CASES
 from oracle.memory_network import NETWORK
 from oracle.memory_network import TYPES as NETWORK_TYPES
 from oracle.memory_process import JvmArgs
@@ -131,6 +136,72 @@ def gates_spec(text: str) -> list[dict[str, Any]]:
     return out
 
 
+def consumers_spec(text: str) -> list[str]:
+    """``--consumers USE_CASE,...``: the use cases a slot's operators declare (distinct, Flink's names)."""
+    out: list[str] = []
+    for item in filter(None, (p.strip() for p in text.split(","))):
+        if item not in USE_CASES:
+            raise CliError(f"--consumers: {item!r} is no use case (one of {', '.join(USE_CASES)}, in capitals)")
+        if item in out:
+            raise CliError(f"--consumers: {item} is named twice")
+        out.append(item)
+    if not out:
+        raise CliError(f"--consumers: name one use case or more ({', '.join(USE_CASES)})")
+    return out
+
+
+def operator_weights_spec(text: str) -> list[int]:
+    """``--operator-weights W,...``: the weights of the slot's operators declaring OPERATOR (positive ints)."""
+    out: list[int] = []
+    for item in filter(None, (p.strip() for p in text.split(","))):
+        if not item.isdigit() or not 1 <= int(item) <= 2**31 - 1:
+            raise CliError(f"--operator-weights: {item!r} is no operator weight (an integer from 1 to 2147483647)")
+        out.append(int(item))
+    return out
+
+
+def consumers_request(args: argparse.Namespace, version: FlinkVersion, config: Mapping[str, str],
+                      ) -> dict[str, Any]:
+    """The memory.consumers request of ``--consumers``: of the configuration, only what that area reads (the
+    weights and the state backend's name; Flink reads nothing else there)."""
+    use_cases = consumers_spec(args.consumers)
+    inp: dict[str, Any] = {"config": {k: val for k, val in config.items() if k in (*OPTION.keys, *BACKEND_KEYS)},
+                           "use_cases": use_cases}
+    if args.operator_weights is not None:
+        if "OPERATOR" not in use_cases:
+            raise CliError("--operator-weights: the operators declare OPERATOR, so --consumers must name it")
+        inp["operator_weights"] = operator_weights_spec(args.operator_weights)
+    return {"id": 1, "area": CONSUMERS, "flink": str(version), "input": inp}
+
+
+def ask_consumers(args: argparse.Namespace, request: dict[str, Any]) -> dict[str, Any]:
+    """The answer of the oracle or of ``--impl``; a request the area refuses (not modelled) is a usage error."""
+    from flinkspec.cli.options import ask_once
+
+    resp = oracle.answer(request) if args.impl == "oracle" else ask_once(args.impl, args.timeout, request)
+    err = resp.get("error")
+    if err is not None and err.get("type") != "InvalidConfiguration":
+        raise CliError(f"--consumers: {err.get('message')}")
+    return resp
+
+
+def consumers_lines(request: Mapping[str, Any], resp: Mapping[str, Any], version: FlinkVersion, who: str,
+                    ) -> list[str]:
+    """The consumers' shares of a slot's managed memory as text, or Flink's exception for the weights."""
+    if "error" in resp:
+        err = resp["error"]
+        return [f"Flink {version}{who} rejects the managed memory consumer weights (when a task starts):",
+                f"{err.get('exception')}: {err.get('message')}"]
+    out, inp = resp["output"], request["input"]
+    weights = ", ".join(f"{uc} {w}" for uc, w in out["weights"].items()) or "none"
+    lines = [f"Managed memory of a slot, shared by its consumers (weights read: {weights}):"]
+    lines += [f"  {uc + ':':<15}{fraction}" for uc, fraction in out["fractions"].items()]
+    lines += [f"    operator {i} (weight {w}): {fraction}"
+              for i, (w, fraction) in enumerate(zip(inp.get("operator_weights", []), out["operator_fractions"],
+                                                    strict=True))]
+    return lines
+
+
 def _fit(args: argparse.Namespace) -> int:
     """``--partitions``: whether a task with these result partitions fits on the TaskManager (memory.network)."""
     from flinkspec.cli.options import ask_once
@@ -176,11 +247,17 @@ def _fit(args: argparse.Namespace) -> int:
 
 
 def cmd_memory(args: argparse.Namespace) -> int:
+    if args.consumers is None and args.operator_weights is not None:
+        raise CliError("--operator-weights needs --consumers (the use cases of the slot, OPERATOR among them)")
+    if args.consumers is not None and (args.jobmanager or args.partitions is not None or args.gates is not None):
+        raise CliError("--consumers shares a TaskManager slot's managed memory: not with --jobmanager, --partitions"
+                       " or --gates")
     if args.partitions is not None or args.gates is not None:
         return _fit(args)
     if args.impl != "oracle":
         return _memory_by_impl(args)
     version, config = version_and_config(args.flink, args.config, args.D)
+    shares = consumers_request(args, version, config) if args.consumers is not None else None
     prefix = "jobmanager.memory." if args.jobmanager else "taskmanager.memory."
     known = _known_keys(args.jobmanager)
     for key in config:
@@ -194,15 +271,30 @@ def cmd_memory(args: argparse.Namespace) -> int:
             print(f"Flink {version} rejects this configuration:\n{result.exception}: {result.message}")
         return 1
     out = result.to_output()
+    answer = ask_consumers(args, shares) if shares is not None else None
     if args.json:
         print(json.dumps({"flink": str(version), "mode": result.mode, **out,
-                          "dynamic_configs": dynamic_configs(result)}, indent=2))
-        return 0
+                          "dynamic_configs": dynamic_configs(result), **_consumers_json(answer)}, indent=2))
+        return _consumers_exit(answer)
     print(f"Flink {version}, derived from {MODES.get(result.mode, result.mode)}")
     print("\n".join(breakdown(out, args.jobmanager)))
     print(f"JVM arguments: {jvm_args_text(out['jvm_args'])}")
     print(f"Dynamic configs: {dynamic_configs(result)}")
-    return 0
+    if shares is not None and answer is not None:
+        print("\n".join(consumers_lines(shares, answer, version, "")))
+    return _consumers_exit(answer)
+
+
+def _consumers_json(answer: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The JSON of ``--consumers``: its output as ``consumers``, or Flink's rejection as ``consumers_error``."""
+    if answer is None:
+        return {}
+    return {"consumers_error": answer["error"]} if "error" in answer else {"consumers": answer["output"]}
+
+
+def _consumers_exit(answer: Mapping[str, Any] | None) -> int:
+    """1 when Flink rejects the consumer weights, else 0."""
+    return 1 if answer is not None and "error" in answer else 0
 
 
 def _memory_by_impl(args: argparse.Namespace) -> int:
@@ -216,6 +308,7 @@ def _memory_by_impl(args: argparse.Namespace) -> int:
         raise CliError(f"--flink {args.flink}: the implementation {args.impl} is pinned to Flink {pinned}")
     area = JOBMANAGER if args.jobmanager else TASKMANAGER
     request = {"id": 1, "area": area, "flink": str(version), "input": {"config": config}}
+    shares = consumers_request(args, version, config) if args.consumers is not None else None
     resp = ask_once(args.impl, args.timeout, request)
     if "error" in resp:
         err = resp["error"]
@@ -226,13 +319,16 @@ def _memory_by_impl(args: argparse.Namespace) -> int:
                   f"{err.get('exception')}: {err.get('message')}")
         return 1
     out = resp["output"]
+    answer = ask_consumers(args, shares) if shares is not None else None
     if args.json:
-        print(json.dumps({"flink": str(version), "impl": args.impl, **out}, indent=2))
-        return 0
+        print(json.dumps({"flink": str(version), "impl": args.impl, **out, **_consumers_json(answer)}, indent=2))
+        return _consumers_exit(answer)
     print(f"Flink {version}, as {args.impl} derives it")
     print("\n".join(breakdown(out, args.jobmanager)))
     print(f"JVM arguments: {jvm_args_text(out['jvm_args'])}")
-    return 0
+    if shares is not None and answer is not None:
+        print("\n".join(consumers_lines(shares, answer, version, f" ({args.impl})")))
+    return _consumers_exit(answer)
 
 
 def _known_keys(jobmanager: bool) -> set[str]:
@@ -264,4 +360,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                         "PIPELINED_BOUNDED): does the task fit on this TaskManager (memory.network)")
     p.add_argument("--gates", metavar="NxC,...",
                    help="a task's input gates: N gates of C remote channels each (modelled from Flink 1.14 to 1.16)")
+    p.add_argument("--consumers", metavar="USE_CASE,...",
+                   help="the use cases a slot's operators declare (OPERATOR, STATE_BACKEND, PYTHON): also print how "
+                        "the slot's managed memory is shared by them (memory.consumers)")
+    p.add_argument("--operator-weights", metavar="W,...",
+                   help="with --consumers naming OPERATOR: the weights of the slot's operators declaring it, each "
+                        "operator's share printed")
     p.set_defaults(fn=cmd_memory)

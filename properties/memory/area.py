@@ -52,7 +52,7 @@ _META = "properties/memory/test_consumers_meta.py::"
 _CONSUMERS_CHECKED: tuple[Checked, ...] = (
     checked("MCW-1", "MMC-2", f"{_META}test_the_oracle_reads_the_taskmanagers_weights_only"),
     checked("MCW-2", note="the map's spelling (quotes, blanks, malformed entries): MMC-EQ"),
-    checked("MCW-3", f"{_META}test_dataproc_is_read_until_2_0"),
+    checked("MCW-3", "MMC-6", f"{_META}test_dataproc_is_read_until_2_0"),
     checked("MCW-4", note="Flink's exceptions for a bad weight: MMC-EQ with --strict-messages"),
     checked("MCW-5", "MMC-5"),
     checked("MCW-6", "MMC-3", f"{_META}test_an_int_total_wraps"),

@@ -133,3 +133,41 @@ def backend_without_managed_memory(req: Request, resp: Response, version: FlinkV
     got = out["fractions"].get("STATE_BACKEND", "0")
     return [] if Decimal(got) == 0 else [Violation("MMC-5", f"STATE_BACKEND gets {got} of the slot, its state "
                                                   "backend using no managed memory")]
+
+
+_ENTRY = re.compile(r"([A-Z_]+):(0|[1-9][0-9]{0,9})")
+
+
+def _documented_weights(inp: Mapping[str, Any]) -> dict[str, int] | None:
+    """The weights of a value that names only supported kinds, each once, as ``KIND:WEIGHT,...`` with int weights
+    written plainly (the default's own spelling); None for any other value, or with a state backend configured
+    (one may fail to load, which Flink decides, not the option)."""
+    config, job_config = inp.get("config", {}), inp.get("job_config", {})
+    if not isinstance(config, Mapping) or not isinstance(job_config, Mapping) or not isinstance(config.get(KEY), str) \
+            or any(k.startswith("state.") for k in (*config, *job_config)):
+        return None
+    entries = [_ENTRY.fullmatch(item) for item in config[KEY].split(",")]
+    if not all(entries):
+        return None
+    weights = {m.group(1): int(m.group(2)) for m in entries if m}
+    if len(weights) != len(entries) or not set(weights) <= set(USE_CASES) or max(weights.values()) > INT_MAX:
+        return None
+    return weights
+
+
+@BOOK.invariant("MMC-6", CONSUMERS, "A value naming supported kinds of consumers (OPERATOR, STATE_BACKEND, PYTHON), "
+                "each once with a weight, as the default does (OPERATOR:70,STATE_BACKEND:70,PYTHON:30), is accepted: "
+                "each kind named has the weight given (0 may be reported as no weight).", OPTION_DOCS)
+def supported_kinds_are_read(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    configured = _documented_weights(_input(req))
+    if configured is None:
+        return []
+    if "error" in resp:
+        err = resp["error"] if isinstance(resp["error"], Mapping) else {}
+        return [Violation("MMC-6", f"{KEY} {_input(req)['config'][KEY]!r} names supported kinds only, but is "
+                          f"refused ({err.get('exception')}: {err.get('message')})")]
+    out = _output(resp)
+    if out is None or _shape_problem(out, _input(req)):
+        return []
+    wrong = {kind: out["weights"].get(kind, 0) for kind, w in configured.items() if out["weights"].get(kind, 0) != w}
+    return [Violation("MMC-6", f"weights {wrong} read from {KEY} {_input(req)['config'][KEY]!r}")] if wrong else []

@@ -10,10 +10,11 @@ from collections.abc import Mapping
 
 import oracle.memory_consumers as mc
 from oracle.changes import FIRST
-from oracle.javanum import JavaBigDecimal
-from oracle.memory_options import Configuration
+from oracle.javanum import JavaBigDecimal, parse_int
+from oracle.memory_options import Configuration, IllegalConfigurationException
+from oracle.memory_tm import java_hash_map_order
 from oracle.versions import FlinkVersion
-from properties.mutant import Mutant, with_patches
+from properties.mutant import PR, Mutant, historical, with_patches
 
 AREA = mc.CONSUMERS
 MUTANTS: list[Mutant] = []  # this module's mutants, in the order flinkspec mutants lists them
@@ -77,3 +78,36 @@ for _name, _doc, _patches in (
      "keeps it, with weight 0).", ((mc, "weights_of", _zero_dropped),)),
 ):
     MUTANTS.append(Mutant(_name, AREA, _doc, after=with_patches(*_patches), undocumented=UNDOCUMENTED.get(_name, "")))
+
+
+# ---- historical mutants (:func:`properties.mutant.historical`) -----------------------------------
+
+# Flink 1.12's consumer names (TaskManagerOptions.ManagedMemoryConsumerNames) and the use cases each weighs, and
+# the option's default then
+_NAMES_1_12: Mapping[str, tuple[mc.UseCase, ...]] = {"DATAPROC": ("OPERATOR", "STATE_BACKEND"), "PYTHON": ("PYTHON",)}
+_DEFAULT_1_12 = {"DATAPROC": "70", "PYTHON": "30"}
+
+
+def _weights_before_20860(conf: Configuration, version: FlinkVersion) -> dict[mc.UseCase, int]:
+    """Flink 1.12's ``getManagedMemoryUseCaseWeightsFromConfig``: each configured entry in ``HashMap`` order,
+    its weight parsed, then its name switched on; a name other than DATAPROC and PYTHON throws."""
+    configured = _configured(conf, version) if conf.raw(mc.OPTION) is not None else dict(_DEFAULT_1_12)
+    out: dict[mc.UseCase, int] = {}
+    for name, text in java_hash_map_order(list(configured.items())):
+        weight = parse_int(text)
+        if weight < 0:
+            raise IllegalConfigurationException("Managed memory weight should not be negative. Configured weight "
+                                                f"for {name} is {weight}.")
+        if name not in _NAMES_1_12:
+            raise IllegalConfigurationException(f"Unknown managed memory consumer: {name}")
+        out.update(dict.fromkeys(_NAMES_1_12[name], weight))
+    return out
+
+
+MUTANTS.append(historical(
+    20860, AREA,
+    "The consumer names are Flink 1.12's (a behaviour change of FLINK-20860, not a bug fix): DATAPROC weighs "
+    "OPERATOR and STATE_BACKEND, PYTHON weighs PYTHON, and any other name (OPERATOR and STATE_BACKEND among "
+    "them) is IllegalConfigurationException('Unknown managed memory consumer: <name>'), instead of being "
+    "ignored.",
+    f"{PR}14576 (Flink 1.13.0)", "1.12", after=with_patches((mc, "weights_of", _weights_before_20860))))
