@@ -216,9 +216,7 @@ MUTANTS.append(historical(
     "that it is there: an active channel that is not aligned (it came back behind the output) throws "
     "ArrayIndexOutOfBoundsException when it goes idle (as Flink 1.17.0 does, SWV-11).",
     f"{PR}22382 (Flink 1.17.1)", "1.17.0",
-    after=with_patches((oracle.watermark, "UNCHECKED_HEAP_REMOVAL", {v("1.13"): True})),
-    undocumented="the documented rules say what the valve emits, not which inputs it may refuse: a refusal is "
-                 "judged by the flink level's differential check alone"))
+    after=with_patches((oracle.watermark, "UNCHECKED_HEAP_REMOVAL", {v("1.13"): True}))))
 
 MUTANTS.append(historical(
     oracle.watermark.IDLE_INPUTS_IGNORED, COMBINED,
