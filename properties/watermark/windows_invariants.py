@@ -262,6 +262,11 @@ _START = ("TimeWindow.getWindowStartWithOffset put a timestamp more than a windo
           "[-10, 0)), FLINK-26334, fixed in 1.14.5")
 for _rule in ("WMW-3", "WMW-4", "WMW-6"):
     BOOK.flink_violates(_rule, _START, before=WINDOW_START)
+BOOK.flink_violates("WMW-ACCEPTED", "a session merge checks mergeResult.maxTimestamp() + allowedLateness <= the "
+                    "current watermark without the overflow guard cleanupTime has, so with an allowed lateness near "
+                    "Long.MAX_VALUE the sum wraps negative and the merge throws UnsupportedOperationException (\"The "
+                    "end timestamp of an event-time window cannot become earlier than the current watermark by "
+                    "merging\"): gap 5, lateness Long.MAX_VALUE, records at 10 and 12 around a watermark of 100")
 
 
 def normalize(resp: dict[str, Any]) -> dict[str, Any]:
