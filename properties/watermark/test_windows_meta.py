@@ -133,7 +133,8 @@ def _fire(key: str, start: int, end: int, *values: int) -> dict[str, Any]:
 def test_the_assigners_refuse_what_flink_refuses() -> None:
     """WW-1: each assigner's check, and 2.1's cap on size / slide (accepted by 2.0 without records)."""
     def message(version: str, **inp: Any) -> str | None:
-        return _answer(version, events=[], **inp).get("error", {}).get("message")
+        said: str | None = _answer(version, events=[], **inp).get("error", {}).get("message")
+        return said
     assert message("2.3", assigner="tumbling", size_ms=5, offset_ms=5) == (
         "TumblingEventTimeWindows parameters must satisfy abs(offset) < size")
     assert message("2.3", assigner="session", gap_ms=0) == "EventTimeSessionWindows parameters must satisfy 0 < size"
