@@ -95,6 +95,8 @@ EXAMPLES: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
                                               "partitions": [{"subpartitions": 4, "type": "PIPELINED"}]}), None),
     "watermark.generation": (req("watermark.generation", {"generator": "monotonous", "idle_timeout_ms": 10, "events": [
         {"kind": "record", "timestamp": 5}, {"kind": "periodic"}]}), None),
+    "watermark.windows": (req("watermark.windows", {"assigner": "tumbling", "size_ms": 10, "events": [
+        {"key": "a", "timestamp": 5, "value": 1}, {"watermark": 9}]}), None),
     "watermark.valve.subpartitions": (
         req("watermark.valve", {"channels": 2, "subpartitions": [[0, 1], [2, 2]],
                                 "events": [{"channel": 0, "watermark": 5, "subpartition": 1},

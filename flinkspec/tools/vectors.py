@@ -18,7 +18,7 @@ Answers come from the recordings of the real jars (``properties/recorded``) wher
 recorded at that release, else from the oracle (proven equal to the jars), optionally replayed on
 the real jar at export (``confirm``). Every answer is compared the way the runners compare
 (:func:`disagreement`): the whole output as JSON, only the error ``type`` of an error, and the
-protocol's tie rule for ``watermark.timers``.
+protocol's tie rule for ``watermark.timers`` and ``watermark.windows``.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ import oracle
 from flinkspec.impls import features as feat
 from oracle.versions import LATEST, SUPPORTED, FlinkVersion, parse_version
 from oracle.watermark import TIMERS
+from oracle.watermark_windows import WINDOWS
 
 Input = dict[str, Any]
 Answer = dict[str, Any]
@@ -80,24 +81,35 @@ def json_equal(a: object, b: object) -> bool:
     return type(a) is type(b) and a == b
 
 
-def tie_normal(output: object) -> object:
-    """``watermark.timers``' tie rule (docs/protocol/v1.md): timers with equal timestamps may come in any order.
+def tie_normal(output: object, key: str = "fired") -> object:
+    """The tie rule of ``watermark.timers`` (docs/protocol/v1.md: timers with equal timestamps may come in any
+    order) and of ``watermark.windows`` (``key`` "outputs", docs/protocol/watermark-windows.md: windows fired with
+    equal timestamps may come in any order).
 
-    Each list of fired timers becomes its timestamps in the order given (so the order of distinct
-    timestamps still counts) and the timers sorted by their canonical JSON (so equal-timestamp
-    timers compare as a multiset)."""
-    if not isinstance(output, dict) or not isinstance(output.get("fired"), list):
+    Each list of fired timers (each event's emissions) becomes its timestamps in the order given (so the order of
+    distinct timestamps still counts; a late record's is null) and the items sorted by their canonical JSON (so
+    equal-timestamp items compare as a multiset)."""
+    if not isinstance(output, dict) or not isinstance(output.get(key), list):
         return output
-    steps = output["fired"]
+    steps = output[key]
     if not all(isinstance(s, list) and all(isinstance(t, dict) for t in s) for s in steps):
         return output
-    fired = [{"timestamps": [t.get("timestamp") for t in s], "timers": sorted(s, key=canonical)} for s in steps]
-    return {**output, "fired": fired}
+    normal = [{"timestamps": [_stamp(t) for t in s], "timers": sorted(s, key=canonical)} for s in steps]
+    return {**output, key: normal}
+
+
+def _stamp(item: dict[str, Any]) -> object:
+    fired = item.get("fired")
+    return fired.get("timestamp") if isinstance(fired, dict) else item.get("timestamp")
+
+
+TIE_KEYS = {TIMERS: "fired", WINDOWS: "outputs"}  # the areas with a tie rule, and the list it applies to
 
 
 def disagreement(area: str, expected: Answer, actual: Answer) -> str | None:
     """Why ``actual`` is not ``expected`` for a vector runner, or None when it passes: for an output,
-    the whole output as JSON (the tie rule applied in ``watermark.timers``); for an error, its ``type``."""
+    the whole output as JSON (the tie rule applied in ``watermark.timers`` and ``watermark.windows``); for an
+    error, its ``type``."""
     if isinstance(expected.get("error"), dict):
         err = actual.get("error")
         want = expected["error"].get("type")
@@ -107,8 +119,8 @@ def disagreement(area: str, expected: Answer, actual: Answer) -> str | None:
     if "output" not in actual:
         return f"expected an output, got {canonical(actual.get('error'))[:200]}"
     exp, act = expected.get("output"), actual["output"]
-    if area == TIMERS:
-        exp, act = tie_normal(exp), tie_normal(act)
+    if area in TIE_KEYS:
+        exp, act = tie_normal(exp, TIE_KEYS[area]), tie_normal(act, TIE_KEYS[area])
     return None if json_equal(exp, act) else "the output differs"
 
 

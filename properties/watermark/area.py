@@ -6,6 +6,7 @@ from __future__ import annotations
 from oracle import combined, timers, valve
 from oracle import watermark as names
 from oracle import watermark_generation as generation
+from oracle import watermark_windows as windows
 from oracle.watermark import SUBPARTITIONS_SINCE
 from properties.area import AnswerShape, Area, Checked, Exhaustive, OracleRules, checked
 from properties.features import Feature, Request, event_field_used, input_of, without_event_field, without_field
@@ -17,6 +18,9 @@ from properties.watermark import (
     invariants,
     mutants,
     strategies,
+    windows_invariants,
+    windows_mutants,
+    windows_strategies,
 )
 
 
@@ -147,4 +151,35 @@ GENERATION = Area(
                                                 checked=_GENERATION_CHECKED)},
     mutants=tuple(generation_mutants.MUTANTS), bridge="GenerationArea",
     changes=generation.CHANGES[generation.GENERATION], strict_messages=True,
+)
+
+_WIN_META = "properties/watermark/test_windows_meta.py::"
+# what checks each rule of the oracle's window operator
+_WINDOWS_CHECKED: tuple[Checked, ...] = (
+    checked("WW-1", "WMW-ACCEPTED", f"{_WIN_META}test_the_assigners_refuse_what_flink_refuses",
+            note="the messages: WMW-EQ with --strict-messages"),
+    checked("WW-2", "WMW-3", "WMW-4", "WMW-6", f"{_WIN_META}test_window_start_before_and_after_flink_26334"),
+    checked("WW-3", "WMW-3", "WMW-4", "WMW-6"),
+    checked("WW-4", "WMW-4", f"{_WIN_META}test_the_cleanup_time_overflow_guard"),
+    checked("WW-5", "WMW-2", "WMW-4"),
+    checked("WW-6", "WMW-4", "WMW-5"),
+    checked("WW-7", "WMW-2", "WMW-6", f"{_WIN_META}test_several_keys_fire_on_one_watermark"),
+    checked("WW-8", "WMW-3", f"{_WIN_META}test_sessions_merge"),
+    checked("WW-9", f"{_WIN_META}test_sessions_merge",
+            note="the merge's UnsupportedOperationException needs a cleanup time that overflows: WMW-EQ"),
+    checked("WW-10", "WMW-3", note="the values' order: WMW-EQ only"),
+)
+
+WINDOWS = Area(
+    name=windows.WINDOWS, prefix="WMW", rules=windows_invariants.BOOK, protocol=4,
+    page="watermark-windows.md",
+    description="what Flink's WindowOperator with an event-time assigner (tumbling, sliding, session) and the "
+    "EventTimeTrigger emits for keyed records and watermarks: fired windows, late records, numLateRecordsDropped",
+    requests=windows_strategies.requests, size=windows_strategies.size, normalize=windows_invariants.normalize,
+    corpus_key=lambda ver: (ver >= windows.WINDOW_START.at, ver >= windows.SLIDING_CAP.at),
+    shape=AnswerShape(),
+    oracle={"watermark_windows": OracleRules(rules=windows.RULES, files=("oracle/watermark_windows.py",),
+                                             checked=_WINDOWS_CHECKED)},
+    mutants=tuple(windows_mutants.MUTANTS), bridge="WindowsArea",
+    changes=windows.CHANGES[windows.WINDOWS], strict_messages=True,
 )

@@ -41,7 +41,7 @@ import java.util.zip.GZIPInputStream;
  * not speak, an area, release or rule it declares unsupported or a config key it does not model is
  * not checked (counted, never failed). Every other vector's request is sent (with an "id") and the
  * answer compared as docs/vectors.md says: an output by exact JSON equality (numbers by value; in
- * watermark.timers, timers with equal timestamps in any order), an error by its "type" only. Prints
+ * watermark.timers, timers with equal timestamps in any order, and in watermark.windows windows), an error by its "type" only. Prints
  * one line per failing vector, why vectors were not checked, then "N passed, N failed, N not
  * checked"; exits 0 only when nothing failed and something passed. No dependency beyond the JDK.
  */
@@ -303,15 +303,18 @@ public final class VectorsRunner {
         return v instanceof Map ? (Map<String, Object>) v : null;
     }
 
-    /** watermark.timers' tie rule: each step's timestamps in order, its timers as a sorted multiset. */
+    /**
+     * The tie rule of watermark.timers (key "fired") and watermark.windows (key "outputs"): each step's
+     * timestamps in order (a fired window's; a late record's is null), its items as a sorted multiset.
+     */
     @SuppressWarnings("unchecked")
-    static Object tieNormal(Object output) {
+    static Object tieNormal(Object output, String key) {
         Map<String, Object> out = obj(output);
-        if (out == null || !(out.get("fired") instanceof List)) {
+        if (out == null || !(out.get(key) instanceof List)) {
             return output;
         }
         List<Object> steps = new ArrayList<>();
-        for (Object step : (List<Object>) out.get("fired")) {
+        for (Object step : (List<Object>) out.get(key)) {
             if (!(step instanceof List)) {
                 return output;
             }
@@ -321,7 +324,8 @@ public final class VectorsRunner {
                 if (obj(t) == null) {
                     return output;
                 }
-                stamps.add(obj(t).getOrDefault("timestamp", NULL));
+                Map<String, Object> fired = obj(obj(t).get("fired"));
+                stamps.add(fired != null ? fired.getOrDefault("timestamp", NULL) : obj(t).getOrDefault("timestamp", NULL));
                 timers.add(write(t, true));
             }
             timers.sort(null);
@@ -331,7 +335,7 @@ public final class VectorsRunner {
             steps.add(normal);
         }
         Map<String, Object> copy = new LinkedHashMap<>(out);
-        copy.put("fired", steps);
+        copy.put(key, steps);
         return copy;
     }
 
@@ -352,9 +356,10 @@ public final class VectorsRunner {
         }
         Object want = expected.get("output");
         Object got = actual.get("output");
-        if (area.equals("watermark.timers")) {
-            want = tieNormal(want);
-            got = tieNormal(got);
+        String tieKey = area.equals("watermark.timers") ? "fired" : area.equals("watermark.windows") ? "outputs" : null;
+        if (tieKey != null) {
+            want = tieNormal(want, tieKey);
+            got = tieNormal(got, tieKey);
         }
         return write(want, true).equals(write(got, true)) ? null : "the output differs: expected "
                 + shorten(write(expected.get("output"), true)) + ", got " + shorten(write(actual.get("output"), true));

@@ -3,7 +3,8 @@
 // and writing one JSON-line answer per request on stdout. Node's standard library only.
 //
 // An output is compared by exact JSON equality (numbers by value, never through a double: Flink's
-// longs do not fit one; in watermark.timers timers with equal timestamps may come in any order), an
+// longs do not fit one; in watermark.timers timers, in watermark.windows windows, with equal timestamps may come
+// in any order), an
 // error by its "type" only.
 
 import { spawn } from 'node:child_process';
@@ -142,19 +143,25 @@ export function write(v, canonical = false) {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${write(v.get(k), canonical)}`).join(',')}}`;
 }
 
-/** watermark.timers' tie rule: each step's timestamps in order, its timers as a sorted multiset. */
-export function tieNormal(output) {
-  if (!(output instanceof Map) || !Array.isArray(output.get('fired'))) return output;
+/**
+ * The tie rule of watermark.timers (key 'fired') and watermark.windows (key 'outputs'): each step's timestamps
+ * in order (a fired window's; a late record's is null), its items as a sorted multiset.
+ */
+export function tieNormal(output, key = 'fired') {
+  if (!(output instanceof Map) || !Array.isArray(output.get(key))) return output;
   const steps = [];
-  for (const step of output.get('fired')) {
+  for (const step of output.get(key)) {
     if (!Array.isArray(step) || !step.every((t) => t instanceof Map)) return output;
+    const stamp = (t) => (t.get('fired') instanceof Map ? t.get('fired').get('timestamp') : t.get('timestamp')) ?? null;
     steps.push(new Map([
-      ['timestamps', step.map((t) => t.get('timestamp') ?? null)],
+      ['timestamps', step.map(stamp)],
       ['timers', step.map((t) => write(t, true)).sort()],
     ]));
   }
-  return new Map([...output, ['fired', steps]]);
+  return new Map([...output, [key, steps]]);
 }
+
+const TIE_KEYS = { 'watermark.timers': 'fired', 'watermark.windows': 'outputs' };
 
 const short = (s) => (s.length <= 300 ? s : `${s.slice(0, 297)}...`);
 
@@ -171,9 +178,9 @@ export function disagreement(area, expected, actual) {
   if (!actual.has('output')) return `expected an output, got ${write(actual.get('error') ?? null, true)}`;
   let want = expected.get('output');
   let got = actual.get('output');
-  if (area === 'watermark.timers') {
-    want = tieNormal(want);
-    got = tieNormal(got);
+  if (TIE_KEYS[area]) {
+    want = tieNormal(want, TIE_KEYS[area]);
+    got = tieNormal(got, TIE_KEYS[area]);
   }
   return write(want, true) === write(got, true) ? null
     : `the output differs: expected ${short(write(expected.get('output')))}, got ${short(write(actual.get('output')))}`;

@@ -44,7 +44,8 @@ public final class TimersArea implements Area {
         List<Event> events = events(input);
         KeyState keys = new KeyState();
         List<Object> fired = new ArrayList<>();
-        Object service = timerService(keys, fired);
+        Object service = timerService(keys, firedTarget(fired), StringSerializer.INSTANCE,
+                VoidNamespaceSerializer.INSTANCE);
         Class<?> cls = service.getClass();
         Method register = cls.getMethod("registerEventTimeTimer", Object.class, long.class);
         Method delete = cls.getMethod("deleteEventTimeTimer", Object.class, long.class);
@@ -70,8 +71,12 @@ public final class TimersArea implements Area {
         return result;
     }
 
-    /** A started InternalTimerServiceImpl over fresh heap queues; fired timers go to {@code fired}. */
-    private static Object timerService(KeyState keys, List<Object> fired) throws Exception {
+    /**
+     * A started InternalTimerServiceImpl over fresh heap queues, with {@code keys} as its key context and
+     * {@code target} (a {@code Triggerable}) called for each fired timer. WindowsArea's operator uses it too.
+     */
+    static Object timerService(InvocationHandler keys, Object target, Object keySerializer,
+            Object namespaceSerializer) throws Exception {
         KeyGroupRange range = new KeyGroupRange(0, KEY_GROUPS - 1);
         HeapPriorityQueueSetFactory factory = new HeapPriorityQueueSetFactory(range, KEY_GROUPS, MIN_CAPACITY);
         Method create = HeapPriorityQueueSetFactory.class.getMethod(
@@ -118,7 +123,16 @@ public final class TimersArea implements Area {
         }
         Object service = c.newInstance(args);
         Class<?> triggerable = Class.forName("org.apache.flink.streaming.api.operators.Triggerable");
-        Object target = proxy(triggerable, (p, m, a) -> {
+        Class<?> ser = Class.forName("org.apache.flink.api.common.typeutils.TypeSerializer");
+        impl.getMethod("startTimerService", ser, ser, triggerable)
+                .invoke(service, keySerializer, namespaceSerializer, target);
+        return service;
+    }
+
+    /** A Triggerable recording each fired event-time timer in {@code fired}. */
+    private static Object firedTarget(List<Object> fired) throws Exception {
+        Class<?> triggerable = Class.forName("org.apache.flink.streaming.api.operators.Triggerable");
+        return proxy(triggerable, (p, m, a) -> {
             if (m.getName().equals("onEventTime")) {
                 fired.add(timer((InternalTimer<?, ?>) a[0]));
                 return null;
@@ -128,10 +142,6 @@ public final class TimersArea implements Area {
             }
             throw new IllegalStateException("unexpected call " + m);
         });
-        Class<?> ser = Class.forName("org.apache.flink.api.common.typeutils.TypeSerializer");
-        impl.getMethod("startTimerService", ser, ser, triggerable)
-                .invoke(service, StringSerializer.INSTANCE, VoidNamespaceSerializer.INSTANCE, target);
-        return service;
     }
 
     private static Object taskIoMetricGroup() throws Exception {
