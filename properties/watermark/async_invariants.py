@@ -214,7 +214,7 @@ def capacity(req: Request, resp: Response, version: FlinkVersion) -> list[Violat
 
 @BOOK.invariant("WMA-6", ASYNC, "A watermark taken when every record taken before it has completed is emitted at "
                 "once, in the step that takes it (it waits for nothing).",
-                "AsyncWaitOperator.processWatermark javadoc ('if there is no prior element, we can directly emit "
+                "AsyncWaitOperator.processWatermark (its comment: 'if there is no prior element, we can directly emit "
                 "them')")
 def watermark_at_head(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     replay = _replay(req, resp)
