@@ -54,7 +54,7 @@ RULES: tuple[Declared, ...] = (
              "UnorderedStreamElementQueue.addRecord, addWatermark, emitCompletedElement, Segment"),
     Declared("AQ-5",
              "A completed record emits its results in order, each with the input record's timestamp (none if it "
-             "had none); a watermark entry emits the watermark.",
+             "had none: TimestampedCollector erases it); a watermark entry emits the watermark.",
              "StreamRecordQueueEntry.emitResult, TimestampedCollector.setTimestamp, WatermarkQueueEntry.emitResult"),
     Declared("AQ-6",
              "The operator puts each record and watermark into the queue, yielding to its mailbox while the queue "
@@ -101,7 +101,8 @@ class Entry:
         because("AQ-5")
         if self.event.kind == "watermark":
             return [{"watermark": self.event.timestamp}]
-        return [{"record": r, "timestamp": self.event.timestamp} for r in self.results or ()]
+        ts = {} if self.event.timestamp is None else {"timestamp": self.event.timestamp}
+        return [{"record": r, **ts} for r in self.results or ()]
 
 
 class Queue:

@@ -171,7 +171,7 @@ ASYNC = Area(
     description="what an AsyncWaitOperator emits in ordered and unordered mode with a capacity, for records whose "
     "requests the request completes, watermarks and end of input (Flink's async stream element queues)",
     requests=async_strategies.requests, size=async_strategies.size,
-    shape=AnswerShape(empty_when_absent=("admitted",), optional_fields=("held",)),
+    shape=AnswerShape(empty_when_absent=("admitted",), optional_fields=("held", "timestamp")),
     oracle={"watermark_async": OracleRules(rules=async_queue.RULES, files=("oracle/watermark_async.py",),
                                            checked=_ASYNC_CHECKED)},
     mutants=tuple(async_mutants.MUTANTS), bridge="AsyncArea",

@@ -44,8 +44,8 @@ def _item_ok(item: Any) -> bool:
         return False
     if set(item) == {"watermark"}:
         return _long(item["watermark"])
-    return set(item) == {"record", "timestamp"} and _long(item["record"]) \
-        and (item["timestamp"] is None or _long(item["timestamp"]))
+    return set(item) in ({"record"}, {"record", "timestamp"}) and _long(item["record"]) \
+        and _long(item.get("timestamp", 0))
 
 
 def _step_ok(step: Any, n: int) -> bool:
@@ -56,9 +56,9 @@ def _step_ok(step: Any, n: int) -> bool:
         and isinstance(admitted, list) and all(_long(a) and 0 <= a < n for a in admitted)
 
 
-@BOOK.invariant("WMA-1", ASYNC, "The answer holds one step per event: what the operator emitted then ({record, "
-                "timestamp} or {watermark}), whether the event was held (not processed on arrival) and which held "
-                "inputs it admitted.", "docs/protocol/watermark-async.md")
+@BOOK.invariant("WMA-1", ASYNC, "The answer holds one step per event: what the operator emitted then ({record} with "
+                "its timestamp if it has one, or {watermark}), whether the event was held (not processed on arrival) "
+                "and which held inputs it admitted.", "docs/protocol/watermark-async.md")
 def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     if "output" not in resp or resp.get("error") is not None:
         return []
@@ -105,7 +105,8 @@ def _output_of(ev: Mapping[str, Any], completed: Mapping[str, tuple[int, ...]]) 
     if ev.get("kind") == "watermark":
         return [{"watermark": ev["timestamp"]}]
     if ev.get("kind") == "record":
-        return [{"record": r, "timestamp": ev.get("timestamp")} for r in completed.get(ev["name"], ())]
+        ts = {"timestamp": ev["timestamp"]} if ev.get("timestamp") is not None else {}
+        return [{"record": r, **ts} for r in completed.get(ev["name"], ())]
     return []
 
 
@@ -164,7 +165,7 @@ def unordered_boundary(req: Request, resp: Response, version: FlinkVersion) -> l
                                       f"{sum(seen.values())} of the {sum(owed.values())} results before it emitted")]
                 k, seen = k + 1, Counter()
                 continue
-            key = (item["record"], item["timestamp"])
+            key = (item["record"], item.get("timestamp"))
             seen[key] += 1
             if seen[key] > owed[key]:
                 return [Violation("WMA-3", f"step {m.index} emitted {item}, not a result of a record taken since "
@@ -186,7 +187,7 @@ def after_completion(req: Request, resp: Response, version: FlinkVersion) -> lis
             (r, timestamps.get(name)) for name, results in m.completed.items() for r in results)
         for item in m.emitted:
             if "record" in item:
-                key = (item["record"], item["timestamp"])
+                key = (item["record"], item.get("timestamp"))
                 emitted[key] += 1
                 if emitted[key] > owed[key]:
                     return [Violation("WMA-4", f"step {m.index} emitted {item}: no completed request gave that "

@@ -228,7 +228,9 @@ public final class AsyncArea implements Area {
                         StreamRecord<?> r = (StreamRecord<?>) args[0];
                         Map<String, Object> m = new LinkedHashMap<>();
                         m.put("record", r.getValue());
-                        m.put("timestamp", r.hasTimestamp() ? r.getTimestamp() : null);
+                        if (r.hasTimestamp()) {
+                            m.put("timestamp", r.getTimestamp());
+                        }
                         emitted.add(m);
                         return null;
                     }
