@@ -118,16 +118,20 @@ def ordered(req: Request, resp: Response, version: FlinkVersion) -> list[Violati
     if replay is None or req["input"].get("mode") != "ordered":
         return []
     events, moments = replay
-    if not moments:
-        return []
-    last = moments[-1]
-    emitted = [item for m in moments for item in m.emitted]
-    expected = [item for a, _ in last.admitted for item in _output_of(events[a], last.completed)]
-    if emitted != expected[:len(emitted)]:
-        first = next(k for k, (x, y) in enumerate(zip(emitted, expected, strict=False)) if x != y) \
-            if any(x != y for x, y in zip(emitted, expected, strict=False)) else min(len(emitted), len(expected))
-        return [Violation("WMA-2", f"emitted element {first} is {emitted[first] if first < len(emitted) else None}, "
-                          f"in input order {expected[first] if first < len(expected) else 'nothing'} comes there")]
+    emitted: list[Mapping[str, Any]] = []
+    for m in moments:
+        emitted.extend(m.emitted)
+        # what may have been emitted by now: the inputs' outputs in order, up to the first record not completed
+        expected: list[dict[str, Any]] = []
+        for a, _ in m.admitted:
+            if events[a].get("kind") == "record" and events[a]["name"] not in m.completed:
+                break
+            expected.extend(_output_of(events[a], m.completed))
+        if emitted != expected[:len(emitted)]:
+            k = next((k for k, (x, y) in enumerate(zip(emitted, expected, strict=False)) if x != y), len(expected))
+            return [Violation("WMA-2", f"step {m.index}: emitted element {k} is {emitted[k]}, in input order "
+                              f"{expected[k] if k < len(expected) else 'nothing (an earlier request is pending)'} "
+                              "comes there")]
     return []
 
 
@@ -160,7 +164,10 @@ def unordered_boundary(req: Request, resp: Response, version: FlinkVersion) -> l
                 return [Violation("WMA-3", f"step {m.index} emitted {item} after every watermark taken")]
             owed, wm = segments[k]
             if "watermark" in item:
-                if item["watermark"] != wm or seen != owed:
+                pending = [events[a]["name"] for a, _ in last.admitted
+                           if events[a].get("kind") == "record" and events[a]["name"] not in m.completed]
+                if item["watermark"] != wm or seen != owed or (pending and _before_watermark(events, last, k,
+                                                                                             set(pending))):
                     return [Violation("WMA-3", f"step {m.index} emitted the watermark {item['watermark']} with "
                                       f"{sum(seen.values())} of the {sum(owed.values())} results before it emitted")]
                 k, seen = k + 1, Counter()
@@ -171,6 +178,20 @@ def unordered_boundary(req: Request, resp: Response, version: FlinkVersion) -> l
                 return [Violation("WMA-3", f"step {m.index} emitted {item}, not a result of a record taken since "
                                   "the last watermark emitted")]
     return []
+
+
+def _before_watermark(events: list[Mapping[str, Any]], last: Moment, k: int, names: set[str]) -> bool:
+    """Whether a record of ``names`` was taken before the ``k``-th watermark taken."""
+    seen = 0
+    for a, _ in last.admitted:
+        ev = events[a]
+        if ev.get("kind") == "watermark":
+            if seen == k:
+                return False
+            seen += 1
+        elif ev.get("kind") == "record" and ev["name"] in names:
+            return True
+    return False
 
 
 @BOOK.invariant("WMA-4", ASYNC, "A record's results are emitted only once its async request has completed, each "

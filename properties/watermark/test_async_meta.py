@@ -180,3 +180,7 @@ def test_the_invariants_reject_what_they_must() -> None:
     assert _violations("ordered", 1, ab[:2], [{"emitted": e}, {"emitted": e}]) == ["WMA-5"]
     assert _violations("ordered", 2, [_wm(4)], [{"emitted": e}]) == ["WMA-6"]
     assert _violations("ordered", 2, [_wm(4)], [{"emitted": "x"}]) == ["WMA-1"]
+    # a watermark emitted while an earlier record's request is still pending
+    aw = [_rec("a", 1), _wm(1)]
+    assert _violations("ordered", 3, aw, [{"emitted": e}, {"emitted": [{"watermark": 1}]}]) == ["WMA-2"]
+    assert _violations("unordered", 3, aw, [{"emitted": e}, {"emitted": [{"watermark": 1}]}]) == ["WMA-3"]
