@@ -96,10 +96,16 @@ DECISIONS: dict[str, tuple[str, tuple[str, ...], str]] = {
         NOT_CHECKABLE, (), "The operator is not modelled: watermark.generation answers what its generator emits "
         "(WG-1 ... WG-8), not what TimestampsAndWatermarksOperator does with upstream watermarks (issue 29)."),
     "AsyncWaitOperator: watermark completed entry, emits at once if queue head": (
-        NOT_CHECKABLE, (), "AsyncWaitOperator is not modelled."),
-    "ordered queue: watermark in FIFO": (NOT_CHECKABLE, (), "AsyncWaitOperator's queues are not modelled."),
+        NEW, ("WMA-6", "AQ-3", "AQ-4", "AQ-6"), "watermark.async: a watermark is done when put (AQ-3, AQ-4) and the "
+        "operator emits completed elements after putting it (AQ-6); WMA-6, a watermark taken when every earlier "
+        "request has completed is emitted in that step. The operator's loop is the bridge's own around Flink's "
+        "queues (docs/protocol/watermark-async.md)."),
+    "ordered queue: watermark in FIFO": (
+        NEW, ("WMA-2", "AQ-3"), "watermark.async: OrderedStreamElementQueue is one FIFO of records and watermarks "
+        "(AQ-3); WMA-2, ordered mode emits results and watermarks in the order the operator took them."),
     "unordered queue: watermark segment of capacity 1, no reordering across it": (
-        NOT_CHECKABLE, (), "AsyncWaitOperator's queues are not modelled."),
+        NEW, ("WMA-3", "AQ-4"), "watermark.async: UnorderedStreamElementQueue's segments, a watermark in a segment "
+        "of its own between the records' (AQ-4); WMA-3, no record is emitted across a watermark."),
 }
 
 # claims SEED_CLAIMS.md counts covered (by the oracle or the -EQ rule only, or partly) that a documented rule

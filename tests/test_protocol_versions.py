@@ -97,6 +97,9 @@ EXAMPLES: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
         {"kind": "record", "timestamp": 5}, {"kind": "periodic"}]}), None),
     "watermark.windows": (req("watermark.windows", {"assigner": "tumbling", "size_ms": 10, "events": [
         {"key": "a", "timestamp": 5, "value": 1}, {"watermark": 9}]}), None),
+    "watermark.async": (req("watermark.async", {"mode": "unordered", "capacity": 1, "events": [
+        {"kind": "record", "name": "a", "timestamp": 5}, {"kind": "watermark", "timestamp": 6},
+        {"kind": "complete", "name": "a", "results": [1]}]}), None),
     "watermark.valve.subpartitions": (
         req("watermark.valve", {"channels": 2, "subpartitions": [[0, 1], [2, 2]],
                                 "events": [{"channel": 0, "watermark": 5, "subpartition": 1},

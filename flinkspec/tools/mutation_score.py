@@ -57,7 +57,8 @@ def _env(**extra: str) -> dict[str, str]:
 AREA_OF_FILE = {
     "memory": ("memory", "memory_jm", "memory_options", "memory_process", "memory_tm", "memsize", "memory_consumers",
                "memory_network"),
-    "watermark": ("valve", "combined", "timers", "watermark", "watermark_generation", "watermark_windows"),
+    "watermark": ("valve", "combined", "timers", "watermark", "watermark_generation", "watermark_windows",
+                  "watermark_async"),
     "classloading": ("classloading", "classloading_config", "classloading_lifecycle"),
     "checkpoint": ("alignment", "alignment_handlers", "coordinator", "coordinator_machine",
                    "coordinator_rules", "recovery", "checkpoint_storage", "flinkpath"),
@@ -91,6 +92,7 @@ def area_tests(area: str) -> list[str]:
     watermark = ["properties/test_oracle_watermark_examples.py", "properties/watermark/test_bad_input.py",
                  "properties/watermark/test_generation_meta.py", "properties/watermark/test_generation_bad_input.py",
                  "properties/watermark/test_windows_meta.py", "properties/watermark/test_windows_bad_input.py",
+                 "properties/watermark/test_async_meta.py", "properties/watermark/test_async_bad_input.py",
                  "properties/test_protocol_errors.py",
                  *_recorded(*_corpora("watermark"))]
     classloading = ["properties/classloading/test_bad_input.py", "properties/classloading/test_lifecycle_bad_input.py",

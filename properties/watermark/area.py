@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from oracle import combined, timers, valve
 from oracle import watermark as names
+from oracle import watermark_async as async_queue
 from oracle import watermark_generation as generation
 from oracle import watermark_windows as windows
 from oracle.watermark import SUBPARTITIONS_SINCE
@@ -12,6 +13,9 @@ from properties.area import AnswerShape, Area, Checked, Exhaustive, OracleRules,
 from properties.features import Feature, Request, event_field_used, input_of, without_event_field, without_field
 from properties.mutant import of_area
 from properties.watermark import (
+    async_invariants,
+    async_mutants,
+    async_strategies,
     generation_invariants,
     generation_mutants,
     generation_strategies,
@@ -182,4 +186,29 @@ WINDOWS = Area(
                                              checked=_WINDOWS_CHECKED)},
     mutants=tuple(windows_mutants.MUTANTS), bridge="WindowsArea",
     changes=windows.CHANGES[windows.WINDOWS], strict_messages=True,
+)
+
+_ASYNC_META = "properties/watermark/test_async_meta.py::"
+# what checks each rule of the oracle's async queues and operator loop
+_ASYNC_CHECKED: tuple[Checked, ...] = (
+    checked("AQ-1", note="the rejection: WMA-EQ with --strict-messages"),
+    checked("AQ-2", "WMA-5", f"{_ASYNC_META}test_a_full_queue_holds_the_next_input"),
+    checked("AQ-3", "WMA-2", f"{_ASYNC_META}test_ordered_waits_for_the_head"),
+    checked("AQ-4", "WMA-3", f"{_ASYNC_META}test_unordered_reorders_only_between_watermarks"),
+    checked("AQ-5", "WMA-4"),
+    checked("AQ-6", "WMA-5", "WMA-6", f"{_ASYNC_META}test_end_waits_for_the_queue_to_drain",
+            note="the operator's loop is the bridge's own around Flink's queues: WMA-EQ checks the queues only"),
+)
+
+ASYNC = Area(
+    name=async_queue.ASYNC, prefix="WMA", rules=async_invariants.BOOK, protocol=4,
+    page="watermark-async.md",
+    description="what an AsyncWaitOperator emits in ordered and unordered mode with a capacity, for records whose "
+    "requests the request completes, watermarks and end of input (Flink's async stream element queues)",
+    requests=async_strategies.requests, size=async_strategies.size,
+    shape=AnswerShape(empty_when_absent=("admitted",), optional_fields=("held", "timestamp")),
+    oracle={"watermark_async": OracleRules(rules=async_queue.RULES, files=("oracle/watermark_async.py",),
+                                           checked=_ASYNC_CHECKED)},
+    mutants=tuple(async_mutants.MUTANTS), bridge="AsyncArea",
+    changes=async_queue.CHANGES[async_queue.ASYNC], strict_messages=True,
 )

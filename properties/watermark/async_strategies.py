@@ -1,0 +1,79 @@
+"""Requests for ``watermark.async``: records, completions, watermarks and end of input on and around every rule of
+Flink's async queues.
+
+A request draws the output mode, a capacity (mostly 1-4, so that the queue is full often; now and then 1000, or 0
+or a negative one, Flink's rejection) and 0-30 events: records (a timestamp around the last one, absent one time
+in eight), watermarks (around the last record's timestamp), completions of a pending request (the oldest, the
+newest or any, so completions come out of order; with 0-3 results) and, at most once, end of input, after which
+only completions follow. The oracle's operator replays the events as they are drawn, so that a completion names
+only a record whose request was made (one not still waiting for a slot).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from oracle.versions import FlinkVersion
+from oracle.watermark_async import ASYNC, MODES, Event, Operator, queue_of
+
+AREA = ASYNC
+CAPACITIES = (1, 1, 2, 2, 3, 4, 5)
+CAPACITY_CORNERS = (1000, 0, -1, -(2**31))
+
+
+@st.composite
+def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
+    mode = draw(st.sampled_from(MODES))
+    capacity = draw(st.sampled_from(CAPACITY_CORNERS)) if draw(st.integers(0, 19)) == 0 \
+        else draw(st.sampled_from(CAPACITIES))
+    out: dict[str, Any] = {"mode": mode, "capacity": capacity}
+    op = Operator(queue_of(mode, max(capacity, 1)))
+    events: list[dict[str, Any]] = []
+    ts = draw(st.sampled_from((0, 100, -5)))
+    ended = False
+    for i in range(draw(st.integers(0, 30))):
+        pending = list(op.entries)
+        kind = "complete" if ended else draw(st.sampled_from(
+            ("record", "record", "complete", "complete", "complete", "watermark", "end")))
+        if kind == "end" and draw(st.integers(0, 3)) != 0:
+            kind = "complete"
+        if kind == "complete" and not pending:
+            if ended:
+                break
+            kind = "record"
+        ev: dict[str, Any]
+        if kind == "record":
+            ts += draw(st.sampled_from((-3, 0, 1, 1, 2, 5)))
+            ev = {"kind": "record", "name": f"r{i}"}
+            if draw(st.integers(0, 7)) != 0:
+                ev["timestamp"] = ts
+            event = Event("record", name=ev["name"], timestamp=ev.get("timestamp"))
+        elif kind == "watermark":
+            ev = {"kind": "watermark", "timestamp": ts + draw(st.sampled_from((-1, 0, 0, 1)))}
+            event = Event("watermark", timestamp=ev["timestamp"])
+        elif kind == "end":
+            ended = True
+            ev = {"kind": "end"}
+            event = Event("end")
+        else:
+            which = draw(st.sampled_from(("oldest", "newest", "any")))
+            name = pending[0] if which == "oldest" else pending[-1] if which == "newest" \
+                else draw(st.sampled_from(pending))
+            results = draw(st.lists(st.integers(-5, 50), max_size=3))
+            ev = {"kind": "complete", "name": name, "results": results}
+            event = Event("complete", name=name, results=tuple(results))
+        op.step(i, event)
+        events.append(ev)
+    out["events"] = events
+    return out
+
+
+def requests(version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
+    """Protocol requests for ``watermark.async`` and ``version``."""
+    return inputs(version).map(lambda i: {"area": AREA, "flink": str(version), "input": i})
+
+
+def size(req: dict[str, Any]) -> int:
+    return len(req["input"].get("events", []))
