@@ -95,10 +95,12 @@ RULES: tuple[Declared, ...] = (
              "subpartitions) (FLINK-25774).",
              "NettyShuffleUtils.getMinMaxNetworkBuffersPerResultPartition"),
     Declared("NET-8",
-             "From 1.14 the maximum is at least the minimum (Math.max); in 1.13 a maximum below the minimum is "
-             "LocalBufferPool's IllegalArgumentException(\"Maximum number of memory segments (<max>) should not be"
-             " smaller than minimum (<min>).\").",
-             "NettyShuffleUtils.getMinMaxNetworkBuffersPerResultPartition, LocalBufferPool"),
+             "From 1.14 the maximum is at least the minimum (Math.max); in 1.13 a maximum below the minimum is, "
+             "once the pool fits (NET-9: NetworkBufferPool checks that first), LocalBufferPool's "
+             "IllegalArgumentException(\"Maximum number of memory segments (<max>) should not be smaller than "
+             "minimum (<min>).\").",
+             "NettyShuffleUtils.getMinMaxNetworkBuffersPerResultPartition, NetworkBufferPool.internalCreateBufferPool, "
+             "LocalBufferPool"),
     Declared("NET-9",
              "The partitions' pools are created in order from the NetworkBufferPool, each reserving its minimum;"
              " a pool whose minimum exceeds what the earlier ones left is IOException(\"Insufficient number of "
@@ -291,7 +293,8 @@ def options(conf: Configuration, version: FlinkVersion) -> dict[str, int]:
 
 def partition_pool(subpartitions: int, kind: str, opts: Mapping[str, int], version: FlinkVersion,
                    ) -> tuple[int, int]:
-    """NET-6, NET-7, NET-8: the (minimum, maximum) of a result partition's pool."""
+    """NET-6, NET-7, NET-8: the (minimum, maximum) of a result partition's pool (in 1.13 the maximum can be below
+    the minimum: :func:`create_pool` refuses it)."""
     sort_shuffle = kind in BLOCKING and subpartitions >= opts["sort_min_parallelism"]
     minimum = opts["sort_min_buffers"] if sort_shuffle else subpartitions + 1
     if kind in BOUNDED:
@@ -302,9 +305,6 @@ def partition_pool(subpartitions: int, kind: str, opts: Mapping[str, int], versi
         maximum = INT_MAX
     if pick(MAX_RAISED, version):
         maximum = max(minimum, maximum)
-    elif maximum < minimum:
-        raise IllegalArgumentException(f"Maximum number of memory segments ({maximum}) should not be smaller "
-                                       f"than minimum ({minimum}).")
     return minimum, maximum
 
 
@@ -342,6 +342,17 @@ def insufficient(required: int, left: int, total: int, page: int) -> JavaExcepti
 def fits(reserved: int, minimum: int, total: int) -> bool:
     """NET-9: whether a pool of ``minimum`` buffers can be created after ``reserved`` of ``total`` are taken."""
     return reserved + minimum <= total
+
+
+def create_pool(reserved: int, minimum: int, maximum: int, total: int, page: int) -> JavaException | None:
+    """NET-9, NET-8: ``NetworkBufferPool.internalCreateBufferPool``'s refusal of a pool, if any: first the fit, then
+    ``LocalBufferPool``'s check of its maximum against its minimum."""
+    if not fits(reserved, minimum, total):
+        return insufficient(minimum, total - reserved, total, page)
+    if maximum < minimum:
+        return IllegalArgumentException(f"Maximum number of memory segments ({maximum}) should not be smaller than "
+                                        f"minimum ({minimum}).")
+    return None
 
 
 def _type(item: Mapping[str, Any], where: str, version: FlinkVersion, default: str | None = None) -> str:
@@ -443,14 +454,12 @@ def network_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any
         because("NET-6", *(("NET-17",) if kind in HYBRID else ()))
         at("partitions", i, "max")
         because("NET-7", "NET-8")
-        try:
-            minimum, maximum = partition_pool(n, kind, opts, version)
-        except JavaException as exc:
-            return _rejected(exc, "NET-8", "NET-7")
+        minimum, maximum = partition_pool(n, kind, opts, version)
         at("partitions", i)
         because("NET-9")
-        if not fits(required, minimum, total):
-            return _rejected(insufficient(minimum, total - required, total, page), "NET-9", "NET-6")
+        refused = create_pool(required, minimum, maximum, total, page)
+        if refused is not None:
+            return _rejected(refused, *(("NET-9", "NET-6") if isinstance(refused, IOException) else ("NET-8", "NET-7")))
         required += minimum
         pools.append({"min": minimum, "max": maximum})
     pool_rule = "NET-15" if sized else "NET-13"
@@ -461,12 +470,9 @@ def network_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any
         because(pool_rule, "NET-4")
         at("gates", i)
         because(pool_rule, "NET-9")
-        if not fits(required, floating_min, total):
-            return _rejected(insufficient(floating_min, total - required, total, page), pool_rule, "NET-9")
-        if floating_max < floating_min:
-            return _rejected(IllegalArgumentException(f"Maximum number of memory segments ({floating_max}) should "
-                                                      f"not be smaller than minimum ({floating_min})."),
-                             pool_rule, "NET-4")
+        refused = create_pool(required, floating_min, floating_max, total, page)
+        if refused is not None:
+            return _rejected(refused, pool_rule, "NET-9" if isinstance(refused, IOException) else "NET-4")
         required += floating_min
     gate_out: list[dict[str, int]] = []
     for i, ((remote, _, _), (floating_min, floating_max, per_channel)) in enumerate(zip(gates, specs, strict=True)):

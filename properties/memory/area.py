@@ -89,7 +89,7 @@ _NETWORK_CHECKED: tuple[Checked, ...] = (
     checked("NET-5", f"{_NET_META}test_sort_shuffle_defaults"),
     checked("NET-6", "MNB-3"),
     checked("NET-7", "MNB-6", f"{_NET_META}test_sort_shuffle_cap"),
-    checked("NET-8", "MNB-7"),
+    checked("NET-8", "MNB-7", f"{_NET_META}test_1_13_checks_the_fit_before_the_maximum"),
     checked("NET-9", "MNB-4", "MNB-5", f"{_NET_META}test_fit_corners"),
     checked("NET-10", note="Flink's exception for floating buffers below 1: MNB-EQ with --strict-messages"),
     checked("NET-11", note="Flink's exceptions for an option that is no int: MNB-EQ with --strict-messages"),

@@ -213,3 +213,13 @@ def test_hybrid_partitions() -> None:
         assert _answer(version, config=TM, partitions=part)["output"]["partitions"] == [
             {"min": 5, "max": INT_MAX}, {"min": 10, "max": INT_MAX}]
     assert _answer("1.15", config=TM, partitions=part)["error"]["type"] == "BadRequest"
+
+
+def test_1_13_checks_the_fit_before_the_maximum() -> None:
+    """NET-8, NET-9: 1.13's NetworkBufferPool refuses a pool that does not fit before LocalBufferPool sees its
+    maximum below its minimum (real Flink 1.13.6, flinkspec check --flink all --examples 20000 --seed 2026)."""
+    config = {**TM, BUFFERS_PER_CHANNEL.key: "0"}
+    big = _answer("1.13", config=config, partitions=[{"subpartitions": 5000, "type": "PIPELINED_BOUNDED"}])["error"]
+    assert big["message"].startswith("Insufficient number of network buffers: required 5001, but only 2048 available")
+    small = _answer("1.13", config=config, partitions=[{"subpartitions": 100, "type": "PIPELINED_BOUNDED"}])["error"]
+    assert small["message"] == "Maximum number of memory segments (8) should not be smaller than minimum (101)."
