@@ -19,14 +19,15 @@ COVERED, NEW, NOT_CHECKABLE = "covered now", "new rule", "not checkable"
 # claim -> (decision, rule IDs, why / how)
 DECISIONS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "network memory is carved into network buffers (buffers-per-channel, floating)": (
-        NEW, ("MNB-2", "MNB-3", "MNB-4", "MNB-6", "MNB-8", "NET-3", "NET-4", "NET-7", "NET-9", "NET-13", "NET-14"),
+        NEW, ("MNB-2", "MNB-3", "MNB-4", "MNB-6", "MNB-8", "NET-3", "NET-4", "NET-7", "NET-9", "NET-13", "NET-14",
+              "NET-15"),
         "memory.network answers how "
         "a TaskManager's network memory is carved into buffers of the segment size (MNB-2, NET-3) and what a task's "
         "result partitions take of them: each pool's required buffers (MNB-3), its maximum of buffers-per-channel x "
-        "subpartitions + floating buffers (MNB-6, NET-4, NET-7), and whether the pools fit (MNB-4, NET-9). From "
-        "1.14 to 1.16 also the input gates: each remote channel's buffers-per-channel exclusive buffers and each gate's"
-        " floating pool of at most floating-buffers-per-gate (MNB-8, NET-13, NET-14); gates of 1.13 and of 1.17 on "
-        "are not modelled yet."),
+        "subpartitions + floating buffers (MNB-6, NET-4, NET-7), and whether the pools fit (MNB-4, NET-9). And the "
+        "input gates: until 1.16 each remote channel's buffers-per-channel exclusive buffers and each gate's floating "
+        "pool of at most floating-buffers-per-gate (MNB-8, NET-13, NET-14); from 1.17 InputGateSpecUtils caps a batch "
+        "gate at 1000 required buffers, its channels' exclusive buffers dropping (NET-15; Flink then breaks MNB-8)."),
     "managed memory shared by sort/hash/RocksDB consumers (consumer weights)": (
         NEW, ("MMC-3", "MMC-5", "MCW-3", "MCW-6", "MCW-7"), "memory.consumers answers the share of a slot's managed "
         "memory each kind of consumer (OPERATOR: sort, hash and the other batch operators; STATE_BACKEND: RocksDB; "

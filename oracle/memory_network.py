@@ -7,10 +7,12 @@ From a TaskManager's configuration: its network memory as ``memory.taskmanager``
 minimum and maximum buffers of each partition's pool (``ResultPartitionFactory.createBufferPoolFactory``,
 ``NettyShuffleUtils.getMinMaxNetworkBuffersPerResultPartition``) as the ``NetworkBufferPool`` creates them, or
 Flink's exception for the first pool it cannot create ("Insufficient number of network buffers: ...").
-Then, from 1.14 to 1.16, the task's input gates in order, after all its partitions (``Task.setupPartitionsAndGates``):
-each gate's floating pool (NET-13) and each of its remote channels' exclusive buffers (NET-14), or Flink's
-exception for the first request the ``NetworkBufferPool`` refuses. Gates of other releases, local channels and
-hybrid partitions are not modelled (NotModelled says so).
+Then the task's input gates: from 1.17 each gate is sized when the task is built (``InputGateSpecUtils``, NET-15,
+NET-16); after all its partitions' pools (``Task.setupPartitionsAndGates``) each gate's floating pool in order
+(NET-13, NET-15), and then, as each gate's recovered channels become real ones, each of its remote channels'
+exclusive buffers (NET-14); or Flink's exception for the first request that fails. Local channels take no exclusive
+buffers (they count among a gate's channels from 1.17). Hybrid result partitions (1.16+) are pooled as unbounded
+pipelined ones (NET-17).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from oracle.changes import Change
 from oracle.checkpoint_storage import IOException
 from oracle.explain import INPUT, at, because, decided_here, rejected_because
 from oracle.javanum import INT_MAX, IllegalArgumentException, JavaException
+from oracle.memory_consumers import IllegalStateException
 from oracle.memory_options import ConfigOption, Configuration
 from oracle.protocol import AreaFn, BadRequest, NotModelled, Rejected, field, string_map
 from oracle.rules import Declared
@@ -39,7 +42,13 @@ SORT_MIN_PARALLELISM_KEY = TN + "sort-shuffle.min-parallelism"
 # the partition types modelled, and what ResultPartitionType says of each (the same in every release)
 BOUNDED = frozenset({"PIPELINED_BOUNDED", "PIPELINED_APPROXIMATE"})  # isBounded
 BLOCKING = frozenset({"BLOCKING", "BLOCKING_PERSISTENT"})  # isBlocking (1.13: not isPipelined)
+HYBRID = frozenset({"HYBRID_FULL", "HYBRID_SELECTIVE"})  # isHybridResultPartition (1.16+)
 TYPES = ("PIPELINED", "PIPELINED_BOUNDED", "PIPELINED_APPROXIMATE", "BLOCKING", "BLOCKING_PERSISTENT")
+HYBRID_TYPES = ("HYBRID_FULL", "HYBRID_SELECTIVE")
+# a gate consuming these is a streaming one (isPipelinedOrPipelinedBoundedResultPartition: not PIPELINED_APPROXIMATE)
+STREAM_GATE = frozenset({"PIPELINED", "PIPELINED_BOUNDED"})
+BATCH_GATE_MAX_REQUIRED = 1000  # InputGateSpecUtils.DEFAULT_MAX_REQUIRED_BUFFERS_PER_GATE_FOR_BATCH
+GATE_DEFAULT_TYPE = "PIPELINED_BOUNDED"  # a gate's consumed partition type when the request names none
 # configuration keys whose effect the oracle does not model
 UNMODELLED_KEYS = ("execution.batch-shuffle-mode", "taskmanager.network.memory.buffer-debloat.",
                    "taskmanager.memory.starting-segment-size", TN + "memory.read-buffer.",
@@ -86,10 +95,12 @@ RULES: tuple[Declared, ...] = (
              "subpartitions) (FLINK-25774).",
              "NettyShuffleUtils.getMinMaxNetworkBuffersPerResultPartition"),
     Declared("NET-8",
-             "From 1.14 the maximum is at least the minimum (Math.max); in 1.13 a maximum below the minimum is "
-             "LocalBufferPool's IllegalArgumentException(\"Maximum number of memory segments (<max>) should not be"
-             " smaller than minimum (<min>).\").",
-             "NettyShuffleUtils.getMinMaxNetworkBuffersPerResultPartition, LocalBufferPool"),
+             "From 1.14 the maximum is at least the minimum (Math.max); in 1.13 a maximum below the minimum is, "
+             "once the pool fits (NET-9: NetworkBufferPool checks that first), LocalBufferPool's "
+             "IllegalArgumentException(\"Maximum number of memory segments (<max>) should not be smaller than "
+             "minimum (<min>).\").",
+             "NettyShuffleUtils.getMinMaxNetworkBuffersPerResultPartition, NetworkBufferPool.internalCreateBufferPool, "
+             "LocalBufferPool"),
     Declared("NET-9",
              "The partitions' pools are created in order from the NetworkBufferPool, each reserving its minimum;"
              " a pool whose minimum exceeds what the earlier ones left is IOException(\"Insufficient number of "
@@ -115,20 +126,49 @@ RULES: tuple[Declared, ...] = (
              " left is its number of network buffers minus that sum.",
              "NetworkBufferPool.numTotalRequiredBuffers"),
     Declared("NET-13",
-             "From 1.14 to 1.16 an input gate's floating pool has minimum 1 and maximum the floating buffers per "
-             "gate; it is created from the NetworkBufferPool after all the task's partitions' pools and the earlier"
-             " gates' buffers, like a partition's (NET-9: required 1), and a maximum below 1 is then LocalBufferPool"
-             "'s IllegalArgumentException(\"Maximum number of memory segments (<max>) should not be smaller than "
+             "Until 1.17 an input gate's floating pool has minimum 1 and maximum the floating buffers per gate, "
+             "whatever the consumed partition's type (1.13 passes the type and ignores it); the gates' pools are "
+             "created in order from the NetworkBufferPool after all the task's partitions' pools, like a "
+             "partition's (NET-9: required <minimum>), and a maximum below the minimum is then LocalBufferPool's "
+             "IllegalArgumentException(\"Maximum number of memory segments (<max>) should not be smaller than "
              "minimum (1).\").",
              "Task.setupPartitionsAndGates, SingleInputGate.setup, SingleInputGateFactory.createBufferPoolFactory, "
-             "NettyShuffleUtils.getMinMaxFloatingBuffersPerInputGate", since="1.14", until="1.17"),
+             "NettyShuffleUtils.getMinMaxFloatingBuffersPerInputGate", until="1.17"),
     Declared("NET-14",
-             "From 1.14 to 1.16, after its floating pool, each of a gate's remote channels in order requests the "
-             "buffers per channel as exclusive buffers from the NetworkBufferPool (none when 0); a request above "
+             "A gate's channels are created as recovered channels, which take no buffers when the gate is set up; "
+             "after all the gates' pools, each gate in order turns them into real channels, and each remote "
+             "channel in order then requests its exclusive buffers from the NetworkBufferPool (buffers per channel "
+             "until 1.17, the gate's effective exclusive buffers per channel from 1.17, NET-15); a request above "
              "what the earlier pools and requests left is IOException(\"Insufficient number of network buffers: "
-             "required <buffers per channel>, but only <left> available. ...\", NET-9's message).",
-             "SingleInputGate.setupChannels, RemoteInputChannel.setup, BufferManager.requestExclusiveBuffers, "
-             "NetworkBufferPool.requestUnpooledMemorySegments", since="1.14", until="1.17"),
+             "required <exclusive per channel>, but only <left> available. ...\", NET-9's message). From 1.14 a "
+             "request of 0 is none; in 1.13 it is NetworkBufferPool.requestMemorySegments' "
+             "IllegalArgumentException(\"Number of buffers to request must be larger than 0.\"). A local channel "
+             "requests no exclusive buffers.",
+             "SingleInputGateFactory.createKnownInputChannel, InputChannel.setup, SingleInputGate"
+             ".convertRecoveredInputChannels, RemoteRecoveredInputChannel.toInputChannelInternal, RemoteInputChannel"
+             ".setup, BufferManager.requestExclusiveBuffers, NetworkBufferPool.requestUnpooledMemorySegments (1.13: "
+             "requestMemorySegments), LocalRecoveredInputChannel"),
+    Declared("NET-15",
+             "From 1.17 a gate of n channels (remote and local) consuming a partition of type t is sized by "
+             "InputGateSpecUtils.createGateBuffersSpec, with b buffers per channel and f floating buffers per gate "
+             "in int arithmetic: its required buffers are min(threshold, n * b + 1), the threshold Integer.MAX_VALUE"
+             " when t is PIPELINED, PIPELINED_BOUNDED or hybrid and 1000 otherwise (PIPELINED_APPROXIMATE and "
+             "blocking ones); its exclusive buffers per channel min(b, (required - 1) / n); its floating pool's "
+             "minimum required - n * exclusive and maximum n * b + f - n * exclusive.",
+             "InputGateSpecUtils.createGateBuffersSpec, GateBuffersSpec, SingleInputGateFactory.create",
+             since="1.17"),
+    Declared("NET-16",
+             "From 1.17 a gate whose required buffers are below 1 is IllegalArgumentException(\"Require at least 1 "
+             "buffer per gate.\"), and one whose floating minimum is not positive or above its maximum "
+             "IllegalStateException(\"Must be positive.\" / \"Wrong number of floating buffers.\"); gates are "
+             "sized when the task is built (NettyShuffleEnvironment.createInputGates), so this comes before any "
+             "pool is created.",
+             "InputGateSpecUtils.createGateBuffersSpec, getExclusiveBuffersPerChannel", since="1.17"),
+    Declared("NET-17",
+             "From 1.16 a result partition can be HYBRID_FULL or HYBRID_SELECTIVE (before, no such type): neither "
+             "bounded nor blocking, its pool is a PIPELINED one's (minimum subpartitions + 1, maximum "
+             "Integer.MAX_VALUE) as long as no tiered storage is configured.",
+             "ResultPartitionType, NettyShuffleUtils.getMinMaxNetworkBuffersPerResultPartition", since="1.16"),
 )
 
 # Flink's changes in this area, each written once; the tables below read them
@@ -160,8 +200,25 @@ OPTIONS_REMOVED = Change(
 OVERDRAFT_OPTION = Change(
     since="1.16", what="taskmanager.network.memory.max-overdraft-buffers-per-gate is read (an int option)",
     witnesses=({"config": {**_P["config"], OVERDRAFT.key: "x"}},))
-CHANGES: dict[str, tuple[Change, ...]] = {NETWORK: (MAX_AT_LEAST_MIN, SORT_SHUFFLE_DEFAULTS, SORT_SHUFFLE_CAP,
-                                                    OVERDRAFT_OPTION, FLOATING_AT_LEAST_ONE, OPTIONS_REMOVED)}
+EXCLUSIVE_ZERO_SKIPPED = Change(
+    since="1.14", what="a remote channel with 0 buffers per channel requests no exclusive buffers (before: "
+    "NetworkBufferPool.requestMemorySegments' IllegalArgumentException \"Number of buffers to request must be "
+    "larger than 0.\")",
+    witnesses=({"config": {**_P["config"], BUFFERS_PER_CHANNEL.key: "0"}, "gates": [{"channels": 1}]},))
+HYBRID_PARTITIONS = Change(
+    since="1.16", what="result partitions and input gates of type HYBRID_FULL and HYBRID_SELECTIVE (before: no such"
+    " type)",
+    witnesses=({**_P, "partitions": [{"subpartitions": 4, "type": "HYBRID_FULL"}]},))
+GATE_SPEC = Change(
+    since="1.17", what="an input gate is sized by InputGateSpecUtils: a batch gate requires at most 1000 buffers, its "
+    "channels' exclusive buffers drop (to 0) to stay below that, and the rest of its buffers are its floating pool's "
+    "minimum; local channels count among its channels (before: a floating pool of minimum 1 and maximum floating-"
+    "buffers-per-gate, buffers-per-channel exclusive buffers per remote channel)",
+    witnesses=({**_P, "gates": [{"channels": 600, "type": "BLOCKING"}]},
+               {**_P, "gates": [{"channels": 1, "local": 999, "type": "BLOCKING"}]}))
+CHANGES: dict[str, tuple[Change, ...]] = {NETWORK: (MAX_AT_LEAST_MIN, EXCLUSIVE_ZERO_SKIPPED, SORT_SHUFFLE_DEFAULTS,
+                                                    SORT_SHUFFLE_CAP, OVERDRAFT_OPTION, HYBRID_PARTITIONS,
+                                                    FLOATING_AT_LEAST_ONE, GATE_SPEC, OPTIONS_REMOVED)}
 
 SORT_MIN_BUFFERS: Mapping[FlinkVersion, ConfigOption] = SORT_SHUFFLE_DEFAULTS.table(
     ConfigOption(SORT_MIN_BUFFERS_KEY, "int", 64, "64"), ConfigOption(SORT_MIN_BUFFERS_KEY, "int", 512, "512"))
@@ -173,15 +230,14 @@ SORT_CAPPED: Mapping[FlinkVersion, bool] = SORT_SHUFFLE_CAP.table(False, True)
 MAX_RAISED: Mapping[FlinkVersion, bool] = MAX_AT_LEAST_MIN.table(False, True)
 READS_OVERDRAFT: Mapping[FlinkVersion, bool] = OVERDRAFT_OPTION.table(False, True)
 CHECKS_FLOATING: Mapping[FlinkVersion, bool] = FLOATING_AT_LEAST_ONE.table(False, True)
-# the releases whose input gates are modelled (NET-13, NET-14): 1.13 assigns the channels' exclusive buffers
-# before the gate's pool with its own pool sizes (ResultPartitionType-dependent); 1.17 sizes gates with
-# InputGateSpecUtils (a per-gate threshold, exclusive buffers that can drop to 0); neither is modelled yet
-GATES_FROM, GATES_UNTIL = FlinkVersion(1, 14, 0), FlinkVersion(1, 17, 0)
+SKIPS_ZERO_EXCLUSIVE: Mapping[FlinkVersion, bool] = EXCLUSIVE_ZERO_SKIPPED.table(False, True)
+HAS_HYBRID: Mapping[FlinkVersion, bool] = HYBRID_PARTITIONS.table(False, True)
+SIZED_BY_SPEC: Mapping[FlinkVersion, bool] = GATE_SPEC.table(False, True)
 
 
-def gates_modelled(version: FlinkVersion) -> bool:
-    """Whether ``version``'s input gates are modelled (1.14 ... 1.16)."""
-    return GATES_FROM <= version < GATES_UNTIL
+def partition_types(version: FlinkVersion) -> tuple[str, ...]:
+    """The ResultPartitionTypes of ``version`` that the area takes (NET-17: hybrid ones from 1.16)."""
+    return TYPES + (HYBRID_TYPES if pick(HAS_HYBRID, version) else ())
 
 
 def java_int(value: int) -> int:
@@ -237,7 +293,8 @@ def options(conf: Configuration, version: FlinkVersion) -> dict[str, int]:
 
 def partition_pool(subpartitions: int, kind: str, opts: Mapping[str, int], version: FlinkVersion,
                    ) -> tuple[int, int]:
-    """NET-6, NET-7, NET-8: the (minimum, maximum) of a result partition's pool."""
+    """NET-6, NET-7, NET-8: the (minimum, maximum) of a result partition's pool (in 1.13 the maximum can be below
+    the minimum: :func:`create_pool` refuses it)."""
     sort_shuffle = kind in BLOCKING and subpartitions >= opts["sort_min_parallelism"]
     minimum = opts["sort_min_buffers"] if sort_shuffle else subpartitions + 1
     if kind in BOUNDED:
@@ -248,15 +305,30 @@ def partition_pool(subpartitions: int, kind: str, opts: Mapping[str, int], versi
         maximum = INT_MAX
     if pick(MAX_RAISED, version):
         maximum = max(minimum, maximum)
-    elif maximum < minimum:
-        raise IllegalArgumentException(f"Maximum number of memory segments ({maximum}) should not be smaller "
-                                       f"than minimum ({minimum}).")
     return minimum, maximum
 
 
-def gate_buffers(channels: int, opts: Mapping[str, int]) -> tuple[int, int, int]:
-    """NET-13, NET-14: a gate's floating pool's (minimum, maximum) and its remote channels' exclusive buffers each."""
-    return 1, opts["floating_per_gate"], opts["buffers_per_channel"]
+def gate_buffers(remote: int, local: int, kind: str, opts: Mapping[str, int], version: FlinkVersion,
+                 ) -> tuple[int, int, int]:
+    """NET-13, NET-15, NET-16: a gate's floating pool's (minimum, maximum) and its remote channels' exclusive buffers
+    each, or (1.17+) InputGateSpecUtils' exception."""
+    per_channel, floating = opts["buffers_per_channel"], opts["floating_per_gate"]
+    if not pick(SIZED_BY_SPEC, version):
+        return 1, floating, per_channel
+    channels = remote + local
+    threshold = INT_MAX if kind in STREAM_GATE or kind in HYBRID else BATCH_GATE_MAX_REQUIRED
+    required = min(threshold, java_int(channels * per_channel + 1))
+    if required < 1:
+        raise IllegalArgumentException("Require at least 1 buffer per gate.")
+    exclusive = min(per_channel, (required - 1) // channels)
+    per_gate = java_int(channels * exclusive)
+    floating_min = java_int(required - per_gate)
+    floating_max = java_int(java_int(channels * per_channel + floating) - per_gate)
+    if floating_min <= 0:
+        raise IllegalStateException("Must be positive.")
+    if floating_min > floating_max:
+        raise IllegalStateException("Wrong number of floating buffers.")
+    return floating_min, floating_max, exclusive
 
 
 def insufficient(required: int, left: int, total: int, page: int) -> JavaException:
@@ -272,7 +344,26 @@ def fits(reserved: int, minimum: int, total: int) -> bool:
     return reserved + minimum <= total
 
 
-def _partitions(inp: Mapping[str, Any]) -> list[tuple[int, str]]:
+def create_pool(reserved: int, minimum: int, maximum: int, total: int, page: int) -> JavaException | None:
+    """NET-9, NET-8: ``NetworkBufferPool.internalCreateBufferPool``'s refusal of a pool, if any: first the fit, then
+    ``LocalBufferPool``'s check of its maximum against its minimum."""
+    if not fits(reserved, minimum, total):
+        return insufficient(minimum, total - reserved, total, page)
+    if maximum < minimum:
+        return IllegalArgumentException(f"Maximum number of memory segments ({maximum}) should not be smaller than "
+                                        f"minimum ({minimum}).")
+    return None
+
+
+def _type(item: Mapping[str, Any], where: str, version: FlinkVersion, default: str | None = None) -> str:
+    kind = field(item, "type", str, where) if default is None or item.get("type") is not None else default
+    types = partition_types(version)
+    if kind not in types:
+        raise BadRequest(f"{where}.type: {kind!r} is no partition type of {version} (one of {', '.join(types)})")
+    return kind
+
+
+def _partitions(inp: Mapping[str, Any], version: FlinkVersion) -> list[tuple[int, str]]:
     raw = field(inp, "partitions", list, "input") if inp.get("partitions") is not None else []
     out: list[tuple[int, str]] = []
     for i, item in enumerate(raw):
@@ -280,32 +371,30 @@ def _partitions(inp: Mapping[str, Any]) -> list[tuple[int, str]]:
         n = field(item, "subpartitions", int, where)
         if isinstance(n, bool) or not 1 <= n <= INT_MAX:
             raise BadRequest(f"{where}.subpartitions must be an integer in [1, {INT_MAX}]")
-        kind = field(item, "type", str, where)
-        if kind.startswith("HYBRID"):
-            raise NotModelled(f"{where}.type = {kind!r}", "hybrid result partitions")
-        if kind not in TYPES:
-            raise BadRequest(f"{where}.type: {kind!r} is no partition type (one of {', '.join(TYPES)})")
-        out.append((n, kind))
+        out.append((n, _type(item, where, version)))
     return out
 
 
-def _gates(inp: Mapping[str, Any], version: FlinkVersion) -> list[int]:
-    """The remote channel count of each input gate (``input.gates[i].channels``)."""
+def _count(item: Mapping[str, Any], key: str, where: str) -> int:
+    n = item.get(key, 0)
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= INT_MAX:
+        raise BadRequest(f"{where}.{key} must be an integer in [0, {INT_MAX}]")
+    return n
+
+
+def _gates(inp: Mapping[str, Any], version: FlinkVersion) -> list[tuple[int, int, str]]:
+    """Each input gate's remote and local channel counts and consumed partition type (``input.gates[i]``)."""
     raw = field(inp, "gates", list, "input") if inp.get("gates") is not None else []
-    out: list[int] = []
+    out: list[tuple[int, int, str]] = []
     for i, item in enumerate(raw):
         where = f"input.gates[{i}]"
-        n = field(item, "channels", int, where)
-        if isinstance(n, bool) or not 1 <= n <= INT_MAX:
-            raise BadRequest(f"{where}.channels must be an integer in [1, {INT_MAX}]")
-        local = item.get("local", 0)
-        if isinstance(local, bool) or not isinstance(local, int) or local < 0:
-            raise BadRequest(f"{where}.local must be a non-negative integer")
-        if local:
-            raise NotModelled(f"{where}.local", "local input channels (they reserve segments of the gate's pool)")
-        out.append(n)
-    if out and not gates_modelled(version):
-        raise NotModelled("input.gates", f"input gates of {version} (modelled from 1.14 to 1.16)")
+        if not isinstance(item, Mapping):
+            raise BadRequest(f"{where} must be an object")
+        field(item, "channels", int, where)
+        remote, local = _count(item, "channels", where), _count(item, "local", where)
+        if not 1 <= remote + local <= INT_MAX:
+            raise BadRequest(f"{where}: channels + local must be in [1, {INT_MAX}]")
+        out.append((remote, local, _type(item, where, version, GATE_DEFAULT_TYPE)))
     return out
 
 
@@ -324,9 +413,10 @@ def _rejected(exc: JavaException, *rules: str) -> Rejected:
 
 
 def network_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] | Rejected:
-    """A TaskManager's network buffers and its task's result partitions' pools, or Flink's exception."""
+    """A TaskManager's network buffers, its task's result partitions' pools and its input gates' buffers, or Flink's
+    exception."""
     config = _config(inp)
-    partitions = _partitions(inp)
+    partitions = _partitions(inp, version)
     gates = _gates(inp, version)
     conf = Configuration(config)
     try:
@@ -346,52 +436,60 @@ def network_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any
         opts = options(conf, version)
     except JavaException as exc:
         return _rejected(exc, *decided_here()[::-1])
+    if gates and opts["buffers_per_channel"] < 0:
+        raise NotModelled("input.config", "negative buffers per channel with input gates")
+    sized = pick(SIZED_BY_SPEC, version)
+    specs: list[tuple[int, int, int]] = []
+    for i, (remote, local, kind) in enumerate(gates):  # built with the task, before any pool (NET-16)
+        at("gates", i)
+        because(*(("NET-15", "NET-16") if sized else ("NET-13",)))
+        try:
+            specs.append(gate_buffers(remote, local, kind, opts, version))
+        except JavaException as exc:
+            return _rejected(exc, "NET-16", "NET-15")
     pools: list[dict[str, int]] = []
     required = 0
     for i, (n, kind) in enumerate(partitions):
         at("partitions", i, "min")
-        because("NET-6")
+        because("NET-6", *(("NET-17",) if kind in HYBRID else ()))
         at("partitions", i, "max")
         because("NET-7", "NET-8")
-        try:
-            minimum, maximum = partition_pool(n, kind, opts, version)
-        except JavaException as exc:
-            return _rejected(exc, "NET-8", "NET-7")
+        minimum, maximum = partition_pool(n, kind, opts, version)
         at("partitions", i)
         because("NET-9")
-        if not fits(required, minimum, total):
-            return _rejected(insufficient(minimum, total - required, total, page), "NET-9", "NET-6")
+        refused = create_pool(required, minimum, maximum, total, page)
+        if refused is not None:
+            return _rejected(refused, *(("NET-9", "NET-6") if isinstance(refused, IOException) else ("NET-8", "NET-7")))
         required += minimum
         pools.append({"min": minimum, "max": maximum})
-    gate_out: list[dict[str, int]] = []
-    for i, channels in enumerate(gates):
+    pool_rule = "NET-15" if sized else "NET-13"
+    for i, (floating_min, floating_max, _) in enumerate(specs):
         at("gates", i, "floating_min")
-        because("NET-13")
+        because(pool_rule)
         at("gates", i, "floating_max")
-        because("NET-13", "NET-4")
+        because(pool_rule, "NET-4")
         at("gates", i)
-        because("NET-13", "NET-9")
-        floating_min, floating_max, per_channel = gate_buffers(channels, opts)
-        if not fits(required, floating_min, total):
-            return _rejected(insufficient(floating_min, total - required, total, page), "NET-13", "NET-9")
-        if floating_max < floating_min:
-            return _rejected(IllegalArgumentException(f"Maximum number of memory segments ({floating_max}) should "
-                                                      f"not be smaller than minimum ({floating_min})."),
-                             "NET-13", "NET-4")
+        because(pool_rule, "NET-9")
+        refused = create_pool(required, floating_min, floating_max, total, page)
+        if refused is not None:
+            return _rejected(refused, pool_rule, "NET-9" if isinstance(refused, IOException) else "NET-4")
         required += floating_min
-        if per_channel < 0 or java_int(required + per_channel) != required + per_channel:
-            raise NotModelled("input.config", "negative or int-overflowing buffers per channel with input gates")
+    gate_out: list[dict[str, int]] = []
+    for i, ((remote, _, _), (floating_min, floating_max, per_channel)) in enumerate(zip(gates, specs, strict=True)):
         at("gates", i, "exclusive")
-        because("NET-14", "NET-4")
+        because("NET-14", pool_rule if sized else "NET-4")
+        if per_channel == 0 and remote and not pick(SKIPS_ZERO_EXCLUSIVE, version):
+            return _rejected(IllegalArgumentException("Number of buffers to request must be larger than 0."),
+                             "NET-14")
         if per_channel:
-            if (total - required) // per_channel < channels:
+            if (total - required) // per_channel < remote:
                 return _rejected(insufficient(per_channel, total - required - (total - required) // per_channel
                                               * per_channel, total, page), "NET-14", "NET-9")
-            required += channels * per_channel
+            required += remote * per_channel
         gate_out.append({"floating_min": floating_min, "floating_max": floating_max,
-                         "exclusive_per_channel": per_channel, "exclusive": channels * per_channel})
+                         "exclusive_per_channel": per_channel, "exclusive": remote * per_channel})
     at("required")
-    because("NET-12", "NET-6", *(("NET-13", "NET-14") if gates else ()))
+    because("NET-12", "NET-6", *(("NET-14", pool_rule) if gates else ()))
     at("available")
     because("NET-12", "NET-3")
     out: dict[str, Any] = {"network_memory": network, "buffer_size": page, "network_buffers": total,

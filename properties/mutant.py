@@ -36,7 +36,7 @@ class Mutant:
     ``documented_since`` names the first release whose documentation it breaks, when that is later than
     a release it is measured at (``undocumented`` then says why the earlier ones are not). ``measured_at``: the
     release it is measured at instead of the newest, for a mutant of behaviour the oracle models only in older
-    releases (input gates: 1.14 to 1.16).
+    releases.
     """
 
     name: str

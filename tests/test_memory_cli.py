@@ -114,9 +114,24 @@ def test_gates_one_buffer_short_print_flinks_error() -> None:
     assert "IOException: Insufficient number of network buffers: required 2, but only 0 available." in res.stdout
 
 
+def test_gates_of_every_release_with_local_channels_and_types() -> None:
+    """`--gates 1x600:BLOCKING,1x2+3` at 2.3: the batch gate requires 1000 buffers (1 exclusive per channel, a
+    floating pool of 400 ... 608), the other 2 remote and 3 local channels (4 exclusive, 1 floating)."""
+    res = memory("-D", "taskmanager.memory.process.size=1g", "--gates", "1x600:BLOCKING,1x2+3", "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["gates"] == [{"floating_min": 400, "floating_max": 608, "exclusive_per_channel": 1, "exclusive": 600},
+                            {"floating_min": 1, "floating_max": 8, "exclusive_per_channel": 2, "exclusive": 4}]
+    text = memory("--flink", "1.13", "-D", "taskmanager.memory.process.size=1g", "--gates", "1x2+3:BLOCKING")
+    assert text.returncode == 0, text.stderr
+    assert "input gate 0: 2 remote and 3 local channels, consuming BLOCKING: 4 exclusive buffers" in text.stdout
+
+
 def test_bad_partitions_and_gates_are_usage_errors() -> None:
-    """A malformed --partitions or --gates, and --gates where gates are not modelled (2.3), exit 2."""
-    for args in (("--partitions", "2by100"), ("--partitions", "1x5:HYBRID_FULL"), ("--gates", "2x100"),
+    """A malformed --partitions or --gates, or a partition type the release does not have (hybrid before 1.16),
+    exit 2."""
+    for args in (("--partitions", "2by100"), ("--flink", "1.15", "--partitions", "1x5:HYBRID_FULL"),
+                 ("--gates", "2x0"), ("--gates", "1x2+x"), ("--flink", "1.15", "--gates", "1x2:HYBRID_FULL"),
                  ("--flink", "1.16", "--gates", "2by100")):
         res = memory("-D", "taskmanager.memory.process.size=1g", *args)
         assert res.returncode == 2, (args, res.stdout, res.stderr)

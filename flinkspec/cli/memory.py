@@ -8,11 +8,13 @@
     flinkspec memory -D taskmanager.memory.process.size=1g --partitions 1x200,2x100:BLOCKING  # does it fit?
     flinkspec memory --flink 1.16 --gates 2x100 --partitions 1x200   # with 2 input gates of 100 channels each
     flinkspec memory -D state.backend.type=rocksdb --consumers OPERATOR,STATE_BACKEND,PYTHON  # a slot's shares
+    flinkspec memory --gates 1x600:BLOCKING,1x2+3      # a batch gate, and one of 2 remote and 3 local channels
 
 -D options override the file. With --partitions: whether a task with these result partitions fits on
 the TaskManager (memory.network): its network buffers and each partition's pool, or Flink's own
-"Insufficient number of network buffers" error (exit 1). --gates adds input gates of remote channels (modelled
-from Flink 1.14 to 1.16; other releases exit 2 saying so). Exit 0 with the breakdown, 1 when Flink rejects the
+"Insufficient number of network buffers" error (exit 1). --gates adds input gates: remote channels, local ones
+(+LOCAL) and the consumed partition's type (:TYPE, default PIPELINED_BOUNDED). Exit 0 with the breakdown, 1 when
+Flink rejects the
 configuration (its exception and message are printed), 2 for bad usage (an unreadable file, an
 unknown version). With --consumers, also how a slot's managed memory is shared by the use cases its operators
 declare (memory.consumers): the weights read from taskmanager.memory.managed.consumer-weights as that release
@@ -34,8 +36,7 @@ from flinkspec.errors import CliError
 from flinkspec.impls.flinkconf import ConfigFileError, load, parse_dynamic
 from oracle.memory import JOBMANAGER, TASKMANAGER, derive_jobmanager, derive_taskmanager, dynamic_configs
 from oracle.memory_consumers import BACKEND_KEYS, CONSUMERS, OPTION, USE_CASES
-from oracle.memory_network import NETWORK
-from oracle.memory_network import TYPES as NETWORK_TYPES
+from oracle.memory_network import NETWORK, partition_types
 from oracle.memory_process import JvmArgs
 from oracle.memsize import MemorySize
 from oracle.protocol import Rejected
@@ -110,7 +111,15 @@ def version_and_config(flink: str | None, config_file: str | None, dynamic: list
     return version, config
 
 
-def partitions_spec(text: str) -> list[dict[str, Any]]:
+def _kind(option: str, kind: str, version: FlinkVersion) -> str:
+    kind = kind.upper() or "PIPELINED_BOUNDED"
+    types = partition_types(version)
+    if kind not in types:
+        raise CliError(f"{option}: {kind} is no partition type of Flink {version} ({', '.join(types)})")
+    return kind
+
+
+def partitions_spec(text: str, version: FlinkVersion = LATEST) -> list[dict[str, Any]]:
     """``--partitions COUNTxSUBPARTITIONS[:TYPE],...`` as the protocol's partitions (type: PIPELINED_BOUNDED)."""
     out: list[dict[str, Any]] = []
     for item in filter(None, (p.strip() for p in text.split(","))):
@@ -118,21 +127,28 @@ def partitions_spec(text: str) -> list[dict[str, Any]]:
         count, x, subs = shape.partition("x")
         if not x or not count.isdigit() or not subs.isdigit() or int(count) < 1 or int(subs) < 1:
             raise CliError(f"--partitions: {item!r} is not COUNTxSUBPARTITIONS[:TYPE] (e.g. 2x100:BLOCKING)")
-        kind = kind.upper() or "PIPELINED_BOUNDED"
-        if kind not in NETWORK_TYPES:
-            raise CliError(f"--partitions: {kind} is no modelled partition type ({', '.join(NETWORK_TYPES)})")
+        kind = _kind("--partitions", kind, version)
         out.extend({"subpartitions": int(subs), "type": kind} for _ in range(int(count)))
     return out
 
 
-def gates_spec(text: str) -> list[dict[str, Any]]:
-    """``--gates COUNTxCHANNELS,...`` as the protocol's input gates (remote channels)."""
+def gates_spec(text: str, version: FlinkVersion = LATEST) -> list[dict[str, Any]]:
+    """``--gates COUNTxCHANNELS[+LOCAL][:TYPE],...`` as the protocol's input gates: remote channels, local ones and
+    the consumed partition's type (PIPELINED_BOUNDED when not given)."""
     out: list[dict[str, Any]] = []
     for item in filter(None, (p.strip() for p in text.split(","))):
-        count, x, channels = item.partition("x")
-        if not x or not count.isdigit() or not channels.isdigit() or int(count) < 1 or int(channels) < 1:
-            raise CliError(f"--gates: {item!r} is not COUNTxCHANNELS (e.g. 2x100)")
-        out.extend({"channels": int(channels)} for _ in range(int(count)))
+        shape, colon, kind = item.partition(":")
+        count, x, channels = shape.partition("x")
+        remote, plus, local = channels.partition("+")
+        if (not x or not count.isdigit() or not remote.isdigit() or (plus and not local.isdigit())
+                or int(count) < 1 or int(remote) + int(local or 0) < 1):
+            raise CliError(f"--gates: {item!r} is not COUNTxCHANNELS[+LOCAL][:TYPE] (e.g. 2x100, 1x10+5:BLOCKING)")
+        gate: dict[str, Any] = {"channels": int(remote)}
+        if plus:
+            gate["local"] = int(local)
+        if colon:
+            gate["type"] = _kind("--gates", kind, version)
+        out.extend(dict(gate) for _ in range(int(count)))
     return out
 
 
@@ -209,8 +225,8 @@ def _fit(args: argparse.Namespace) -> int:
 
     pinned = spec_pinned_version(args.impl) if args.impl != "oracle" else None
     version, config = version_and_config(args.flink or pinned, args.config, args.D)
-    partitions = partitions_spec(args.partitions or "")
-    gates = gates_spec(args.gates or "")
+    partitions = partitions_spec(args.partitions or "", version)
+    gates = gates_spec(args.gates or "", version)
     inp: dict[str, Any] = {"config": config, "partitions": partitions}
     if gates:
         inp["gates"] = gates
@@ -239,7 +255,9 @@ def _fit(args: argparse.Namespace) -> int:
         print(f"  partition {i}: {part['subpartitions']} subpartitions, {part['type']}: "
               f"requires {pool['min']} buffers, at most {top}")
     for i, (gate, g) in enumerate(zip(gates, out.get("gates") or [], strict=True)):
-        print(f"  input gate {i}: {gate['channels']} remote channels: {g['exclusive']} exclusive buffers "
+        local = f" and {gate['local']} local" if gate.get("local") else ""
+        kind = f", consuming {gate['type']}" if "type" in gate else ""
+        print(f"  input gate {i}: {gate['channels']} remote{local} channels{kind}: {g['exclusive']} exclusive buffers "
               f"({g['exclusive_per_channel']} per channel), a floating pool requiring {g['floating_min']}, at most "
               f"{g['floating_max']}")
     print(f"The task fits: it requires {out['required']} buffers, {out['available']} left.")
@@ -359,7 +377,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                    help="a task's result partitions: N partitions of S subpartitions each, of TYPE (default "
                         "PIPELINED_BOUNDED): does the task fit on this TaskManager (memory.network)")
     p.add_argument("--gates", metavar="NxC,...",
-                   help="a task's input gates: N gates of C remote channels each (modelled from Flink 1.14 to 1.16)")
+                   help="a task's input gates: N gates of C remote channels each, +L local ones, :TYPE the consumed "
+                   "partition's type (default PIPELINED_BOUNDED), e.g. 2x100,1x10+5:BLOCKING")
     p.add_argument("--consumers", metavar="USE_CASE,...",
                    help="the use cases a slot's operators declare (OPERATOR, STATE_BACKEND, PYTHON): also print how "
                         "the slot's managed memory is shared by them (memory.consumers)")

@@ -3,12 +3,16 @@ managed memory is shared by its kinds of consumers."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from oracle import memory as names
 from oracle import memory_consumers as consumers_oracle
 from oracle import memory_network as network_oracle
 from oracle.memory_options import NETWORK_MAX_DEFAULT
 from oracle.memsize import MemorySize
 from properties.area import AnswerShape, Area, Checked, ExtraCorpus, OptionDefault, OracleRules, checked
+from properties.features import Feature, Request, input_of
 from properties.memory import (
     consumers_invariants,
     consumers_mutants,
@@ -85,20 +89,38 @@ _NETWORK_CHECKED: tuple[Checked, ...] = (
     checked("NET-5", f"{_NET_META}test_sort_shuffle_defaults"),
     checked("NET-6", "MNB-3"),
     checked("NET-7", "MNB-6", f"{_NET_META}test_sort_shuffle_cap"),
-    checked("NET-8", "MNB-7"),
+    checked("NET-8", "MNB-7", f"{_NET_META}test_1_13_checks_the_fit_before_the_maximum"),
     checked("NET-9", "MNB-4", "MNB-5", f"{_NET_META}test_fit_corners"),
     checked("NET-10", note="Flink's exception for floating buffers below 1: MNB-EQ with --strict-messages"),
     checked("NET-11", note="Flink's exceptions for an option that is no int: MNB-EQ with --strict-messages"),
     checked("NET-12", "MNB-4"),
     checked("NET-13", "MNB-4", "MNB-8", f"{_NET_META}test_gate_corners"),
-    checked("NET-14", "MNB-4", "MNB-5", "MNB-8", f"{_NET_META}test_gate_corners"),
+    checked("NET-14", "MNB-4", "MNB-5", "MNB-8", f"{_NET_META}test_gate_corners", f"{_NET_META}test_gate_releases"),
+    checked("NET-15", "MNB-4", "MNB-7", "MNB-8", f"{_NET_META}test_gate_spec"),
+    checked("NET-16", f"{_NET_META}test_gate_spec",
+            note="InputGateSpecUtils' exceptions: MNB-EQ with --strict-messages"),
+    checked("NET-17", "MNB-3", f"{_NET_META}test_hybrid_partitions"),
 )
+
+def _listed(req: Request, key: str) -> list[Mapping[str, Any]]:
+    items = input_of(req).get(key)
+    return [i for i in items if isinstance(i, Mapping)] if isinstance(items, list) else []
+
+
+def _gates_beyond_first_cut(req: Request) -> bool:
+    """Input gates as the area's first cut could not take them: at a release other than 1.14-1.16, with local
+    channels, no remote one, or a consumed partition type."""
+    gates = _listed(req, "gates")
+    flink = str(req.get("flink") or "")
+    return bool(gates) and (not flink.startswith(("1.14", "1.15", "1.16")) or any(
+        g.get("local") or g.get("channels") == 0 or "type" in g for g in gates))
+
 
 NETWORK = Area(
     name=network_oracle.NETWORK, prefix="MNB", rules=network_invariants.BOOK, protocol=4,
     page="memory-network.md",
-    description="a TaskManager's network buffers and the buffer pools of a task's result partitions (and, 1.14-1.16, "
-    "input gates), or Flink's "
+    description="a TaskManager's network buffers, the buffer pools of a task's result partitions and its input "
+    "gates' buffers, or Flink's "
     "'Insufficient number of network buffers' (NettyShuffleEnvironmentConfiguration, NettyShuffleUtils, "
     "NetworkBufferPool)",
     requests=network_strategies.requests, corpus_key=network_strategies.corpus_key,
@@ -109,4 +131,11 @@ NETWORK = Area(
     mutants=tuple(network_mutants.MUTANTS), bridge="NetworkArea",
     changes=network_oracle.CHANGES[network_oracle.NETWORK], strict_messages=True,
     shape=AnswerShape(data_maps=()),
+    features=(Feature(f"{network_oracle.NETWORK}.gates", 4, network_oracle.NETWORK,
+                      "input gates at every release (1.13, 1.17+), with local channels or a consumed partition type",
+                      _gates_beyond_first_cut),
+              Feature(f"{network_oracle.NETWORK}.hybrid", 4, network_oracle.NETWORK,
+                      "HYBRID_FULL and HYBRID_SELECTIVE result partitions and input gates (1.16+)",
+                      lambda req: any(str(i.get("type", "")).startswith("HYBRID")
+                                      for key in ("partitions", "gates") for i in _listed(req, key)))),
 )

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from oracle.javanum import INT_MAX
-from oracle.memory_network import BLOCKING, BOUNDED, FLOATING_AT_LEAST_ONE, NETWORK
+from oracle.memory_network import BLOCKING, BOUNDED, FLOATING_AT_LEAST_ONE, GATE_SPEC, NETWORK
 from oracle.versions import FlinkVersion
 from properties.rules import Request, Response, RuleBook, Violation
 
@@ -198,9 +198,9 @@ def max_not_below_min(req: Request, resp: Response, version: FlinkVersion) -> li
 
 BOOK.flink_violates("MNB-7", "1.13 computes a bounded partition's maximum as buffers-per-channel * subpartitions "
                     "+ floating-buffers-per-gate without raising it to the minimum, and LocalBufferPool then "
-                    "refuses the pool (IllegalArgumentException) when it is below subpartitions + 1; from 1.14 to "
-                    "1.16 an input gate's floating pool (minimum 1, maximum floating-buffers-per-gate) is refused "
-                    "the same way when floating-buffers-per-gate is 0, until 1.17 rejects that configuration (NET-10)",
+                    "refuses the pool (IllegalArgumentException) when it is below subpartitions + 1; until 1.17 an "
+                    "input gate's floating pool (minimum 1, maximum floating-buffers-per-gate) is refused the same "
+                    "way when floating-buffers-per-gate is 0, until 1.17 rejects that configuration (NET-10)",
                     since="1.13", until=str(FLOATING_AT_LEAST_ONE.since))
 
 
@@ -223,3 +223,9 @@ def gate_buffers(req: Request, resp: Response, version: FlinkVersion) -> list[Vi
                               f"({g['exclusive_per_channel']} per channel), {g['floating_max']} floating at most; "
                               f"expected {per_channel} * {n} and {floating}")]
     return []
+
+
+BOOK.flink_violates("MNB-8", "from 1.17 InputGateSpecUtils caps a gate that consumes a batch partition (blocking or "
+                    "PIPELINED_APPROXIMATE) at 1000 required buffers: a BLOCKING gate of 600 remote channels gets 1 "
+                    "exclusive buffer per channel (not 2) and a floating pool of 400 ... 608 (not 1 ... 8), one of "
+                    "2000 channels none and 1000 ... 4008 (NET-15)", since=str(GATE_SPEC.since))

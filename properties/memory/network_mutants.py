@@ -7,6 +7,7 @@ duration of one answer (:func:`properties.mutant.with_patches`).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import oracle.memory_network as mn
 from oracle.changes import FIRST
@@ -15,7 +16,6 @@ from oracle.versions import FlinkVersion
 from properties.mutant import PR, Mutant, historical, with_patches
 
 AREA = mn.NETWORK
-GATES_AT = "1.16.3"  # input gates are modelled from 1.14 to 1.16: their mutants are measured at 1.16.3
 MUTANTS: list[Mutant] = []  # this module's mutants, in the order flinkspec mutants lists them
 
 _pool = mn.partition_pool
@@ -58,16 +58,29 @@ def _strict_fit(reserved: int, minimum: int, total: int) -> bool:
 _gate = mn.gate_buffers
 
 
-def _floating_per_channel(channels: int, opts: Mapping[str, int]) -> tuple[int, int, int]:
+def _floating_per_channel(remote: int, local: int, kind: str, opts: Mapping[str, int], version: FlinkVersion,
+                          ) -> tuple[int, int, int]:
     """A gate's floating maximum counted per channel (Flink: per gate)."""
-    minimum, maximum, per_channel = _gate(channels, opts)
-    return minimum, maximum * channels, per_channel
+    minimum, maximum, per_channel = _gate(remote, local, kind, opts, version)
+    return minimum, maximum * (remote + local), per_channel
 
 
-def _no_exclusive(channels: int, opts: Mapping[str, int]) -> tuple[int, int, int]:
+def _no_exclusive(remote: int, local: int, kind: str, opts: Mapping[str, int], version: FlinkVersion,
+                  ) -> tuple[int, int, int]:
     """A gate's channels request no exclusive buffers (Flink: buffers-per-channel each)."""
-    minimum, maximum, _ = _gate(channels, opts)
+    minimum, maximum, _ = _gate(remote, local, kind, opts, version)
     return minimum, maximum, 0
+
+
+def _local_as_remote(request: dict[str, Any]) -> dict[str, Any]:
+    """A gate's local channels request exclusive buffers like its remote ones (Flink: none)."""
+    inp = request.get("input")
+    if not isinstance(inp, dict) or not isinstance(inp.get("gates"), list):
+        return request
+    gates = [{**g, "channels": g.get("channels", 0) + g.get("local", 0), "local": 0}
+             if isinstance(g, dict) and isinstance(g.get("local"), int) and isinstance(g.get("channels"), int) else g
+             for g in inp["gates"]]
+    return {**request, "input": {**inp, "gates": gates}}
 
 
 UNDOCUMENTED = {
@@ -80,6 +93,9 @@ UNDOCUMENTED = {
     "exact fit from a task one buffer short.",
     "net-sort-cap-2x": "That a sort-shuffled pool is bounded by 4 * subpartitions (FLINK-25774) is written in no "
     "documentation, only in NettyShuffleUtils.",
+    "net-gate-no-batch-threshold": "It follows the documentation (each channel buffers-per-channel exclusive "
+    "buffers, MNB-8): that from 1.17 a batch gate requires at most 1000 buffers, its channels' exclusive buffers "
+    "dropping to stay below that, is decided by InputGateSpecUtils only.",
 }
 
 for _name, _doc, _patches in (
@@ -99,9 +115,16 @@ for _name, _doc, _patches in (
      "buffers-per-channel each).", ((mn, "gate_buffers", _no_exclusive),)),
     ("net-exact-fit-refused", "A pool that would take the last free network buffer is refused (Flink creates a "
      "pool that fits exactly).", ((mn, "fits", _strict_fit),)),
+    ("net-gate-no-batch-threshold", "A gate consuming a batch (blocking or PIPELINED_APPROXIMATE) partition requires"
+     " channels * buffers-per-channel + 1 buffers however many that is (Flink from 1.17: at most 1000, the "
+     "channels' exclusive buffers dropping to stay below).",
+     ((mn, "STREAM_GATE", frozenset(mn.TYPES + mn.HYBRID_TYPES)),)),
 ):
-    MUTANTS.append(Mutant(_name, AREA, _doc, after=with_patches(*_patches), undocumented=UNDOCUMENTED.get(_name, ""),
-                          measured_at=GATES_AT if _name.startswith("net-gate-") else ""))
+    MUTANTS.append(Mutant(_name, AREA, _doc, after=with_patches(*_patches), undocumented=UNDOCUMENTED.get(_name, "")))
+
+MUTANTS.append(Mutant("net-gate-local-exclusive", AREA, "A gate's local channels request buffers-per-channel "
+                      "exclusive buffers each, like its remote ones (Flink: a local channel requests none).",
+                      before=_local_as_remote))
 
 MUTANTS.append(historical(
     mn.SORT_SHUFFLE_CAP, AREA,

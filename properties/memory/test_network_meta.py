@@ -17,7 +17,7 @@ from oracle.memory_network import (
     OVERDRAFT,
     SORT_MIN_BUFFERS_KEY,
     SORT_MIN_PARALLELISM_KEY,
-    TYPES,
+    partition_types,
 )
 from oracle.versions import SUPPORTED, parse_version
 from properties.corpus import Corner, answered_with, reaches, refused_with
@@ -49,7 +49,8 @@ CORNERS: dict[str, Corner] = {
                                         "taskmanager.memory.segment-size"),
     "a network fraction": _set("taskmanager.memory.network.fraction"),
     "a Flink size": _set("taskmanager.memory.flink.size"),
-    **{f"type {t}": answered_with(lambda o, i, t=t: any(p["type"] == t for p in i["partitions"])) for t in TYPES},  # type: ignore[misc]
+    **{f"type {t}": answered_with(lambda o, i, t=t: any(p["type"] == t for p in i["partitions"]))  # type: ignore[misc]
+       for t in partition_types(SUPPORTED[-1])},
     **{f"option {k} set": _set(k) for k in (BUFFERS_PER_CHANNEL.key, FLOATING_PER_GATE.key, MAX_PER_CHANNEL.key,
                                             OVERDRAFT.key, SORT_MIN_BUFFERS_KEY, SORT_MIN_PARALLELISM_KEY)},
 }
@@ -112,31 +113,48 @@ def test_options_fixed_from_2_0() -> None:
     assert _answer("2.0", config=config, partitions=part)["output"]["partitions"] == [{"min": 3, "max": 12}]
 
 
-GATE_VERSION = parse_version("1.16.3")  # input gates are modelled from 1.14 to 1.16
 GATE_CORNERS: dict[str, Corner] = {
     "a gate that fits exactly": answered_with(lambda o, i: bool(i.get("gates")) and o["available"] == 0),
     "a gate one buffer short": lambda d: bool(d[0]["input"].get("gates")) and refused_with(
         "IOException", "Insufficient number of network buffers")(d) and d[0]["input"]["config"].get(
         "taskmanager.memory.network.min") is not None,
-    "a gate's floating maximum below its minimum": lambda d: bool(d[0]["input"].get("gates")) and refused_with(
-        "IllegalArgumentException", "Maximum number of memory segments (0) should not be smaller than minimum (1)")(d),
     "three gates": answered_with(lambda o, i: len(i.get("gates") or []) == 3),
     "gates and partitions": answered_with(lambda o, i: bool(i.get("gates")) and bool(i["partitions"])),
+    "a gate with local channels": answered_with(lambda o, i: any(g.get("local") for g in i.get("gates") or [])),
+    "a gate with only local channels": answered_with(lambda o, i: any(
+        g.get("local") and not g["channels"] for g in i.get("gates") or [])),
+    "a gate naming its type": answered_with(lambda o, i: any("type" in g for g in i.get("gates") or [])),
     **{f"gates with option {k} set": answered_with(lambda o, i, k=k: bool(i.get("gates")) and k in i["config"])  # type: ignore[misc]
        for k in (BUFFERS_PER_CHANNEL.key, FLOATING_PER_GATE.key)},
     **{f"gates with option {k} unset": answered_with(lambda o, i, k=k: bool(i.get("gates")) and k not in i["config"])  # type: ignore[misc]
        for k in (BUFFERS_PER_CHANNEL.key, FLOATING_PER_GATE.key)},
 }
+# where each release line's gates differ (NET-13 ... NET-16)
+GATE_RELEASE_CORNERS: dict[str, dict[str, Corner]] = {
+    "1.13.6": {"a remote channel asking 0 exclusive buffers": refused_with(
+        "IllegalArgumentException", "Number of buffers to request must be larger than 0.")},
+    "1.16.3": {"a gate's floating maximum below its minimum": lambda d: bool(d[0]["input"].get("gates")) and
+               refused_with("IllegalArgumentException",
+                            "Maximum number of memory segments (0) should not be smaller than minimum (1)")(d)},
+    SUPPORTED[-1].__str__(): {
+        "a batch gate at its threshold (exclusive buffers dropped)": answered_with(lambda o, i: any(
+            g["exclusive_per_channel"] < 2 and g["floating_min"] > 1 for g in o.get("gates") or [])),
+        "a batch gate with no exclusive buffers": answered_with(lambda o, i: any(
+            g["exclusive_per_channel"] == 0 and g["floating_min"] == 1000 for g in o.get("gates") or []))},
+}
 
 
 @pytest.mark.parametrize("corner", list(GATE_CORNERS))
-def test_strategy_reaches_gate_corners(corner: str) -> None:
-    assert reaches(requests, GATE_VERSION, SAMPLE, GATE_CORNERS[corner]), f"none of {SAMPLE} requests: {corner}"
+@pytest.mark.parametrize("version", ["1.13.6", "1.16.3", str(SUPPORTED[-1])])
+def test_strategy_reaches_gate_corners(corner: str, version: str) -> None:
+    assert reaches(requests, parse_version(version), SAMPLE, GATE_CORNERS[corner]), (
+        f"none of {SAMPLE} requests at {version}: {corner}")
 
 
-@pytest.mark.parametrize("version", ["1.13", "1.17", "2.3"])
-def test_gates_drawn_only_where_modelled(version: str) -> None:
-    assert not reaches(requests, parse_version(version), 500, lambda d: bool(d[0]["input"].get("gates")))
+@pytest.mark.parametrize(("version", "corner"), [(v, c) for v, cs in GATE_RELEASE_CORNERS.items() for c in cs])
+def test_strategy_reaches_release_gate_corners(version: str, corner: str) -> None:
+    assert reaches(requests, parse_version(version), SAMPLE, GATE_RELEASE_CORNERS[version][corner]), (
+        f"none of {SAMPLE} requests at {version}: {corner}")
 
 
 def test_gate_corners() -> None:
@@ -146,10 +164,62 @@ def test_gate_corners() -> None:
     out = _answer("1.16", config=TM, partitions=part, gates=[{"channels": 100}] * 2)["output"]
     assert out["gates"] == [{"floating_min": 1, "floating_max": 8, "exclusive_per_channel": 2, "exclusive": 200}] * 2
     assert (out["required"], out["available"]) == (603, 1445)
-    pinned = {**TM, "taskmanager.memory.network.min": "400x", "taskmanager.memory.network.max": "400x"}
-    pinned = {k: v.replace("400x", f"{400 * 32768}b") for k, v in pinned.items()}
+    pinned = {**TM, "taskmanager.memory.network.min": f"{400 * 32768}b",
+              "taskmanager.memory.network.max": f"{400 * 32768}b"}
     err = _answer("1.16", config=pinned, partitions=part, gates=[{"channels": 100}])["error"]
     assert err["message"].startswith("Insufficient number of network buffers: required 2, but only 0 available")
     floating = _answer("1.14", config={**TM, FLOATING_PER_GATE.key: "0"}, gates=[{"channels": 1}])["error"]
     assert floating["message"] == "Maximum number of memory segments (0) should not be smaller than minimum (1)."
-    assert _answer("1.17", config=TM, gates=[{"channels": 1}])["error"]["type"] == "BadRequest"
+
+
+def test_gate_releases() -> None:
+    """NET-13, NET-14: every gate's floating pool comes before any channel's exclusive buffers (the second gate's
+    pool takes the last buffer, then the first gate's channel finds none); 1.13 refuses a request of 0 exclusive
+    buffers, 1.14 on request none; local channels take none."""
+    two = f"{2 * 32768}b"
+    pinned = {**TM, "taskmanager.memory.network.min": two, "taskmanager.memory.network.max": two}
+    for version in ("1.13", "1.16", "2.3"):
+        err = _answer(version, config=pinned, gates=[{"channels": 1}] * 2)["error"]
+        assert err["message"].startswith("Insufficient number of network buffers: required 2, but only 0 available")
+    zero = {**TM, BUFFERS_PER_CHANNEL.key: "0"}
+    assert _answer("1.13", config=zero, gates=[{"channels": 1}])["error"]["message"] == (
+        "Number of buffers to request must be larger than 0.")
+    assert _answer("1.14", config=zero, gates=[{"channels": 1}])["output"]["required"] == 1
+    assert _answer("1.13", config=zero, gates=[{"channels": 0, "local": 3}])["output"]["required"] == 1
+    local = _answer("1.16", config=TM, gates=[{"channels": 2, "local": 5}])["output"]["gates"]
+    assert local == [{"floating_min": 1, "floating_max": 8, "exclusive_per_channel": 2, "exclusive": 4}]
+
+
+def test_gate_spec() -> None:
+    """NET-15, NET-16: from 1.17 a batch gate requires at most 1000 buffers (local channels count), a streaming one
+    channels * 2 + 1; a required count that wraps below 1 is InputGateSpecUtils' IllegalArgumentException."""
+    batch = _answer("1.17", config=TM, gates=[{"channels": 600, "type": "BLOCKING"},
+                                              {"channels": 1, "local": 999, "type": "PIPELINED_APPROXIMATE"}])
+    assert batch["output"]["gates"] == [
+        {"floating_min": 400, "floating_max": 608, "exclusive_per_channel": 1, "exclusive": 600},
+        {"floating_min": 1000, "floating_max": 2008, "exclusive_per_channel": 0, "exclusive": 0}]
+    stream = _answer("2.3", config=TM, gates=[{"channels": 600, "type": "PIPELINED"}])["output"]["gates"]
+    assert stream == [{"floating_min": 1, "floating_max": 8, "exclusive_per_channel": 2, "exclusive": 1200}]
+    wraps = _answer("1.17", config={**TM, BUFFERS_PER_CHANNEL.key: str(INT_MAX)}, gates=[{"channels": 2}])["error"]
+    assert (wraps["exception"], wraps["message"]) == ("IllegalArgumentException", "Require at least 1 buffer per gate.")
+    assert _answer("1.16", config=TM, gates=[{"channels": 600, "type": "BLOCKING"}])["output"]["gates"][0][
+        "exclusive"] == 1200
+
+
+def test_hybrid_partitions() -> None:
+    """NET-17: hybrid partitions from 1.16, pooled as PIPELINED ones; before 1.16 no such type."""
+    part = [{"subpartitions": 4, "type": "HYBRID_FULL"}, {"subpartitions": 9, "type": "HYBRID_SELECTIVE"}]
+    for version in ("1.16", "1.20", "2.3"):
+        assert _answer(version, config=TM, partitions=part)["output"]["partitions"] == [
+            {"min": 5, "max": INT_MAX}, {"min": 10, "max": INT_MAX}]
+    assert _answer("1.15", config=TM, partitions=part)["error"]["type"] == "BadRequest"
+
+
+def test_1_13_checks_the_fit_before_the_maximum() -> None:
+    """NET-8, NET-9: 1.13's NetworkBufferPool refuses a pool that does not fit before LocalBufferPool sees its
+    maximum below its minimum (real Flink 1.13.6, flinkspec check --flink all --examples 20000 --seed 2026)."""
+    config = {**TM, BUFFERS_PER_CHANNEL.key: "0"}
+    big = _answer("1.13", config=config, partitions=[{"subpartitions": 5000, "type": "PIPELINED_BOUNDED"}])["error"]
+    assert big["message"].startswith("Insufficient number of network buffers: required 5001, but only 2048 available")
+    small = _answer("1.13", config=config, partitions=[{"subpartitions": 100, "type": "PIPELINED_BOUNDED"}])["error"]
+    assert small["message"] == "Maximum number of memory segments (8) should not be smaller than minimum (101)."

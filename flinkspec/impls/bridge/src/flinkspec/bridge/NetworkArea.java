@@ -16,7 +16,6 @@ import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.clusterframework.TaskExecutorProcessSpec;
 import org.apache.flink.runtime.clusterframework.TaskExecutorProcessUtils;
 import org.apache.flink.runtime.io.network.buffer.BufferPool;
-import org.apache.flink.runtime.io.network.buffer.BufferPoolFactory;
 import org.apache.flink.runtime.io.network.buffer.NetworkBufferPool;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionFactory;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionType;
@@ -38,12 +37,23 @@ import org.apache.flink.util.function.SupplierWithException;
  * fields carry the configuration's values (made without its constructor, which differs in every release):
  * the pool's required and maximum segments, or the exception of the first pool that cannot be made.
  *
- * <p>Then (1.14-1.16) each input gate, after all partitions as {@code Task.setupPartitionsAndGates} sets them up:
- * its floating pool from Flink's {@code SingleInputGateFactory.createBufferPoolFactory(pool, floatingBuffersPerGate)},
- * then, for each remote channel, what {@code RemoteInputChannel.setup} asks of the {@code NetworkBufferPool}
- * ({@code BufferManager.requestExclusiveBuffers(buffersPerChannel)}: nothing when 0, else
- * {@code requestUnpooledMemorySegments}, whose accounting and exception are {@code tryRedistributeBuffers}; the
- * bridge calls that, not the wait for segments that follows it, as the pool has none).
+ * <p>Then the input gates. From 1.17 each gate is first sized by Flink's
+ * {@code InputGateSpecUtils.createGateBuffersSpec} (as {@code SingleInputGateFactory.create} calls it when the task
+ * is built, before any pool: remote and local channels together, the consumed partition's type, the
+ * configuration's {@code maxRequiredBuffersPerGate}, no tiered storage), read through {@code GateBuffersSpec}'s
+ * getters. After all partitions, as {@code Task.setupPartitionsAndGates} sets them up, each gate's floating pool
+ * from Flink's {@code SingleInputGateFactory.createBufferPoolFactory} (1.13: (pool, buffersPerChannel, floating,
+ * channels, type); 1.14-1.16: (pool, floating); 1.17+: (pool, spec's required, spec's total floating)). Then, gate by
+ * gate, what each remote channel asks of the {@code NetworkBufferPool} when the gate's recovered channels become
+ * real ones ({@code RemoteInputChannel.setup}, {@code BufferManager.requestExclusiveBuffers(exclusive)}: 1.14+
+ * nothing when 0, else {@code requestUnpooledMemorySegments}; 1.13 {@code requestMemorySegments}, called for real
+ * when 0 for its exception; the accounting and exception of a request above 0 are {@code tryRedistributeBuffers},
+ * which the bridge calls, not the wait for segments that follows it, as the pool has none). The bridge builds no
+ * channel: that a local channel requests nothing is read from Flink's classes (neither
+ * {@code LocalRecoveredInputChannel} nor {@code LocalInputChannel} overrides {@code InputChannel.setup}, a no-op,
+ * nor has a {@code BufferManager}), and that the exclusive buffers come after all gates' pools from
+ * {@code SingleInputGate.setup} and {@code RemoteRecoveredInputChannel.toInputChannelInternal}
+ * (docs/protocol/memory-network.md).
  */
 public final class NetworkArea implements Area {
 
@@ -56,7 +66,9 @@ public final class NetworkArea implements Area {
         List<int[]> partitions = new ArrayList<>();
         List<ResultPartitionType> types = new ArrayList<>();
         partitions(input, partitions, types);
-        List<Integer> gates = gates(input);
+        List<int[]> gates = new ArrayList<>();
+        List<ResultPartitionType> gateTypes = new ArrayList<>();
+        gates(input, gates, gateTypes);
         try {
             Configuration mapped = config;
             Method legacy = null;
@@ -76,6 +88,10 @@ public final class NetworkArea implements Area {
                     config, network, true, InetAddress.getLoopbackAddress());
             int total = nsec.numNetworkBuffers();
             int size = nsec.networkBufferSize();
+            if (!gates.isEmpty() && nsec.networkBuffersPerChannel() < 0) {
+                throw new BadRequest("negative buffers per channel with input gates is not bridged");
+            }
+            List<int[]> specs = specs(gates, gateTypes, nsec); // 1.17+: built with the task, before any pool
             NetworkBufferPool pool = new NetworkBufferPool(0, size);
             set(pool, "totalNumberOfMemorySegments", total);
             unavailable(pool);
@@ -107,7 +123,7 @@ public final class NetworkArea implements Area {
             }
             out.put("partitions", pools);
             if (!gates.isEmpty()) {
-                out.put("gates", gates(gates, pool, nsec));
+                out.put("gates", gates(gates, gateTypes, specs, pool, nsec));
                 for (Object g : (List<?>) out.get("gates")) {
                     Map<?, ?> m = (Map<?, ?>) g;
                     required += (Integer) m.get("floating_min") + ((Number) m.get("exclusive")).intValue();
@@ -123,15 +139,54 @@ public final class NetworkArea implements Area {
         }
     }
 
-    /** Each gate's floating pool, then its remote channels' exclusive buffers (1.14-1.16). */
-    private static List<Object> gates(List<Integer> gates, NetworkBufferPool pool,
+    /**
+     * 1.17+: each gate's {exclusive per channel, required floating, total floating} from Flink's
+     * {@code InputGateSpecUtils.createGateBuffersSpec}; before 1.17, none (null).
+     */
+    private static List<int[]> specs(List<int[]> gates, List<ResultPartitionType> types,
             NettyShuffleEnvironmentConfiguration nsec) throws Exception {
-        Method create;
+        Class<?> utils;
         try {
-            create = SingleInputGateFactory.class.getDeclaredMethod("createBufferPoolFactory", BufferPoolFactory.class,
-                    int.class);
-        } catch (NoSuchMethodException e) {
-            throw new BadRequest("input gates of this release are not bridged (no createBufferPoolFactory(pool, int))");
+            utils = Class.forName("org.apache.flink.runtime.io.network.partition.consumer.InputGateSpecUtils");
+        } catch (ClassNotFoundException e) {
+            return null; // before 1.17
+        }
+        Method create = null;
+        for (Method m : utils.getDeclaredMethods()) {
+            if (m.getName().equals("createGateBuffersSpec")) {
+                create = m;
+            }
+        }
+        create.setAccessible(true);
+        Object maxRequired = nsec.getClass().getMethod("maxRequiredBuffersPerGate").invoke(nsec);
+        List<int[]> out = new ArrayList<>();
+        for (int i = 0; i < gates.size(); i++) {
+            int channels = gates.get(i)[0] + gates.get(i)[1];
+            Object spec = create.getParameterCount() == 5
+                    ? call(create, null, maxRequired, nsec.networkBuffersPerChannel(),
+                            nsec.floatingNetworkBuffersPerGate(), types.get(i), channels)
+                    : call(create, null, maxRequired, nsec.networkBuffersPerChannel(),
+                            nsec.floatingNetworkBuffersPerGate(), types.get(i), channels, false);
+            out.add(new int[] {getInt(spec, "getEffectiveExclusiveBuffersPerChannel"),
+                getInt(spec, "getRequiredFloatingBuffers"), getInt(spec, "getTotalFloatingBuffers")});
+        }
+        return out;
+    }
+
+    private static int getInt(Object target, String getter) throws Exception {
+        Method m = target.getClass().getDeclaredMethod(getter);
+        m.setAccessible(true);
+        return (Integer) m.invoke(target);
+    }
+
+    /** Each gate's floating pool in order, then, gate by gate, its remote channels' exclusive buffers. */
+    private static List<Object> gates(List<int[]> gates, List<ResultPartitionType> types, List<int[]> specs,
+            NetworkBufferPool pool, NettyShuffleEnvironmentConfiguration nsec) throws Exception {
+        Method create = null;
+        for (Method m : SingleInputGateFactory.class.getDeclaredMethods()) {
+            if (m.getName().equals("createBufferPoolFactory")) {
+                create = m;
+            }
         }
         create.setAccessible(true);
         Method redistribute = NetworkBufferPool.class.getDeclaredMethod("tryRedistributeBuffers", int.class);
@@ -139,61 +194,106 @@ public final class NetworkArea implements Area {
         Field lock = field(NetworkBufferPool.class, "factoryLock");
         lock.setAccessible(true);
         Object factoryLock = lock.get(pool);
+        boolean unpooled = true; // 1.14+: requestUnpooledMemorySegments, after BufferManager's "nothing for 0"
+        try {
+            NetworkBufferPool.class.getDeclaredMethod("requestUnpooledMemorySegments", int.class);
+        } catch (NoSuchMethodException e) {
+            unpooled = false; // 1.13: requestMemorySegments(n), which refuses 0
+        }
         int perChannel = nsec.networkBuffersPerChannel();
-        List<Object> out = new ArrayList<>();
-        for (int channels : gates) {
+        int floating = nsec.floatingNetworkBuffersPerGate();
+        List<Map<String, Object>> out = new ArrayList<>();
+        List<Integer> exclusive = new ArrayList<>();
+        for (int i = 0; i < gates.size(); i++) {
+            Object[] args;
+            if (create.getParameterCount() == 5) {
+                args = new Object[] {pool, perChannel, floating, gates.get(i)[0] + gates.get(i)[1], types.get(i)};
+            } else if (create.getParameterCount() == 2) {
+                args = new Object[] {pool, floating};
+            } else {
+                args = new Object[] {pool, specs.get(i)[1], specs.get(i)[2]};
+            }
             @SuppressWarnings("unchecked")
             SupplierWithException<BufferPool, ?> supplier = (SupplierWithException<BufferPool, ?>) call(create, null,
-                    pool, nsec.floatingNetworkBuffersPerGate());
+                    args);
             BufferPool bp;
             try {
                 bp = supplier.get();
             } catch (Throwable t) {
                 throw new Rejected(t);
             }
-            if (perChannel < 0) {
-                throw new BadRequest("negative buffers per channel with input gates is not bridged");
-            }
-            for (int c = 0; c < channels && perChannel > 0; c++) {
-                synchronized (factoryLock) {
-                    call(redistribute, pool, perChannel);
-                }
-            }
             Map<String, Object> g = new LinkedHashMap<>();
             g.put("floating_min", bp.getNumberOfRequiredMemorySegments());
             g.put("floating_max", bp.getMaxNumberOfMemorySegments());
-            g.put("exclusive_per_channel", perChannel);
-            g.put("exclusive", (long) channels * perChannel);
             out.add(g);
+            exclusive.add(specs == null ? perChannel : specs.get(i)[0]);
         }
-        return out;
+        for (int i = 0; i < gates.size(); i++) {
+            int remote = gates.get(i)[0];
+            int each = exclusive.get(i);
+            for (int c = 0; c < remote; c++) {
+                if (each == 0 && unpooled) {
+                    break;
+                }
+                if (each == 0) { // 1.13: Flink's own refusal of a request of 0
+                    call(NetworkBufferPool.class.getMethod("requestMemorySegments", int.class), pool, 0);
+                }
+                synchronized (factoryLock) {
+                    call(redistribute, pool, each);
+                }
+            }
+            out.get(i).put("exclusive_per_channel", each);
+            out.get(i).put("exclusive", (long) remote * each);
+        }
+        return new ArrayList<Object>(out);
     }
 
-    private static List<Integer> gates(Map<String, Object> input) throws BadRequest {
+    private static void gates(Map<String, Object> input, List<int[]> out, List<ResultPartitionType> types)
+            throws BadRequest {
         Object raw = input.get("gates");
-        List<Integer> out = new ArrayList<>();
         if (raw == null) {
-            return out;
+            return;
         }
         if (!(raw instanceof List)) {
             throw new BadRequest("input.gates must be a list");
         }
         int i = 0;
         for (Object item : (List<?>) raw) {
-            Object n = item instanceof Map ? ((Map<?, ?>) item).get("channels") : null;
-            Object local = item instanceof Map ? ((Map<?, ?>) item).get("local") : null;
-            if (!(n instanceof Number) || ((Number) n).longValue() < 1
-                    || ((Number) n).longValue() > Integer.MAX_VALUE) {
-                throw new BadRequest("input.gates[" + i + "].channels must be an integer in [1, "
+            if (!(item instanceof Map)) {
+                throw new BadRequest("input.gates[" + i + "] must be an object");
+            }
+            Map<?, ?> m = (Map<?, ?>) item;
+            long remote = count(m.get("channels"), "input.gates[" + i + "].channels", false);
+            long local = count(m.get("local"), "input.gates[" + i + "].local", true);
+            if (remote + local < 1 || remote + local > Integer.MAX_VALUE) {
+                throw new BadRequest("input.gates[" + i + "]: channels + local must be in [1, "
                         + Integer.MAX_VALUE + "]");
             }
-            if (local instanceof Number && ((Number) local).longValue() != 0) {
-                throw new BadRequest("input.gates[" + i + "].local: local channels are not bridged");
-            }
-            out.add(((Number) n).intValue());
+            Object type = m.get("type") == null ? "PIPELINED_BOUNDED" : m.get("type");
+            types.add(type(type, "input.gates[" + i + "]"));
+            out.add(new int[] {(int) remote, (int) local});
             i++;
         }
-        return out;
+    }
+
+    private static long count(Object n, String where, boolean optional) throws BadRequest {
+        if (n == null && optional) {
+            return 0;
+        }
+        if (!(n instanceof Number) || ((Number) n).longValue() < 0
+                || ((Number) n).longValue() > Integer.MAX_VALUE) {
+            throw new BadRequest(where + " must be an integer in [0, " + Integer.MAX_VALUE + "]");
+        }
+        return ((Number) n).longValue();
+    }
+
+    private static ResultPartitionType type(Object type, String where) throws BadRequest {
+        for (ResultPartitionType c : ResultPartitionType.values()) {
+            if (c.name().equals(type)) {
+                return c;
+            }
+        }
+        throw new BadRequest(where + ".type: " + type + " is no partition type of this release");
     }
 
     /** The pool has no segment to give: its availability says so (else its pools ask it for ever). */
@@ -292,19 +392,8 @@ public final class NetworkArea implements Area {
                 throw new BadRequest("input.partitions[" + i + "].subpartitions must be an integer in [1, "
                         + Integer.MAX_VALUE + "]");
             }
-            Object type = p.get("type");
-            ResultPartitionType t = null;
-            for (ResultPartitionType c : ResultPartitionType.values()) {
-                if (c.name().equals(type)) {
-                    t = c;
-                }
-            }
-            if (t == null) {
-                throw new BadRequest("input.partitions[" + i + "].type: " + type + " is no partition type of this"
-                        + " release");
-            }
+            types.add(type(p.get("type"), "input.partitions[" + i + "]"));
             out.add(new int[] {((Number) n).intValue()});
-            types.add(t);
             i++;
         }
     }
