@@ -81,9 +81,15 @@ DECISIONS: dict[str, tuple[str, tuple[str, ...], str]] = {
         "handler receives, in order: CLL-4 (every Throwable leaving loadClass, a ClassNotFoundException too, "
         "rethrown as it is), CLL-5 (once more per loadClass it leaves, as for a superclass), CLL-9 (a static "
         "initializer's never). The per-name lock is not observable: the protocol's operations run one at a time."),
-    "registerAsParallelCapable": (NOT_CHECKABLE, (), "Not observable through lookups."),
-    "resolve -> resolveClass": (NOT_CHECKABLE, (), "Linking is not observable: a lookup answers where a class came "
-                                "from."),
+    "registerAsParallelCapable": (
+        NEW, ("CLL-13",), "classloading.lifecycle answers parallel_capable (protocol 4 feature "
+        "classloading.lifecycle.parallel-capable), ClassLoader.isRegisteredAsParallelCapable() of the loader Flink "
+        "builds: CLL-13. The claim holds from 1.15 only: in 1.13-1.14 FlinkUserCodeClassLoader does not register, so "
+        "the JDK refuses its subclasses' registerAsParallelCapable() and the loader is parallel capable only with "
+        "classloader.check-leaked-classloader true (the SafetyNetWrapperClassLoader, a URLClassLoader)."),
+    "resolve -> resolveClass": (NOT_CHECKABLE, (), "No observation can check it: on JDK 17 "
+                                "ClassLoader.resolveClass(c) does nothing but throw NullPointerException for a null "
+                                "c (the JVM links a class when it needs to, whether or not resolveClass was called)."),
     "RecordWriterOutput blocks watermarks while task IDLE": (
         COVERED, ("WM-6",), "At the valve, whose output status the task's output follows: no watermark is emitted "
         "while the output is idle. RecordWriterOutput itself is not modelled."),

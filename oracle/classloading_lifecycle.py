@@ -1,5 +1,5 @@
 """Protocol area ``classloading.lifecycle``: a user-code class loader used, closed and used again, and what
-happens to the Throwables thrown while it loads a class (CLL-1 ... CLL-12, declared in :data:`RULES`).
+happens to the Throwables thrown while it loads a class (CLL-1 ... CLL-13, declared in :data:`RULES`).
 
 The loader is the one a TaskManager builds (``TaskManagerServices.fromConfiguration`` ->
 ``BlobLibraryCacheManager.defaultClassLoaderFactory`` -> ``FlinkUserCodeClassLoaders.create``) over the
@@ -105,6 +105,16 @@ RULES: tuple[Declared, ...] = (
     Declared("CLL-12",
              "close() of a closed loader does nothing.",
              "SafetyNetWrapperClassLoader.close, URLClassLoader.close"),
+    Declared("CLL-13",
+             "The loader is parallel capable (ClassLoader.isRegisteredAsParallelCapable()) except, in 1.13-1.14, "
+             "with classloader.check-leaked-classloader false: ChildFirstClassLoader and "
+             "FlinkUserCodeClassLoaders.ParentFirstClassLoader call registerAsParallelCapable() but their "
+             "superclass FlinkUserCodeClassLoader does not (from 1.15 it does), so the JDK does not register "
+             "them; the SafetyNetWrapperClassLoader, a URLClassLoader (a MutableURLClassLoader from 1.16, when "
+             "FlinkUserCodeClassLoader(s) moved to org.apache.flink.util), is registered in every release.",
+             "FlinkUserCodeClassLoader, ChildFirstClassLoader, FlinkUserCodeClassLoaders.ParentFirstClassLoader / "
+             "SafetyNetWrapperClassLoader (static registerAsParallelCapable), ClassLoader.registerAsParallelCapable"
+             " (ParallelLoaders.register: only when the superclass is registered), JDK 17"),
 )
 
 
@@ -171,6 +181,14 @@ METASPACE_ANYWHERE = Change(
                 "operations": [{"load": "com.acme.Boom"}]},))
 # ExceptionUtils.isMetaspaceOutOfMemoryError's message test (CLL-7)
 METASPACE_TEST = METASPACE_ANYWHERE.table(_metaspace_prefix, _metaspace_anywhere)
+
+PARALLEL_FLINK_LOADER = Change(
+    since="1.15",
+    what="FlinkUserCodeClassLoader registers as parallel capable, so ChildFirstClassLoader and ParentFirstClassLoader "
+    "(the loader with classloader.check-leaked-classloader false) are parallel capable too",
+    witnesses=({"config": {"classloader.check-leaked-classloader": "false"}, "operations": []},))
+# whether the FlinkUserCodeClassLoader itself (child-first or parent-first) is parallel capable (CLL-13)
+FLINK_LOADER_PARALLEL = PARALLEL_FLINK_LOADER.table(False, True)
 
 
 @attrs.frozen
@@ -262,6 +280,7 @@ class UserCodeClassLoader:
         self._loaders = loaders
         self._settings: LoaderSettings = loaders.settings
         self._metaspace_test: Callable[[str], bool] = pick(METASPACE_TEST, version)
+        self._version = version
         self._closed = False
         self._defined: set[str] = set()  # classes the FlinkUserCodeClassLoader defined (findLoadedClass)
         self._for_name: dict[str, str] = {}  # the JVM's record for the SafetyNetWrapperClassLoader (CLL-3)
@@ -354,6 +373,16 @@ class UserCodeClassLoader:
             because("CLL-12")
         self._closed = True
         return Result("closed")
+
+    def parallel_capable(self) -> bool:
+        """``loader.isRegisteredAsParallelCapable()`` (CLL-13): the SafetyNetWrapperClassLoader always, the
+        FlinkUserCodeClassLoader itself from 1.15 on."""
+        because("CLL-13")
+        return self._settings.check_leaked or self._flink_loader_parallel
+
+    @property
+    def _flink_loader_parallel(self) -> bool:
+        return pick(FLINK_LOADER_PARALLEL, self._version)
 
 
 # --------------------------------------------------------------------------------------------
@@ -493,8 +522,9 @@ def lifecycle_with(inp: Mapping[str, Any], version: FlinkVersion,
             results.append(loader.close())
         if tracing_active():
             _explain(i, results[-1])
-    return {"results": [r.to_json() for r in results]}
+    at("parallel_capable")
+    return {"results": [r.to_json() for r in results], "parallel_capable": loader.parallel_capable()}
 
 
 ENTRIES: dict[str, AreaFn] = {LIFECYCLE: lifecycle}
-CHANGES: dict[str, tuple[Change, ...]] = {LIFECYCLE: (METASPACE_ANYWHERE,)}
+CHANGES: dict[str, tuple[Change, ...]] = {LIFECYCLE: (METASPACE_ANYWHERE, PARALLEL_FLINK_LOADER)}

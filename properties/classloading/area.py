@@ -18,6 +18,7 @@ from properties.classloading import (
     strategies,
 )
 from properties.features import (
+    AnswerFeature,
     Feature,
     Request,
     config_key_used,
@@ -128,6 +129,7 @@ _LIFECYCLE_CHECKED: tuple[Checked, ...] = (
     checked("CLL-10", note="CLC-EQ compares the message only with --strict-messages"),
     checked("CLL-11", "CLC-2", "CLC-3"),
     checked("CLL-12", "CLC-1"),
+    checked("CLL-13", note="only CLC-EQ: no document says which of Flink's loaders are parallel capable"),
 )
 
 
@@ -146,4 +148,8 @@ LIFECYCLE = Area(
                                                   checked=_LIFECYCLE_CHECKED)},
     mutants=tuple(lifecycle_mutants.MUTANTS), bridge="LifecycleArea", changes=cll.CHANGES[cll.LIFECYCLE],
     strict_messages=True,
+    answer_features=(AnswerFeature(f"{cll.LIFECYCLE}.parallel-capable", 4, cll.LIFECYCLE,
+                                   "parallel_capable: whether the loader is registered as parallel capable",
+                                   lambda out: isinstance(out, dict) and "parallel_capable" in out,
+                                   without_output_field("parallel_capable")),),
 )

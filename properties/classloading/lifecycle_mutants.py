@@ -102,6 +102,15 @@ class _IoErrorThrown(FaultyLoaders):
         return super()._define(name, side)
 
 
+class _AlwaysParallel(UserCodeClassLoader):
+    """Every loader is parallel capable: the subclasses' registerAsParallelCapable() taken to succeed in 1.13-1.14
+    although their superclass FlinkUserCodeClassLoader is not registered."""
+
+    @property
+    def _flink_loader_parallel(self) -> bool:
+        return True
+
+
 class _NotFoundUnhandled(UserCodeClassLoader):
     """A ClassNotFoundException does not reach the handler (only Errors and unexpected exceptions do)."""
 
@@ -109,6 +118,8 @@ class _NotFoundUnhandled(UserCodeClassLoader):
         handled = super()._handle(escaped, name)
         return Result(NOT_FOUND, ()) if handled.result == NOT_FOUND else handled
 
+
+MEASURED_AT = {"cll-always-parallel": "1.14"}  # it differs from Flink in 1.13-1.14 only (CLL-13)
 
 UNDOCUMENTED = {
     "cll-forname-checks-leak": "The documentation says the check fails attempts at loading classes; Class.forName "
@@ -119,6 +130,9 @@ UNDOCUMENTED = {
     "Metaspace OutOfMemoryError is rethrown with; only TaskManagerExceptionUtils decides it.",
     "cll-handled-once": "Neither Flink's documentation nor the seed article says how often the class-loading "
     "exception handler sees one Throwable that leaves several loadClass calls.",
+    "cll-always-parallel": "Flink's documentation does not say which of its class loaders are parallel capable; "
+    "only the static registerAsParallelCapable() calls and the JDK's rule (the superclass must be registered) "
+    "decide.",
     "cll-ioexception-thrown": "Neither Flink's documentation nor the JDK's says what an IOException thrown while "
     "URLClassLoader reads a class file becomes; only its code decides (a missing class).",
 }
@@ -142,8 +156,11 @@ for _name, _doc, _after in (
      "on as for a missing class.", _answer(loaders=_IoErrorThrown)),
     ("cll-not-found-unhandled", "A ClassNotFoundException never reaches the class-loading exception handler.",
      _answer(_NotFoundUnhandled)),
+    ("cll-always-parallel", "The loader is parallel capable in every release, the child-first and parent-first "
+     "FlinkUserCodeClassLoader of 1.13-1.14 too (their superclass not registered).", _answer(_AlwaysParallel)),
 ):
-    MUTANTS.append(Mutant(_name, AREA, _doc, after=_after, undocumented=UNDOCUMENTED.get(_name, "")))
+    MUTANTS.append(Mutant(_name, AREA, _doc, after=_after, undocumented=UNDOCUMENTED.get(_name, ""),
+                          measured_at=MEASURED_AT.get(_name, "")))
 
 MUTANTS.append(historical(
     cll.METASPACE_ANYWHERE, AREA,

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from oracle.classloading_lifecycle import METASPACE_TEST, THROWABLES, Kind
+from oracle.classloading_lifecycle import METASPACE_TEST, THROWABLES, Kind, lifecycle
 from oracle.versions import FlinkVersion, pick, v
 from properties.under_test import Implementation, refuses_then_answers
 
@@ -26,6 +26,22 @@ def test_the_metaspace_test_of_each_release(message: str, until_1_14: bool, from
     from 1.15 (FLINK-24993)."""
     assert pick(METASPACE_TEST, v("1.14.6"))(message) is until_1_14
     assert pick(METASPACE_TEST, v("1.15.0"))(message) is from_1_15
+
+
+# ClassLoader.isRegisteredAsParallelCapable() of the loader FlinkUserCodeClassLoaders.create returns, read from
+# each release's flink-dist jar by the bridge on JDK 17 (child-first and parent-first alike): the
+# SafetyNetWrapperClassLoader (check on) always; ChildFirstClassLoader / ParentFirstClassLoader (check off) from
+# 1.15, when their superclass FlinkUserCodeClassLoader registered (CLL-13).
+@pytest.mark.parametrize(("release", "check_on", "check_off"), [
+    ("1.13.6", True, False), ("1.14.0", True, False), ("1.14.6", True, False), ("1.15.0", True, True),
+    ("1.15.4", True, True), ("1.16.0", True, True), ("1.20.5", True, True), ("2.0.0", True, True),
+    ("2.3.0", True, True)])
+@pytest.mark.parametrize("order", ["child-first", "parent-first"])
+def test_parallel_capable_of_each_release_group(release: str, check_on: bool, check_off: bool, order: str) -> None:
+    for check, expected in (("true", check_on), ("false", check_off)):
+        out = lifecycle({"config": {"classloader.resolve-order": order, "classloader.check-leaked-classloader": check},
+                         "operations": []}, v(release))
+        assert isinstance(out, dict) and out["parallel_capable"] is expected, (release, order, check)
 
 
 def test_only_a_static_initializer_throws_checked_exceptions() -> None:

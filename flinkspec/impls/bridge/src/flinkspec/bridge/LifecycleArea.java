@@ -179,6 +179,9 @@ public final class LifecycleArea implements Area {
                 }
                 Map<String, Object> out = new LinkedHashMap<>();
                 out.put("results", results);
+                // the loader FlinkUserCodeClassLoaders.create built: SafetyNetWrapperClassLoader (check on) or
+                // ChildFirstClassLoader / ParentFirstClassLoader (check off); a property of its class
+                out.put("parallel_capable", loader.isRegisteredAsParallelCapable());
                 return out;
             }
         } finally {
