@@ -44,6 +44,7 @@ MUST_REJECT = {"TM-8", "TM-9", "JM-5", "CLR-10", "CSR-4"}
 # where Flink itself accepts it
 MUST_ACCEPT: dict[str, str] = {area: f"{spec.prefix}-ACCEPTED" for area, spec in AREAS.items()
                                if f"{spec.prefix}-ACCEPTED" in RULES}
+MUST_ACCEPT.setdefault("memory.consumers", "MMC-6")  # the documented consumer kinds are accepted (and read as given)
 
 _DELETE = object()  # a replacement that deletes the node
 TYPE_GARBAGE: tuple[Any, ...] = (None, True, False, "x", 1.5, [None], [[None]], {"x": None}, [], {}, [1])

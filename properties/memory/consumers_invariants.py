@@ -162,8 +162,10 @@ def supported_kinds_are_read(req: Request, resp: Response, version: FlinkVersion
     configured = _documented_weights(_input(req))
     if configured is None:
         return []
-    if "error" in resp:
+    if "error" in resp:  # a rejection breaks it; any other error (BadRequest: not modelled) says nothing of Flink
         err = resp["error"] if isinstance(resp["error"], Mapping) else {}
+        if err.get("type") != "InvalidConfiguration":
+            return []
         return [Violation("MMC-6", f"{KEY} {_input(req)['config'][KEY]!r} names supported kinds only, but is "
                           f"refused ({err.get('exception')}: {err.get('message')})")]
     out = _output(resp)
