@@ -42,11 +42,11 @@ public final class AsyncArea implements Area {
         if (!"watermark.async".equals(area)) {
             throw new BadRequest("AsyncArea does not answer " + area);
         }
-        String mode = string(input, "mode", "input");
+        String mode = Json.string(input, "mode", "input");
         if (!mode.equals("ordered") && !mode.equals("unordered")) {
             throw new BadRequest("input.mode must be one of ordered, unordered, got '" + mode + "'");
         }
-        long capacity = longOf(input, "capacity", "input");
+        long capacity = Json.longOf(input, "capacity", "input");
         if (capacity > 1000) {
             throw new BadRequest("input.capacity must be at most 1000 (the queues allocate it up front)");
         }
@@ -68,18 +68,18 @@ public final class AsyncArea implements Area {
             }
             @SuppressWarnings("unchecked")
             Map<String, Object> ev = (Map<String, Object>) e;
-            String k = string(ev, "kind", where);
+            String k = Json.string(ev, "kind", where);
             if (k.equals("record")) {
-                String name = string(ev, "name", where);
+                String name = Json.string(ev, "name", where);
                 if (names.containsKey(name)) {
                     throw new BadRequest(where + ".name '" + name + "' names an earlier record");
                 }
                 names.put(name, "pending");
                 if (ev.get("timestamp") != null) {
-                    longOf(ev, "timestamp", where);
+                    Json.longOf(ev, "timestamp", where);
                 }
             } else if (k.equals("complete")) {
-                String name = string(ev, "name", where);
+                String name = Json.string(ev, "name", where);
                 if (!"pending".equals(names.get(name))) {
                     throw new BadRequest(where + ".name '" + name + "' names no earlier record whose request is "
                             + "pending");
@@ -97,7 +97,7 @@ public final class AsyncArea implements Area {
                     }
                 }
             } else if (k.equals("watermark")) {
-                longOf(ev, "timestamp", where);
+                Json.longOf(ev, "timestamp", where);
             } else if (!k.equals("end")) {
                 throw new BadRequest(where + ".kind must be one of record, complete, watermark, end, got '" + k
                         + "'");
@@ -251,22 +251,5 @@ public final class AsyncArea implements Area {
                             throw new UnsupportedOperationException("the async queue called Output." + name);
                     }
                 });
-    }
-
-    private static String string(Map<String, Object> obj, String name, String where) throws BadRequest {
-        Object v = obj.get(name);
-        if (!(v instanceof String)) {
-            throw new BadRequest(where + "." + name + (obj.containsKey(name) ? " must be a string" : " is missing"));
-        }
-        return (String) v;
-    }
-
-    private static long longOf(Map<String, Object> obj, String name, String where) throws BadRequest {
-        Object v = obj.get(name);
-        if (!(v instanceof Long)) {
-            throw new BadRequest(where + "." + name + (obj.containsKey(name)
-                    ? " must be an integer that fits a signed 64-bit long" : " is missing"));
-        }
-        return (Long) v;
     }
 }

@@ -45,11 +45,11 @@ public final class GenerationArea implements Area {
         }
         long ooo = 0;
         if (kind.equals("bounded")) {
-            ooo = longOf(input, "out_of_orderness_ms", "input");
+            ooo = Json.longOf(input, "out_of_orderness_ms", "input");
         } else if (input.containsKey("out_of_orderness_ms")) {
             throw new BadRequest("input.out_of_orderness_ms is only for the bounded generator");
         }
-        Long timeout = input.get("idle_timeout_ms") == null ? null : longOf(input, "idle_timeout_ms", "input");
+        Long timeout = input.get("idle_timeout_ms") == null ? null : Json.longOf(input, "idle_timeout_ms", "input");
         String builtBy = input.containsKey("built_by") ? string(input, "built_by") : "constructor";
         if (!builtBy.equals("constructor") && !builtBy.equals("strategy")) {
             throw new BadRequest("input.built_by must be one of constructor, strategy, got '" + builtBy + "'");
@@ -72,9 +72,9 @@ public final class GenerationArea implements Area {
             }
             @SuppressWarnings("unchecked")
             Map<String, Object> ev = (Map<String, Object>) e;
-            String k = string(ev, "kind", where);
+            String k = Json.string(ev, "kind", where);
             if (k.equals("record")) {
-                longOf(ev, "timestamp", where);
+                Json.longOf(ev, "timestamp", where);
                 if (ev.containsKey("marker") && !(ev.get("marker") instanceof Boolean)) {
                     throw new BadRequest(where + ".marker must be a boolean");
                 }
@@ -82,7 +82,7 @@ public final class GenerationArea implements Area {
                     throw new BadRequest("input.events: a marker is only for the punctuated generator");
                 }
             } else if (k.equals("advance")) {
-                long ms = longOf(ev, "ms", where);
+                long ms = Json.longOf(ev, "ms", where);
                 if (ms < 0) {
                     throw new BadRequest(where + ".ms must not be negative (processing time does not go back)");
                 }
@@ -234,23 +234,6 @@ public final class GenerationArea implements Area {
     }
 
     private static String string(Map<String, Object> input, String name) throws BadRequest {
-        return string(input, name, "input");
-    }
-
-    private static String string(Map<String, Object> obj, String name, String where) throws BadRequest {
-        Object v = obj.get(name);
-        if (!(v instanceof String)) {
-            throw new BadRequest(where + "." + name + (obj.containsKey(name) ? " must be a string" : " is missing"));
-        }
-        return (String) v;
-    }
-
-    private static long longOf(Map<String, Object> obj, String name, String where) throws BadRequest {
-        Object v = obj.get(name);
-        if (!(v instanceof Long)) {
-            throw new BadRequest(where + "." + name + (obj.containsKey(name)
-                    ? " must be an integer that fits a signed 64-bit long" : " is missing"));
-        }
-        return (Long) v;
+        return Json.string(input, name, "input");
     }
 }

@@ -247,4 +247,24 @@ public final class Json {
         }
         b.append('"');
     }
+
+    /** {@code obj.name} as a string, or the bridge's BadRequest naming it ({@code where.name}). */
+    public static String string(Map<String, Object> obj, String name, String where) throws Area.BadRequest {
+        Object v = obj.get(name);
+        if (!(v instanceof String)) {
+            throw new Area.BadRequest(where + "." + name
+                    + (obj.containsKey(name) ? " must be a string" : " is missing"));
+        }
+        return (String) v;
+    }
+
+    /** {@code obj.name} as a long, or the bridge's BadRequest naming it ({@code where.name}). */
+    public static long longOf(Map<String, Object> obj, String name, String where) throws Area.BadRequest {
+        Object v = obj.get(name);
+        if (!(v instanceof Long)) {
+            throw new Area.BadRequest(where + "." + name + (obj.containsKey(name)
+                    ? " must be an integer that fits a signed 64-bit long" : " is missing"));
+        }
+        return (Long) v;
+    }
 }

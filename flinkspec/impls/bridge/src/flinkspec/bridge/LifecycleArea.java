@@ -453,14 +453,14 @@ public final class LifecycleArea implements Area {
                 throw new BadRequest(where + " must be an object");
             }
             Map<String, Object> item = (Map<String, Object>) raw.get(i);
-            String name = string(item, "class", where);
+            String name = Json.string(item, "class", where);
             String why = ClassLoadingArea.binaryNameProblem(name);
             if (why != null) {
                 throw new BadRequest(where + ".class = " + Json.write(name) + " is not a valid binary name: " + why);
             }
-            String side = string(item, "side", where);
-            String stage = string(item, "stage", where);
-            String throwsName = string(item, "throws", where);
+            String side = Json.string(item, "side", where);
+            String stage = Json.string(item, "stage", where);
+            String throwsName = Json.string(item, "throws", where);
             Object message = item.get("message");
             if (!side.equals("user") && !side.equals("parent")) {
                 throw new BadRequest(where + ".side must be 'user' or 'parent'");
@@ -526,14 +526,6 @@ public final class LifecycleArea implements Area {
         return false;
     }
 
-    private static String string(Map<String, Object> obj, String key, String where) throws BadRequest {
-        Object v = obj.get(key);
-        if (!(v instanceof String)) {
-            throw new BadRequest(where + "." + key + (obj.containsKey(key) ? " must be a string" : " is missing"));
-        }
-        return (String) v;
-    }
-
     @SuppressWarnings("unchecked")
     private static List<Object[]> operations(Map<String, Object> input) throws BadRequest {
         if (!(input.get("operations") instanceof List)) {
@@ -571,7 +563,7 @@ public final class LifecycleArea implements Area {
                 out.add(new Object[] {kind, null, false});
                 continue;
             }
-            String name = string(op, kind, where);
+            String name = Json.string(op, kind, where);
             boolean resource = kind.startsWith("get_");
             String why = resource ? ClassLoadingArea.resourceNameProblem(name) : ClassLoadingArea.binaryNameProblem(name);
             if (why != null) {

@@ -91,18 +91,18 @@ public final class WindowsArea implements Area {
             String where = "input.events[" + i + "]";
             Map<String, Object> e = events.get(i);
             if (e.containsKey("watermark")) {
-                long wm = longOf(e, "watermark", where);
+                long wm = Json.longOf(e, "watermark", where);
                 if (wm < last) {
                     throw new BadRequest(where + ".watermark goes back (" + wm + " after " + last + ")");
                 }
                 last = wm;
             } else {
-                string(e, "key", where);
-                if (longOf(e, "timestamp", where) == Long.MIN_VALUE) {
+                Json.string(e, "key", where);
+                if (Json.longOf(e, "timestamp", where) == Long.MIN_VALUE) {
                     throw new BadRequest(where + ".timestamp must be greater than Long.MIN_VALUE (Flink's "
                             + "no-timestamp marker)");
                 }
-                longOf(e, "value", where);
+                Json.longOf(e, "value", where);
             }
         }
         boolean records = events.stream().anyMatch(e -> !e.containsKey("watermark"));
@@ -452,27 +452,10 @@ public final class WindowsArea implements Area {
     }
 
     private static String string(Map<String, Object> obj, String name) throws BadRequest {
-        return string(obj, name, "input");
-    }
-
-    private static String string(Map<String, Object> obj, String name, String where) throws BadRequest {
-        Object v = obj.get(name);
-        if (!(v instanceof String)) {
-            throw new BadRequest(where + "." + name + (obj.containsKey(name) ? " must be a string" : " is missing"));
-        }
-        return (String) v;
+        return Json.string(obj, name, "input");
     }
 
     private static long longOf(Map<String, Object> obj, String name) throws BadRequest {
-        return longOf(obj, name, "input");
-    }
-
-    private static long longOf(Map<String, Object> obj, String name, String where) throws BadRequest {
-        Object v = obj.get(name);
-        if (!(v instanceof Long)) {
-            throw new BadRequest(where + "." + name + (obj.containsKey(name)
-                    ? " must be an integer that fits a signed 64-bit long" : " is missing"));
-        }
-        return (Long) v;
+        return Json.longOf(obj, name, "input");
     }
 }
