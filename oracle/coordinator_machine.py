@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import heapq
 from collections import deque
+from operator import attrgetter
 from typing import Literal
 
 import attrs
@@ -20,6 +21,7 @@ import attrs
 from oracle.coordinator_rules import Completed, CompletedStore, FailureManager, Props, Rules
 from oracle.explain import ASIDE, at, because, tracing_active
 
+_ORDER = attrgetter("order")
 MAX_QUEUED = 1000  # CheckpointRequestDecider.DEFAULT_MAX_QUEUED_REQUESTS
 RECENT_IDS = 16  # CheckpointCoordinator.NUM_GHOST_CHECKPOINT_IDS
 OFFSET_MS = 2**40  # the coordinator's relative clock at logical time 0 (long after "boot")
@@ -48,10 +50,11 @@ class Request:
 
     seq: int
     props: Props
+    order: tuple[bool, bool, bool, int] = attrs.field(init=False)  # the decider's queue order (CC-2)
 
-    def order(self) -> tuple[bool, bool, bool, int]:
-        """The decider's queue order: savepoints, forced, non-periodic first, then oldest (CC-2)."""
-        return (not self.props.savepoint, not self.props.forced, self.props.periodic, self.seq)
+    def __attrs_post_init__(self) -> None:
+        # savepoints, forced, non-periodic first, then oldest
+        self.order = (not self.props.savepoint, not self.props.forced, self.props.periodic, self.seq)
 
 
 @attrs.define(eq=False)
@@ -189,13 +192,13 @@ class Coordinator:
             self.explain("rejected", "CC-1")
             self.step.rejected.append("TOO_MANY_CHECKPOINT_REQUESTS")
             return
-        bisect.insort(self.queue, request, key=Request.order)
+        bisect.insort(self.queue, request, key=_ORDER)
         if len(self.queue) > MAX_QUEUED:
             self.explain("rejected", "CC-1")
             self.queue.pop()
             self.step.rejected.append("TOO_MANY_CHECKPOINT_REQUESTS")
         self._start(self._choose())
-        if self.explaining and any(r is request for r in self.queue):
+        if self.explaining and request in self.queue:  # by identity (eq=False)
             # queued for now (CC-1, after what decided that it could not start, CC-2): the step's
             # ``queued`` is decided when the step ends (Flink may start it before), so this is aside
             self.aside()
