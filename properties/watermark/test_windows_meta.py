@@ -5,13 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-from hypothesis import given, settings
-
 import oracle
-from oracle.versions import SUPPORTED, parse_version
+from oracle.versions import parse_version
 from oracle.watermark_windows import LONG_MAX, LONG_MIN, WINDOWS
-from properties.corpus import Corner, answered_with, reaches, refused_with, search
+from properties.corpus import Corner, answered_with, refused_with
+from properties.meta import corner_tests
 from properties.watermark.windows_invariants import contents_in_window, documented_windows, normalize
 from properties.watermark.windows_strategies import requests
 
@@ -99,23 +97,8 @@ BY_VERSION: dict[str, tuple[str, Corner]] = {
 }
 
 
-@pytest.mark.parametrize("corner", list(CORNERS))
-def test_strategy_reaches(corner: str) -> None:
-    assert reaches(requests, SUPPORTED[-1], SAMPLE, CORNERS[corner]), f"none of {SAMPLE} requests: {corner}"
-
-
-@pytest.mark.parametrize("corner", list(BY_VERSION))
-def test_strategy_reaches_version_corner(corner: str) -> None:
-    version, pred = BY_VERSION[corner]
-    search(requests, parse_version(version), pred)
-
-
-@settings(max_examples=300, database=None, deadline=None, derandomize=True)
-@given(requests(SUPPORTED[-1]))
-def test_every_generated_request_is_well_formed(request: dict[str, Any]) -> None:
-    """The oracle answers every generated request, never with a BadRequest."""
-    resp = oracle.answer({"id": 0, **request})
-    assert resp.get("error", {}).get("type") != "BadRequest", resp
+(test_strategy_reaches, test_strategy_reaches_version_corner,
+ test_every_generated_request_is_well_formed) = corner_tests(requests, SAMPLE, CORNERS, BY_VERSION)
 
 
 def _answer(version: str, **inp: Any) -> dict[str, Any]:
