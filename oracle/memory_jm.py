@@ -63,7 +63,7 @@ class JobManagerFlinkMemory:
 def jm_options() -> ProcessMemoryOptions:
     """``JobManagerProcessUtils.JM_PROCESS_MEMORY_OPTIONS``."""
     return ProcessMemoryOptions((o.JM_HEAP,), o.JM_TOTAL_FLINK, o.JM_TOTAL_PROCESS, o.JM_METASPACE,
-                                o.JM_OVERHEAD_MIN, o.JM_OVERHEAD_MAX, o.JM_OVERHEAD_FRACTION)
+                                o.JM_OVERHEAD_MIN, o.JM_OVERHEAD_MAX, o.JM_OVERHEAD_FRACTION, "JM-4", "JM-5")
 
 
 _CONSISTENT = ("Please, make the configuration consistent or configure only one option: either JVM Heap or "

@@ -13,7 +13,7 @@ from typing import Generic, NotRequired, Protocol, TypedDict, TypeVar, cast
 
 import attrs
 
-from oracle.explain import at
+from oracle.explain import at, because, rejected_because
 from oracle.memory_options import (
     ConfigOption,
     Configuration,
@@ -75,6 +75,10 @@ class ProcessMemoryOptions:
     overhead_min: ConfigOption
     overhead_max: ConfigOption
     overhead_fraction: ConfigOption
+    # the area's rules (oracle.explain): JVM overhead a fraction of the process size, clamped (TM-6 / JM-4),
+    # and a configuration that sets no size the derivation needs (TM-8 / JM-5)
+    overhead_rule: str
+    underdetermined_rule: str
 
 
 @attrs.frozen
@@ -123,6 +127,7 @@ def memory_process_spec(config: Configuration, options: ProcessMemoryOptions, ru
         at("total_flink")
         flink = rules.from_total_flink(config, total_process.subtract(jvm.total), version)
         return ProcessMemorySpec(TOTAL_PROCESS, flink, jvm)
+    rejected_because(options.underdetermined_rule)
     raise IllegalConfigurationException(
         "Either required fine-grained memory ({}), or Total Flink Memory size ({}), or Total Process Memory "
         "size ({}) need to be configured explicitly.".format(
@@ -139,6 +144,7 @@ def metaspace_and_overhead_from_total_process(config: Configuration, options: Pr
     at("jvm_metaspace")
     metaspace = get_memory_size(config, options.metaspace)
     at("jvm_overhead")
+    because(options.overhead_rule)
     overhead = derive_with_fraction(total_process, overhead_range(config, options), version)
     jvm = JvmMetaspaceAndOverhead(metaspace, overhead)
     if jvm.total.bytes > total_process.bytes:

@@ -14,7 +14,7 @@ import attrs
 
 from oracle import memory_options as o
 from oracle.changes import Change
-from oracle.explain import at
+from oracle.explain import at, because
 from oracle.javanum import IllegalArgumentException, big_decimal_of, double_to_string
 from oracle.memory_options import Configuration, IllegalConfigurationException, get_memory_size
 from oracle.memory_process import (
@@ -75,7 +75,8 @@ class TaskExecutorFlinkMemory:
 def tm_options() -> ProcessMemoryOptions:
     """``TaskExecutorProcessUtils.TM_PROCESS_MEMORY_OPTIONS``."""
     return ProcessMemoryOptions((o.TASK_HEAP, o.MANAGED_SIZE), o.TM_TOTAL_FLINK, o.TM_TOTAL_PROCESS,
-                                o.TM_METASPACE, o.TM_OVERHEAD_MIN, o.TM_OVERHEAD_MAX, o.TM_OVERHEAD_FRACTION)
+                                o.TM_METASPACE, o.TM_OVERHEAD_MIN, o.TM_OVERHEAD_MAX, o.TM_OVERHEAD_FRACTION,
+                                "TM-6", "TM-8")
 
 
 def _sum(*sizes: MemorySize) -> MemorySize:
@@ -146,6 +147,7 @@ class TaskExecutorFlinkMemoryRules:
             if uses_legacy_network(config, version):
                 network = legacy_network_size(config)
             else:
+                because("TM-12")
                 network = derive_with_fraction(total_flink, network_range(config, version), version)
             without_task_heap = _sum(fh, foh, toh, managed, network)
             if without_task_heap.bytes > total_flink.bytes:
@@ -154,6 +156,7 @@ class TaskExecutorFlinkMemoryRules:
                          ("Network Memory", network)]
                 raise _exceeds_total(parts, total_flink)
             at("task_heap")
+            because("TM-2")  # the rest of total Flink memory
             task_heap = total_flink.subtract(without_task_heap)
         flink = TaskExecutorFlinkMemory(fh, foh, task_heap, toh, network, managed)
         check_total_flink(config, flink)
@@ -181,6 +184,7 @@ def managed_size(config: Configuration, total_flink: MemorySize, version: FlinkV
     total Flink memory within [0, Long.MAX_VALUE]."""
     if config.contains(o.MANAGED_SIZE):
         return get_memory_size(config, o.MANAGED_SIZE)
+    because("TM-7")
     rng = o.get_range_fraction(ZERO, MAX_VALUE, o.MANAGED_FRACTION, config)
     return derive_with_fraction(total_flink, rng, version)
 

@@ -77,8 +77,15 @@ class Signature:
     @property
     def explains(self) -> tuple[str, ...]:
         """The rules that explain the divergence: the oracle's rules that decided the part of Flink's
-        answer it departs from, then the rules it breaks other than the differential and refusal rules."""
-        return tuple(dict.fromkeys((*self.because, *(r for r in self.rules if not r.endswith(GENERIC_RULES)))))
+        answer it departs from, then the rules it breaks other than the differential and refusal rules.
+        An answer where Flink rejects (or a rejection where Flink answers, or another rejection) that no
+        rule of the oracle decided is explained first by the differential rule it breaks: the rules its
+        output breaks are symptoms of another cause (a wrong fraction on a configuration Flink rejects
+        for its CPU cores is not why Flink rejects it)."""
+        specific = tuple(r for r in self.rules if not r.endswith(GENERIC_RULES))
+        if self.departure is not None and self.departure.kind != DIFFERS and not self.because:
+            return tuple(dict.fromkeys((*(r for r in self.rules if r.endswith("-EQ")), *specific)))
+        return tuple(dict.fromkeys((*self.because, *specific)))
 
     def difference(self) -> str:
         """Flink's answer and the implementation's where they part (empty where they do not)."""
@@ -432,8 +439,10 @@ def signature(request: Mapping[str, Any], actual: Mapping[str, Any], expected: M
     return Signature(what, ordered, gone.kind, gone.where, gone.because, gone)
 
 
-def _rule_order(rule: str) -> tuple[bool, str]:
-    return rule.endswith("-EQ"), rule
+def _rule_order(rule: str) -> tuple[bool, str, int, str]:
+    """The differential rule last, the others by prefix, then number (TM-7 before TM-12)."""
+    prefix, _, number = rule.rpartition("-")
+    return rule.endswith("-EQ"), prefix, int(number) if number.isdigit() else -1, number
 
 
 def features(request: Mapping[str, Any]) -> tuple[str, ...]:
