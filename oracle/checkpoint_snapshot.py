@@ -1,12 +1,13 @@
 """Protocol area ``checkpoint.snapshot``: what the snapshots of a keyed state backend hold, taken at a checkpoint
-barrier in two parts (KSS-1 ... KSS-7, declared in :data:`RULES`; docs/protocol/checkpoint-snapshot.md).
+barrier in two parts (KSS-1 ... KSS-8, declared in :data:`RULES`; docs/protocol/checkpoint-snapshot.md).
 
 The backend is the ``hashmap`` state backend's ``HeapKeyedStateBackend`` with asynchronous snapshots, one
 ``ValueState<String>`` per String key. ``HeapKeyedStateBackend.snapshot`` is the synchronous part: it takes a
 copy-on-write snapshot of every registered state table (``CopyOnWriteStateTable.stateSnapshot``) and returns a
 ``RunnableFuture`` (``SnapshotStrategyRunner``: a ``FutureTask`` not yet run); running it is the asynchronous part,
 which writes the state as it was at the synchronous part however the backend changed since; cancelling it before
-it runs means no snapshot. A backend restored from a snapshot's handle holds exactly that state.
+it runs means no snapshot. A backend restored from a snapshot's handle holds exactly that state; the backend it
+replaces is disposed, which cancels its snapshots not yet run.
 """
 
 from __future__ import annotations
@@ -60,6 +61,12 @@ RULES: tuple[Declared, ...] = (
              "values, with the state registered (its meta info is in the snapshot); from an empty result, an empty "
              "backend with no state registered. Later events act on the restored backend.",
              "HeapKeyedStateBackendBuilder.build, HeapRestoreOperation.restore"),
+    Declared("KSS-8",
+             "Restoring disposes the old backend: closing its cancelStreamRegistry cancels every snapshot task of it "
+             "that has neither run nor been cancelled (each task registers itself there and unregisters when done),"
+             " so those snapshots then answer as cancelled ones (KSS-5) and cannot be restored.",
+             "AbstractKeyedStateBackend.dispose (IOUtils.closeQuietly(cancelStreamRegistry)), "
+             "AsyncSnapshotCallable.AsyncSnapshotTask (registerCloseable(() -> cancel(true)), done)"),
     Declared("KSS-7",
              "notifyCheckpointComplete changes nothing the heap backend holds or will snapshot.",
              "HeapKeyedStateBackend.notifyCheckpointComplete (empty)"),
@@ -147,6 +154,9 @@ class Run:
             because("KSS-7")
             return {}
         assert snap is not None and snap.ran and not snap.cancelled
+        because("KSS-8")
+        for other in self.snapshots.values():
+            other.cancelled = other.cancelled or not other.ran
         because("KSS-6")
         self.backend = Backend(snap.state)
         return {"state": self.backend.contents()}
@@ -193,8 +203,12 @@ def _event(raw: Any, i: int, seen: dict[int, str]) -> Event:
             raise BadRequest(f"{where}.checkpoint {cid} names no earlier snapshot")
         if seen[cid] == "pending":
             seen[cid] = kind
-    elif kind == "restore" and seen.get(cid) != "run":
-        raise BadRequest(f"{where}.checkpoint {cid} names no snapshot whose asynchronous part has run (uncancelled)")
+    elif kind == "restore":
+        if seen.get(cid) != "run":
+            raise BadRequest(f"{where}.checkpoint {cid} names no snapshot whose asynchronous part has run "
+                             "(uncancelled)")
+        for other, was in seen.items():  # KSS-8: the old backend's pending snapshots are cancelled
+            seen[other] = "cancel" if was == "pending" else was
     return Event(kind, checkpoint=cid)  # type: ignore[arg-type]
 
 

@@ -31,7 +31,8 @@ import org.apache.flink.runtime.state.memory.MemCheckpointStreamFactory;
  * {@code backend.snapshot(id, 0, streamFactory, forCheckpointWithDefaultLocation())}, the synchronous part, its
  * {@code RunnableFuture} kept; {@code run} runs it (the asynchronous part) and reads what it wrote by restoring a
  * second backend from its handle; {@code cancel} is {@code Future.cancel(true)}; {@code complete} is
- * {@code notifyCheckpointComplete}; {@code restore} replaces the backend by one restored from that snapshot's handle.
+ * {@code notifyCheckpointComplete}; {@code restore} disposes the backend (which cancels its snapshots not yet run)
+ * and replaces it by one restored from that snapshot's handle.
  * The streams are {@code MemCheckpointStreamFactory}'s (the snapshot is bytes in memory).
  */
 public final class SnapshotArea implements Area {
@@ -114,6 +115,8 @@ public final class SnapshotArea implements Area {
                     throw new BadRequest(where + ".checkpoint " + id
                             + " names no snapshot whose asynchronous part has run (uncancelled)");
                 }
+                // disposing the old backend cancels its snapshots not yet run (its cancelStreamRegistry)
+                seen.replaceAll((k, was) -> was.equals("pending") ? "cancelled" : was);
                 return;
             }
             default:
