@@ -190,7 +190,7 @@ def _event(raw: Any, i: int, seen: dict[int, str]) -> Event:
     if kind == "put":
         return Event("put", key=field(raw, "key", str, where), value=field(raw, "value", str, where))
     if kind in ("remove", "get"):
-        return Event(kind, key=field(raw, "key", str, where))  # type: ignore[arg-type]
+        return Event(kind, key=field(raw, "key", str, where))
     if kind not in KINDS:
         raise BadRequest(f"{where}.kind must be one of {', '.join(KINDS)}, got {kind!r}")
     cid = java_long(raw, "checkpoint", where)
@@ -209,7 +209,7 @@ def _event(raw: Any, i: int, seen: dict[int, str]) -> Event:
                              "(uncancelled)")
         for other, was in seen.items():  # KSS-8: the old backend's pending snapshots are cancelled
             seen[other] = "cancel" if was == "pending" else was
-    return Event(kind, checkpoint=cid)  # type: ignore[arg-type]
+    return Event(kind, checkpoint=cid)
 
 
 def parse(inp: Mapping[str, Any]) -> Request:

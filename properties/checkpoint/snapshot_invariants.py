@@ -10,6 +10,7 @@ Each check replays the request's puts and removes on a plain map of its own; non
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import pairwise
 from typing import Any
 
 from oracle.checkpoint_snapshot import KINDS, SNAPSHOT
@@ -50,8 +51,8 @@ def _step_ok(kind: Any, step: Any) -> bool:
     if kind == "cancel":
         return set(step) == {"cancelled"} and isinstance(step["cancelled"], bool)
     if kind == "run":
-        return dict(step) == {"cancelled": True} or set(step) == {"state"} and (
-            step["state"] is None or _pairs(step["state"]))
+        return dict(step) == {"cancelled": True} or (set(step) == {"state"} and (
+            step["state"] is None or _pairs(step["state"])))
     return kind == "restore" and set(step) == {"state"} and _pairs(step["state"])
 
 
@@ -116,7 +117,7 @@ def copy_on_write(req: Request, resp: Response, version: FlinkVersion) -> list[V
             continue
         want = taken.get(ev["checkpoint"])
         held = step["state"]
-        if want is None or held is None and not want:
+        if want is None or (held is None and not want):
             continue
         if held is None or {k: v for k, v in held} != want or len(held) != len(want):
             return [Violation("CSN-3", f"step {i}: checkpoint {ev['checkpoint']} holds {held}, the state at its "
@@ -135,7 +136,7 @@ def cancelable(req: Request, resp: Response, version: FlinkVersion) -> list[Viol
     pending: set[int] = set()
     for i, ev, step, _, _ in _replay(req, resp) or ():
         kind, cid = ev.get("kind"), ev.get("checkpoint")
-        if kind == "snapshot":
+        if kind == "snapshot" and isinstance(cid, int):
             pending.add(cid)
         elif kind == "restore":
             first.update((c, "restore") for c in pending)
@@ -188,6 +189,6 @@ def sorted_pairs(req: Request, resp: Response, version: FlinkVersion) -> list[Vi
         pairs = step.get("state") if isinstance(step, Mapping) else None
         if isinstance(pairs, list):
             keys = [k.encode("utf-16-be", "surrogatepass") for k, _ in pairs]
-            if any(a >= b for a, b in zip(keys, keys[1:], strict=False)):
+            if any(a >= b for a, b in pairwise(keys)):
                 return [Violation("CSN-7", f"step {i}: the pairs {pairs} are not sorted by key, each once")]
     return []
