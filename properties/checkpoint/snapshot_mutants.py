@@ -40,10 +40,11 @@ def _cancel_ignored(snap: cs.Snapshot) -> bool:
 
 def _restore_merges(self: cs.Run, event: cs.Event) -> dict[str, Any]:
     """A restore puts the snapshot's pairs on top of the backend's current state instead of starting afresh."""
+    before = dict(self.backend.state)
+    out = _step(self, event)
     if event.kind != "restore":
-        return _step(self, event)
-    snap = self.snapshots[event.checkpoint]
-    self.backend = cs.Backend({**self.backend.state, **(snap.state or {})})
+        return out
+    self.backend = cs.Backend({**before, **self.backend.state})
     return {"state": self.backend.contents()}
 
 
