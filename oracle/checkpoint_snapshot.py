@@ -154,17 +154,18 @@ class Run:
             because("KSS-7")
             return {}
         assert snap is not None and snap.ran and not snap.cancelled
-        because("KSS-8")
         for other in self.snapshots.values():
-            other.cancelled = other.cancelled or not other.ran
+            if not (other.ran or other.cancelled):
+                because("KSS-8")
+                other.cancelled = True
         because("KSS-6")
         self.backend = Backend(snap.state)
         return {"state": self.backend.contents()}
 
     @staticmethod
     def run(snap: Snapshot) -> dict[str, Any]:
-        because("KSS-5")
         if snap.cancelled:
+            because("KSS-5")
             return {"cancelled": True}
         snap.ran = True
         because("KSS-3", "KSS-4")
