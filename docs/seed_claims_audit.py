@@ -58,14 +58,20 @@ DECISIONS: dict[str, tuple[str, tuple[str, ...], str]] = {
         "directory is configured, else the file system), CSR-3 (the storage's shortcut names), CSR-6 (the memory "
         "storage's limits), CST-1 and CST-3 (the keys of each release)."),
     "async snapshots (copy-on-write, keep processing)": (
-        NOT_CHECKABLE, (), "The alignment trace records a snapshot as one step (snapshot, then emit_barrier: IN-5); "
-        "its asynchronous part and the acknowledgement after it are not modelled (completion after every "
-        "acknowledgement is CCR-3)."),
+        NEW, ("CSN-3", "KSS-2", "KSS-3"), "checkpoint.snapshot: the heap backend's snapshot takes a copy-on-write "
+        "snapshot of its state tables in the synchronous part (KSS-2) and writes that state in the asynchronous part "
+        "however the state changed since (KSS-3); CSN-3, puts and removes after the synchronous part do not change "
+        "what the snapshot holds. The seed names RocksDB as the copy-on-write example; the area checks the heap "
+        "backend's CopyOnWriteStateTable."),
     "incremental snapshots restored as base + increments": (
-        NOT_CHECKABLE, (), "Incremental checkpoints are not modelled: checkpoint.storage answers which state backend "
-        "and storage Flink builds and where a checkpoint goes, not what a snapshot holds."),
+        NOT_CHECKABLE, (), "Incremental checkpoints are RocksDB's: checkpoint.snapshot models the heap (hashmap) "
+        "backend, whose every snapshot is full (a restore gives one snapshot's state, KSS-6), and refuses "
+        "\"backend\": \"rocksdb\" as not modelled."),
     "snapshot = sync + async FutureTask, cancelable": (
-        NOT_CHECKABLE, (), "How an operator's snapshot runs inside the task is not observable in any area."),
+        NEW, ("CSN-2", "CSN-4", "KSS-2", "KSS-5", "KSS-8"), "checkpoint.snapshot: the backend's snapshot returns a "
+        "RunnableFuture (a FutureTask, AsyncSnapshotCallable.AsyncSnapshotTask) not yet done after the synchronous "
+        "part (KSS-2, CSN-2); cancelled before it runs, it yields no snapshot, after it ran cancel fails (KSS-5, "
+        "CSN-4); disposing the backend cancels the tasks not yet run (KSS-8)."),
     "classloader.fail-on-metaspace-oom-error=true -> fatal on Metaspace OOM": (
         NEW, ("CLC-3", "CLL-7", "CLL-8"), "classloading.lifecycle plants classes whose loading throws any Throwable "
         "(a Metaspace OutOfMemoryError among them) and answers what the class-loading exception handler received "

@@ -106,6 +106,9 @@ EXAMPLES: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
     "watermark.async": (req("watermark.async", {"mode": "unordered", "capacity": 1, "events": [
         {"kind": "record", "name": "a", "timestamp": 5}, {"kind": "watermark", "timestamp": 6},
         {"kind": "complete", "name": "a", "results": [1]}]}), None),
+    "checkpoint.snapshot": (req("checkpoint.snapshot", {"events": [
+        {"kind": "put", "key": "a", "value": "x"}, {"kind": "snapshot", "checkpoint": 1},
+        {"kind": "put", "key": "a", "value": "y"}, {"kind": "run", "checkpoint": 1}]}), None),
     "watermark.valve.subpartitions": (
         req("watermark.valve", {"channels": 2, "subpartitions": [[0, 1], [2, 2]],
                                 "events": [{"channel": 0, "watermark": 5, "subpartition": 1},

@@ -78,7 +78,9 @@ DOUBLE_AREA = Area(
 
 
 WATERMARK = "from properties.watermark import area as watermark\n"
-LAST = "    checkpoint.ALIGNMENT, checkpoint.COORDINATOR, checkpoint.RECOVERY, checkpoint.STORAGE,\n"  # the last line
+# the registry's last line
+LAST = ("    checkpoint.ALIGNMENT, checkpoint.COORDINATOR, checkpoint.RECOVERY, checkpoint.STORAGE, "
+        "checkpoint.SNAPSHOT,\n")
 
 
 def _clone(tmp: Path) -> Path:

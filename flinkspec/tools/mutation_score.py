@@ -61,7 +61,7 @@ AREA_OF_FILE = {
                   "watermark_async"),
     "classloading": ("classloading", "classloading_config", "classloading_lifecycle"),
     "checkpoint": ("alignment", "alignment_handlers", "coordinator", "coordinator_machine",
-                   "coordinator_rules", "recovery", "checkpoint_storage", "flinkpath"),
+                   "coordinator_rules", "recovery", "checkpoint_storage", "flinkpath", "checkpoint_snapshot"),
     "java numbers (memory, classloading)": ("javanum", "javadtoa"),
     "protocol and dispatch": ("__init__", "protocol", "versions", "rules", "changes"),
     "explanations (which rule decided each part)": ("explain",),
@@ -100,6 +100,7 @@ def area_tests(area: str) -> list[str]:
     checkpoint = ["properties/test_flink_tables.py", "properties/checkpoint/test_examples.py",
                   "properties/checkpoint/test_bad_input.py", "properties/checkpoint/test_storage_pinned.py",
                   "properties/checkpoint/test_storage_bad_input.py", "properties/checkpoint/test_storage_oracle.py",
+                  "properties/checkpoint/test_snapshot_meta.py", "properties/checkpoint/test_snapshot_bad_input.py",
                   *_recorded(*_corpora("checkpoint"))]
     return {
         "memory": memory, "watermark": watermark, "classloading": classloading, "checkpoint": checkpoint,

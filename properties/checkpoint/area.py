@@ -1,5 +1,6 @@
 """The checkpoint areas: barrier alignment in a task, the coordinator's checkpoints, a job's
-recovery from its latest checkpoint, and where a job's checkpoints and savepoints go."""
+recovery from its latest checkpoint, where a job's checkpoints and savepoints go, and what a keyed state
+backend's two-part snapshots hold."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from oracle import alignment, coordinator
+from oracle import checkpoint_snapshot as snapshot_oracle
 from oracle import checkpoint_storage as storage_oracle
 from oracle import recovery as recovery_oracle
 from properties.area import AnswerShape, Area, Checked, ExtraCorpus, OptionDefault, OracleRules, checked, scenarios
@@ -17,6 +19,9 @@ from properties.checkpoint import (
     coordinator_strategies,
     mutants,
     recovery,
+    snapshot_invariants,
+    snapshot_mutants,
+    snapshot_strategies,
     storage_invariants,
     storage_mutants,
     storage_strategies,
@@ -308,4 +313,32 @@ STORAGE = Area(
     changes=storage_oracle.CHANGES[storage_oracle.STORAGE],
     defaults=(OptionDefault(option="state.backend.type", table=storage_oracle.BACKEND_DEFAULTS,
                             show=lambda val: "(none)" if val is None else str(val)),),
+)
+
+_SNAPSHOT_META = "properties/checkpoint/test_snapshot_meta.py::"
+# what checks each rule of the oracle's heap keyed state backend snapshots
+_SNAPSHOT_CHECKED: tuple[Checked, ...] = (
+    checked("KSS-1", "CSN-6", f"{_SNAPSHOT_META}test_the_oracle_answers_flinks_pinned_requests"),
+    checked("KSS-2", "CSN-2", "CSN-3", f"{_SNAPSHOT_META}test_the_oracle_answers_flinks_pinned_requests"),
+    checked("KSS-3", "CSN-3", f"{_SNAPSHOT_META}test_the_oracle_answers_flinks_pinned_requests"),
+    checked("KSS-4", f"{_SNAPSHOT_META}test_the_oracle_answers_flinks_pinned_requests",
+            note="no documented rule says an empty snapshot has no handle (null, not []): CSN-EQ"),
+    checked("KSS-5", "CSN-4", f"{_SNAPSHOT_META}test_the_oracle_answers_flinks_pinned_requests"),
+    checked("KSS-6", "CSN-5", "CSN-6", f"{_SNAPSHOT_META}test_the_oracle_answers_flinks_pinned_requests"),
+    checked("KSS-8", "CSN-4", f"{_SNAPSHOT_META}test_the_oracle_answers_flinks_pinned_requests"),
+    checked("KSS-7", "CSN-6", note="a completion changes nothing on the heap backend: CSN-EQ and CSN-3 after it"),
+)
+
+SNAPSHOT = Area(
+    name=snapshot_oracle.SNAPSHOT, prefix="CSN", rules=snapshot_invariants.BOOK, protocol=4,
+    page="checkpoint-snapshot.md",
+    description="what the two-part (synchronous, then asynchronous) snapshots of the hashmap keyed state backend "
+    "hold while records keep changing the state, cancelled snapshots, and the state a backend restored from one "
+    "holds (HeapKeyedStateBackend, copy-on-write state tables)",
+    requests=snapshot_strategies.requests, size=snapshot_strategies.size,
+    shape=AnswerShape(),
+    oracle={"checkpoint_snapshot": OracleRules(rules=snapshot_oracle.RULES, files=("oracle/checkpoint_snapshot.py",),
+                                               checked=_SNAPSHOT_CHECKED)},
+    mutants=tuple(snapshot_mutants.MUTANTS), bridge="SnapshotArea",
+    changes=snapshot_oracle.CHANGES[snapshot_oracle.SNAPSHOT],
 )

@@ -6,6 +6,7 @@ import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,6 +26,7 @@ import org.apache.flink.api.java.typeutils.runtime.TupleSerializer;
 import org.apache.flink.metrics.SimpleCounter;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedStateBackend;
+import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueSetFactory;
 import org.apache.flink.streaming.api.functions.windowing.WindowFunction;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
@@ -370,8 +372,17 @@ public final class WindowsArea implements Area {
     }
 
     /** A HeapKeyedStateBackend for String keys over key groups 0..127, its builder's constructor filled by type. */
-    @SuppressWarnings("unchecked")
     static KeyedStateBackend<String> heapBackend() throws Exception {
+        return heapBackend(Collections.emptyList(), false);
+    }
+
+    /**
+     * The same, restored from {@code restored} (the builder's {@code Collection<KeyedStateHandle>}), its snapshots
+     * asynchronous or not (the builder's one {@code boolean}, {@code asynchronousSnapshots} in 1.13 ... 2.3).
+     */
+    @SuppressWarnings("unchecked")
+    static KeyedStateBackend<String> heapBackend(Collection<KeyedStateHandle> restored, boolean asyncSnapshots)
+            throws Exception {
         KeyGroupRange range = new KeyGroupRange(0, KEY_GROUPS - 1);
         Class<?> builder = Class.forName("org.apache.flink.runtime.state.heap.HeapKeyedStateBackendBuilder");
         Constructor<?> c = null;
@@ -411,7 +422,7 @@ public final class WindowsArea implements Area {
                     args[i] = types[i].getMethod("disabled").invoke(null);
                     break;
                 case "Collection":
-                    args[i] = Collections.emptyList();
+                    args[i] = restored;
                     break;
                 case "StreamCompressionDecorator":
                     args[i] = Class.forName("org.apache.flink.runtime.state.UncompressedStreamCompressionDecorator")
@@ -424,7 +435,7 @@ public final class WindowsArea implements Area {
                     args[i] = new HeapPriorityQueueSetFactory(range, KEY_GROUPS, MIN_CAPACITY);
                     break;
                 case "boolean":
-                    args[i] = false;
+                    args[i] = asyncSnapshots;
                     break;
                 case "CloseableRegistry":
                     args[i] = types[i].getConstructor().newInstance();

@@ -1,0 +1,74 @@
+"""Requests for ``checkpoint.snapshot``: puts, removes and gets of a few keys interleaved with snapshots whose
+asynchronous parts run, are cancelled, run after being cancelled or cancelled after running, with completions and
+restores, on and around every rule of the heap backend's snapshots.
+
+A request draws 0-30 events over four keys (one of them empty, one outside the Basic Multilingual Plane, so that
+the order of the keys is Java's) and a few values. The first event is a key event three times in four: else a
+snapshot comes before any state is registered (an empty result, KSS-4). Snapshots pile up before they run (several
+pending at once, each holding its own copy), a run or cancel picks any earlier snapshot (the oldest, the newest or
+any, already run or cancelled or not) and a restore any snapshot whose asynchronous part ran (uncancelled; a restore
+disposes the old backend, which cancels its pending snapshots), so the request is valid by construction. Checkpoint
+ids go up from 0, 1 or a long's smallest, or down from its largest.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from oracle.checkpoint_snapshot import SNAPSHOT
+from oracle.versions import FlinkVersion
+
+AREA = SNAPSHOT
+KEYS = ("a", "b", "", "\U0001f600k")
+VALUES = ("x", "y", "", "z" * 3)
+FIRST_IDS = (1, 1, 1, 0, 2**63 - 1, -(2**63))  # from a long's largest, the ids go down
+
+
+@st.composite
+def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
+    events: list[dict[str, Any]] = []
+    cid = draw(st.sampled_from(FIRST_IDS))
+    step = -1 if cid == 2**63 - 1 else 1
+    states: dict[int, str] = {}  # checkpoint id -> pending | run | cancelled (what came first)
+    for i in range(draw(st.integers(0, 30))):
+        choices = ["put", "put", "remove", "get"] if i == 0 and draw(st.integers(0, 3)) != 0 else \
+            ["put", "put", "put", "remove", "get", "snapshot", "snapshot", "run", "cancel", "complete", "restore"]
+        kind = draw(st.sampled_from(choices))
+        ran = [c for c, s in states.items() if s == "run"]
+        if (kind in ("run", "cancel", "complete") and not states) or (kind == "restore" and not ran):
+            kind = "snapshot"
+        ev: dict[str, Any] = {"kind": kind}
+        if kind in ("put", "remove", "get"):
+            ev["key"] = draw(st.sampled_from(KEYS))
+            if kind == "put":
+                ev["value"] = draw(st.sampled_from(VALUES))
+        elif kind == "snapshot":
+            ev["checkpoint"] = cid
+            states[cid] = "pending"
+            cid += step
+        elif kind == "restore":
+            ev["checkpoint"] = draw(st.sampled_from(ran))
+            states = {c: "cancel" if s == "pending" else s for c, s in states.items()}  # the old backend disposed
+        else:
+            ids = list(states)
+            which = draw(st.sampled_from(("oldest", "newest", "any")))
+            ev["checkpoint"] = ids[0] if which == "oldest" else ids[-1] if which == "newest" \
+                else draw(st.sampled_from(ids))
+            if kind != "complete" and states[ev["checkpoint"]] == "pending":
+                states[ev["checkpoint"]] = kind
+        events.append(ev)
+    out: dict[str, Any] = {"events": events}
+    if draw(st.integers(0, 3)) == 0:
+        out["backend"] = "hashmap"
+    return out
+
+
+def requests(version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
+    """Protocol requests for ``checkpoint.snapshot`` and ``version``."""
+    return inputs(version).map(lambda i: {"area": AREA, "flink": str(version), "input": i})
+
+
+def size(req: dict[str, Any]) -> int:
+    return len(req["input"].get("events", []))
