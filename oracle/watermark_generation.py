@@ -90,7 +90,7 @@ _IDLE = {"generator": "monotonous", "idle_timeout_ms": 1,
          "events": [{"kind": "advance", "ms": 1}, {"kind": "periodic"}, {"kind": "advance", "ms": 2},
                     {"kind": "periodic"}, {"kind": "periodic"}]}
 IDLE_ONCE = Change(
-    since="1.15.3",
+    since="1.15.3", issue="FLINK-28975",
     what="WatermarksWithIdleness calls markIdle once when it becomes idle, not again at every periodic emit "
     "while it stays idle (field isIdleNow, reset by a record)",
     witnesses=(_IDLE,))

@@ -89,3 +89,11 @@ MUTANTS.append(historical(
     undocumented="The documentation of withIdleness says a partition without records for the timeout is idle, not "
     "which clock measures the timeout; that a backpressured or blocked task's time is not counted is only in "
     "WatermarkStrategyWithIdleness and WatermarkGeneratorSupplier.Context.getInputActivityClock (FLINK-35886)."))
+MUTANTS.append(historical(
+    wg.IDLE_ONCE, AREA,
+    "WatermarksWithIdleness calls markIdle at every periodic emit while the output stays idle, not once when it "
+    "becomes idle (no isIdleNow): with a FLIP-27 source's per-split outputs this kept marking the reader output idle "
+    "(FLINK-28975: withIdleness marked all streams from FLIP-27 sources as idle).",
+    f"{PR}20831 (Flink 1.15.3; 1.16.0 by PR 20819)", "1.11-1.15.2",
+    after=with_patches((wg, "REPEATS_IDLE", {FIRST: True})),
+    undocumented=UNDOCUMENTED["wg-idle-repeated"]))

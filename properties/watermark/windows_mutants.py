@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import oracle.watermark_windows as ww
-from properties.mutant import Mutant, with_patches
+from oracle.changes import FIRST
+from properties.mutant import PR, Mutant, historical, with_patches
 
 AREA = ww.WINDOWS
 MUTANTS: list[Mutant] = []  # this module's mutants, in the order flinkspec mutants lists them
@@ -68,3 +69,20 @@ for _name, _doc, _patches in (
      "numLateRecordsDropped.", ((ww.Operator, "process", _side_output_counts),)),
 ):
     MUTANTS.append(Mutant(_name, AREA, _doc, after=with_patches(*_patches), undocumented=UNDOCUMENTED.get(_name, "")))
+
+MUTANTS.append(historical(
+    ww.WINDOW_START, AREA,
+    "TimeWindow.getWindowStartWithOffset computes timestamp - (timestamp - offset + size) % size: where "
+    "timestamp - offset + size < 0 (a negative timestamp more than a size before the offset) Java's remainder is "
+    "negative and the element goes to the window after the one holding its timestamp (which may then be late).",
+    f"{PR}19158 (Flink 1.14.5; 1.15.0 by PR 19159)", "1.13.6 and earlier, 1.14.0-1.14.4",
+    after=with_patches((ww, "REMAINDER_START", {FIRST: False}))))
+MUTANTS.append(historical(
+    ww.SLIDING_CAP, AREA,
+    "SlidingEventTimeWindows accepts any size / slide: an assigner with more than 10,000,000 windows per element is "
+    "built (and every element then allocates that many windows, the OutOfMemoryError of FLINK-37512).",
+    f"{PR}26321 (Flink 2.1.0)", "1.13-2.0.2",
+    after=with_patches((ww, "CAPS_SLIDING", {FIRST: False})),
+    undocumented="No documented rule states a limit on size / slide (WMW-ACCEPTED asks only that an assigner with "
+    "size / slide below 10,000,000 is accepted); the refusal from 2.1.0 is only SlidingEventTimeWindows' constructor "
+    "check against MAX_WINDOW_NUM."))

@@ -3,7 +3,8 @@ operator with an event-time assigner.
 
 A request draws the assigner (tumbling with an offset; sliding with a slide dividing the size or not, and an
 offset; session with a gap), now and then a parameter Flink refuses (an offset as large as the size or slide, a
-size or gap of 0, and without records a sliding size / slide just above 10,000,000, which 2.1 refuses), an allowed
+size or gap of 0; and one sliding assigner in ten, without records, with size / slide at or above 10,000,000,
+which 2.1 refuses: FLINK-37512's cap), an allowed
 lateness (0 half the time; small, a size, and now and then one whose cleanup time overflows a long), a late side
 output or not, and 0-20 events over two to four keys: records at or around the last watermark (before it by the
 lateness, one more or one less, exactly at a window's cleanup time, after it), negative timestamps (FLINK-26334's
@@ -40,15 +41,15 @@ def _assigner(draw: st.DrawFn) -> tuple[dict[str, Any], int, bool]:
         if bad:
             size, offset = draw(st.sampled_from(((size, size), (size, -size), (0, 0), (-5, 0))))
         return {"assigner": "tumbling", "size_ms": size, "offset_ms": offset}, max(size, 1), True
+    if draw(st.integers(0, 9)) == 0:  # FLINK-37512's cap, at and past it, without records
+        slide = draw(st.sampled_from((1, 1, 3)))
+        ratio = MAX_WINDOW_NUM + draw(st.sampled_from((0, 1, 1, 1000)))
+        return {"assigner": "sliding", "size_ms": slide * ratio, "slide_ms": slide}, 1, False
     slide = draw(st.sampled_from((1, 2, 5, 10)))
     size = slide * draw(st.integers(1, 4)) + draw(st.sampled_from((0, 0, 0, 1)))
     offset = draw(st.sampled_from((0, 0, 1, -1, slide - 1, 1 - slide)))
     if bad:
-        corner = draw(st.integers(0, 2))
-        if corner == 0:  # FLINK-37512's cap, at and just past it, without records
-            return ({"assigner": "sliding", "size_ms": MAX_WINDOW_NUM + draw(st.integers(0, 1)), "slide_ms": 1},
-                    1, False)
-        size, slide, offset = ((size, slide, slide), (0, slide, 0))[corner - 1]
+        size, slide, offset = draw(st.sampled_from(((size, slide, slide), (0, slide, 0))))
     return {"assigner": "sliding", "size_ms": size, "slide_ms": slide, "offset_ms": offset}, max(size, 1), True
 
 
