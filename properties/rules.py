@@ -22,6 +22,15 @@ Request = Mapping[str, Any]
 Response = Mapping[str, Any]
 
 
+def output_steps(resp: Response) -> list[Any] | None:
+    """An accepted answer's ``output.steps`` list (the areas that answer one step per event), else None."""
+    out = resp.get("output") if resp.get("error") is None else None
+    if not isinstance(out, Mapping) or not isinstance(out.get("steps"), list):
+        return None
+    steps: list[Any] = out["steps"]
+    return steps
+
+
 INVARIANT, DIFFERENTIAL, ORACLE = "invariant", "differential", "oracle"
 NOT_CHECKED = "not checked"  # a status that starts so says why after a colon
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from oracle.checkpoint_snapshot import KINDS, SNAPSHOT
 from oracle.versions import FlinkVersion
-from properties.rules import Request, Response, RuleBook, Violation
+from properties.rules import Request, Response, RuleBook, Violation, output_steps
 
 BOOK = RuleBook()  # the rules this module declares, named by the area's declaration
 BOOK.differential(SNAPSHOT, "CSN")
@@ -24,14 +24,6 @@ SEED = "Flink docs: Data Streaming Fault Tolerance (Asynchronous State Snapshots
 FUTURE = "java.util.concurrent.FutureTask javadoc (cancel, run, get); Snapshotable.snapshot returns a RunnableFuture"
 RECOVERY = "Flink docs: Data Streaming Fault Tolerance (Recovery); State Backends (HashMapStateBackend)"
 VALUE = "Flink docs: Working with State (ValueState: update, value, clear); ValueState javadoc"
-
-
-def _steps(resp: Response) -> list[Any] | None:
-    out = resp.get("output") if resp.get("error") is None else None
-    if not isinstance(out, Mapping) or not isinstance(out.get("steps"), list):
-        return None
-    steps: list[Any] = out["steps"]
-    return steps
 
 
 def _pairs(x: Any) -> bool:
@@ -63,7 +55,7 @@ def _step_ok(kind: Any, step: Any) -> bool:
 def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     if "output" not in resp or resp.get("error") is not None:
         return []
-    steps = _steps(resp)
+    steps = output_steps(resp)
     events = req.get("input", {}).get("events", [])
     if steps is None or len(steps) != len(events):
         return [Violation("CSN-1", "output.steps must be a list with one entry per event")]
@@ -77,7 +69,7 @@ def _replay(req: Request, resp: Response) -> list[tuple[int, Mapping[str, Any], 
                                                      dict[str, str], dict[int, dict[str, str]]]] | None:
     """Each step with its event, the backend's state after it (a restore's state taken from the answer: CSN-5
     judges it) and each snapshot's state at its synchronous part, by a plain map of the puts and removes."""
-    steps = _steps(resp)
+    steps = output_steps(resp)
     if steps is None or shape(req, resp, None) != []:  # type: ignore[arg-type]
         return None
     state: dict[str, str] = {}

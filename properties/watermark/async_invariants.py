@@ -18,21 +18,13 @@ import attrs
 
 from oracle.versions import FlinkVersion
 from oracle.watermark_async import ASYNC, LONG_MAX, LONG_MIN
-from properties.rules import Request, Response, RuleBook, Violation
+from properties.rules import Request, Response, RuleBook, Violation, output_steps
 
 BOOK = RuleBook()  # the rules this module declares, named by the area's declaration
 BOOK.differential(ASYNC, "WMA")
 
 DOCS = "Flink docs: Asynchronous I/O for External Data Access (Order of Results, Event Time); AsyncDataStream javadoc"
 CAPACITY_DOCS = "Flink docs: Asynchronous I/O for External Data Access (Async I/O API: capacity); AsyncDataStream"
-
-
-def _steps(resp: Response) -> list[Any] | None:
-    out = resp.get("output") if resp.get("error") is None else None
-    if not isinstance(out, Mapping) or not isinstance(out.get("steps"), list):
-        return None
-    steps: list[Any] = out["steps"]
-    return steps
 
 
 def _long(x: Any) -> bool:
@@ -62,7 +54,7 @@ def _step_ok(step: Any, n: int) -> bool:
 def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     if "output" not in resp or resp.get("error") is not None:
         return []
-    steps = _steps(resp)
+    steps = output_steps(resp)
     events = req.get("input", {}).get("events", [])
     if steps is None or len(steps) != len(events):
         return [Violation("WMA-1", "output.steps must be a list with one entry per event")]
@@ -84,7 +76,7 @@ class Moment:
 
 
 def _replay(req: Request, resp: Response) -> tuple[list[Mapping[str, Any]], list[Moment]] | None:
-    steps = _steps(resp)
+    steps = output_steps(resp)
     if steps is None or shape(req, resp, None) != []:  # type: ignore[arg-type]
         return None
     events: list[Mapping[str, Any]] = req["input"]["events"]
