@@ -100,7 +100,8 @@ def section(data: dict[str, Any]) -> str:
             config = json.dumps(c["request"].get("config", c["request"])).replace("|", "\\|")
             diff = c["difference"].replace("|", "\\|").replace("\n", " ")
             diff = diff if len(diff) <= 160 else diff[:157] + "..."
-            releases = c["releases"][0] if len(c["releases"]) == 1 else f"{c['releases'][0]} ... {c['releases'][-1]}"
+            seen = sorted(c["releases"], key=lambda r: tuple(int(x) for x in r.split(".")))
+            releases = seen[0] if len(seen) == 1 else f"{seen[0]} ... {seen[-1]}"
             lines.append(f"| {r['conformance']} | {c['rule']} | {releases} ({len(c['releases'])}) | {c['cases']:,} | "
                          f"`{config}` | {diff} |")
     return "\n".join(lines) + "\n"
