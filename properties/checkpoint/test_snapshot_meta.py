@@ -9,14 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
 
 import oracle
 from oracle.checkpoint_snapshot import SNAPSHOT
 from oracle.versions import SUPPORTED
 from properties.checkpoint import snapshot_invariants as inv
 from properties.checkpoint.snapshot_strategies import requests
-from properties.corpus import Corner, answered_with, reaches
+from properties.corpus import Corner, answered_with
+from properties.meta import corner_tests
 
 SAMPLE = 2000  # requests drawn once; every corner must be among them
 CHECKS = (inv.shape, inv.pending_after_sync, inv.copy_on_write, inv.cancelable, inv.restore, inv.value_semantics,
@@ -78,20 +78,9 @@ CORNERS: dict[str, Corner] = {
 }
 
 
-@pytest.mark.parametrize("corner", list(CORNERS))
-def test_strategy_reaches(corner: str) -> None:
-    assert reaches(requests, SUPPORTED[-1], SAMPLE, CORNERS[corner]), f"none of {SAMPLE} requests: {corner}"
-
-
-@settings(max_examples=300, database=None, deadline=None, derandomize=True)
-@given(requests(SUPPORTED[-1]))
-def test_every_generated_request_is_well_formed_and_keeps_the_rules(request: dict[str, Any]) -> None:
-    """The oracle answers every generated request, never with a BadRequest, and its answer keeps every documented
-    rule (CSN-1 ... CSN-7)."""
-    resp = oracle.answer({"id": 0, **request})
-    assert "output" in resp, resp
-    for check in CHECKS:
-        assert check(request, resp, SUPPORTED[-1]) == [], (check.__name__, request, resp)
+(test_strategy_reaches, _,
+ test_every_generated_request_is_well_formed_and_keeps_the_rules) = corner_tests(requests, SAMPLE, CORNERS,
+                                                                                 keeps=CHECKS, answers=True)
 
 
 def _put(k: str, v: str) -> dict[str, Any]:

@@ -8,13 +8,11 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
-import pytest
-from hypothesis import given, settings
-
 import oracle
 from oracle.versions import SUPPORTED
 from oracle.watermark_async import ASYNC, CAPACITY_MESSAGE
-from properties.corpus import Corner, answered_with, reaches, refused_with
+from properties.corpus import Corner, answered_with, refused_with
+from properties.meta import corner_tests
 from properties.watermark import async_invariants as inv
 from properties.watermark.async_strategies import requests
 
@@ -84,21 +82,9 @@ CORNERS: dict[str, Corner] = {
 }
 
 
-@pytest.mark.parametrize("corner", list(CORNERS))
-def test_strategy_reaches(corner: str) -> None:
-    assert reaches(requests, SUPPORTED[-1], SAMPLE, CORNERS[corner]), f"none of {SAMPLE} requests: {corner}"
-
-
-@settings(max_examples=300, database=None, deadline=None, derandomize=True)
-@given(requests(SUPPORTED[-1]))
-def test_every_generated_request_is_well_formed_and_keeps_the_rules(request: dict[str, Any]) -> None:
-    """The oracle answers every generated request, never with a BadRequest, and its answer keeps every documented
-    rule (WMA-1 ... WMA-6)."""
-    resp = oracle.answer({"id": 0, **request})
-    assert resp.get("error", {}).get("type") != "BadRequest", resp
-    for check in (inv.shape, inv.ordered, inv.unordered_boundary, inv.after_completion, inv.capacity,
-                  inv.watermark_at_head):
-        assert check(request, resp, SUPPORTED[-1]) == [], (check.__name__, request, resp)
+(test_strategy_reaches, _, test_every_generated_request_is_well_formed_and_keeps_the_rules) = corner_tests(
+    requests, SAMPLE, CORNERS, keeps=(inv.shape, inv.ordered, inv.unordered_boundary, inv.after_completion,
+                                      inv.capacity, inv.watermark_at_head))
 
 
 def _rec(name: str, ts: int | None = None) -> dict[str, Any]:
