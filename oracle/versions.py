@@ -79,6 +79,16 @@ SUPPORTED: tuple[FlinkVersion, ...] = tuple(r for r in RELEASES if r.is_newest_p
 LATEST: FlinkVersion = SUPPORTED[-1]
 
 
+def release_before(version: FlinkVersion) -> FlinkVersion | None:
+    """The newest release on PyPI older than ``version`` (None before the first)."""
+    return max((r for r in RELEASES if r < version), default=None)
+
+
+def first_release(since: FlinkVersion) -> FlinkVersion | None:
+    """The oldest release on PyPI from ``since`` on (``v("1.13")`` -> 1.13.6; None after the last)."""
+    return min((r for r in RELEASES if r >= since), default=None)
+
+
 class UnknownVersion(ValueError):
     """A version string that names no supported Flink release."""
 

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 import oracle
-from oracle.versions import RELEASES, SUPPORTED, FlinkVersion, v
+from oracle.versions import SUPPORTED, FlinkVersion, first_release, release_before, v
 from properties import corpus
 from properties.areas import AREAS, CHECKS, RULES, judge
 
@@ -153,9 +153,7 @@ def _allowed_on_garbage(ver: FlinkVersion, oracle_refused: bool) -> set[str]:
 
 def _around(edge: FlinkVersion | None) -> set[FlinkVersion]:
     """The last release before ``edge`` and the first from it."""
-    if edge is None:
-        return set()
-    return {*[r for r in RELEASES if r < edge][-1:], *[r for r in RELEASES if r >= edge][:1]}
+    return set() if edge is None else {r for r in (release_before(edge), first_release(edge)) if r is not None}
 
 
 def _where_judging_changes(area: str) -> frozenset[FlinkVersion]:

@@ -39,7 +39,7 @@ import oracle
 from flinkspec.judge.reduce import reduce
 from oracle.memsize import parse_bytes
 from oracle.protocol import not_modelled
-from oracle.versions import RELEASES, FlinkVersion, parse_version, pick, v
+from oracle.versions import RELEASES, FlinkVersion, first_release, parse_version, pick, release_before, v
 from properties import corpus
 from properties.area import AnswerShape, OptionDefault
 from properties.areas import AREAS
@@ -74,7 +74,7 @@ class Known:
     @property
     def step(self) -> FlinkVersion:
         """The release where the change shows: the first release on PyPI at or after ``since``."""
-        first = _first_release(v(self.since))
+        first = first_release(v(self.since))
         assert first is not None, f"{self.since} is after the newest release"
         return first
 
@@ -328,16 +328,13 @@ def _known(area: str, sig: _Signature) -> tuple[str, ...]:
 
 
 def _release_before(version: FlinkVersion) -> FlinkVersion:
-    return max(r for r in RELEASES if r < version)
+    before = release_before(version)
+    assert before is not None, f"no release before {version}"
+    return before
 
 
 def _previous(version: str) -> str:
     return str(_release_before(parse_version(version)))
-
-
-def _first_release(since: FlinkVersion) -> FlinkVersion | None:
-    """The release where a table entry starting at ``since`` first shows (``v("1.13")`` -> 1.13.6)."""
-    return min((r for r in RELEASES if r >= since), default=None)
 
 
 def area_changes(area: str, a: FlinkVersion, b: FlinkVersion, inputs: Sequence[Input],
@@ -411,7 +408,7 @@ def default_changes(a: FlinkVersion, b: FlinkVersion, areas: Sequence[str],
         if va == vb or d.area not in areas:
             continue
         # the step that brings the newer version's value first, then the earlier ones
-        steps = [r for since in d.table if lo < since <= hi and (r := _first_release(since)) is not None]
+        steps = [r for since in d.table if lo < since <= hi and (r := first_release(since)) is not None]
         rank = {str(step): -RELEASES.index(step) for step in steps}
         found = [i for i, c in enumerate(changes) if c.area == d.area and c.step in rank]
         best = min(found, key=lambda i: (rank[changes[i].step], len(changes[i].witness.steps), changes[i].size),
@@ -464,7 +461,7 @@ def judge_real(change: Change, a: str, b: str, real: Mapping[str, Response]) -> 
 def unseen_changes(result: DiffResult) -> list[tuple[str, str, str, str]]:
     """The entries of :data:`UNSEEN` of the report's areas between A (exclusive) and B."""
     lo, hi = sorted((parse_version(result.a), parse_version(result.b)))
-    return [u for u in UNSEEN if u[0] in result.areas and lo < (_first_release(v(u[1])) or hi) <= hi]
+    return [u for u in UNSEEN if u[0] in result.areas and lo < (first_release(v(u[1])) or hi) <= hi]
 
 
 def to_json(result: DiffResult) -> dict[str, Any]:
