@@ -1,4 +1,5 @@
-"""Suite power: every built-in mutant is caught, with a small counterexample."""
+"""Suite power: every built-in mutant is caught, with a small counterexample (the historical mutants, at the
+first release with their fix: tests/test_historical_mutants.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 from flinkspec.engine.check import check_area
 from flinkspec.impls import open_impl
 from flinkspec.mutants import MUTANTS
-from oracle.versions import LATEST
+from oracle.versions import LATEST, FlinkVersion
 from properties.areas import AREAS
 
 # The most events / keys a mutant's minimal counterexample may have, per area (the issues' bars).
@@ -27,16 +28,23 @@ EXAMPLES = {"memory.taskmanager": 2000, "memory.jobmanager": 2000}
 SEEDS = {"memory.taskmanager": 1, "memory.jobmanager": 1}  # seed 0 drew no decimal size in 2,000 (lenient-decimal)
 
 
-@pytest.mark.parametrize("name", sorted(MUTANTS))
-def test_every_mutant_is_caught_with_a_small_counterexample(name: str) -> None:
-    """`check` finds the planted bug and shrinks it to a request within the area's size bar."""
+BUILT_IN = sorted(name for name, m in MUTANTS.items() if m.first_fixed() is None)
+
+
+def assert_caught_small(name: str, version: FlinkVersion, examples: int, seed_value: int) -> None:
+    """`check` finds the planted bug at ``version`` and shrinks it to a request within the area's size bar."""
     mutant = MUTANTS[name]
-    impl = open_impl(f"mutant:{name}")
-    run = check_area(impl, f"mutant:{name}", mutant.area, mutant.measure_at(), examples=EXAMPLES.get(mutant.area, 400),
-                     seed_value=SEEDS.get(mutant.area, 0))
-    assert run.counterexamples, f"mutant {name} survived {run.cases} cases"
+    run = check_area(open_impl(f"mutant:{name}"), f"mutant:{name}", mutant.area, version, examples=examples,
+                     seed_value=seed_value)
+    assert run.counterexamples, f"mutant {name} survived {run.cases} cases at {version}"
     smallest = min(AREAS[mutant.area].size(c.request) for c in run.counterexamples)
     assert smallest <= MAX_SIZE.get(mutant.area, 8), [c.request for c in run.counterexamples]
+
+
+@pytest.mark.parametrize("name", BUILT_IN)
+def test_every_mutant_is_caught_with_a_small_counterexample(name: str) -> None:
+    mutant = MUTANTS[name]
+    assert_caught_small(name, mutant.measure_at(), EXAMPLES.get(mutant.area, 400), SEEDS.get(mutant.area, 0))
 
 
 def test_the_oracle_itself_passes() -> None:
