@@ -8,7 +8,7 @@ fan-out), so that adding an area is its own files and one line there.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -99,11 +99,25 @@ class OptionDefault:
 
 @attrs.frozen(kw_only=True)
 class Exhaustive:
-    """How ``flinkspec exhaustive`` enumerates an area's short sequences: the event field naming an
-    input and the input field counting them."""
+    """How ``flinkspec exhaustive`` enumerates an area's short sequences. For a shape ``WxE``: on each input of
+    ``bases(W)`` (an input without its events), every sequence of at most E letters of ``alphabet(W,
+    timestamps)``, made the input's events by ``events`` (a letter is an event unless the area says otherwise).
+    ``width`` says what W is, ``shapes`` are the default ones."""
 
-    index: str
-    count: str
+    width: str
+    bases: Callable[[int], list[dict[str, Any]]]
+    alphabet: Callable[[int, Sequence[int]], list[Any]]
+    events: Callable[[Sequence[Any]], list[dict[str, Any]]] = list
+    shapes: tuple[str, ...] = ("1x5", "2x5", "3x4")
+
+
+def over_inputs(index: str, count: str) -> Exhaustive:
+    """A multi-input area's: W inputs (``count``), each event naming one (``index``) with a watermark of the
+    timestamps, or an IDLE / ACTIVE status."""
+    return Exhaustive(
+        width=count, bases=lambda w: [{count: w}],
+        alphabet=lambda w, timestamps: [{index: c, "watermark": t} for c in range(w) for t in timestamps]
+        + [{index: c, "status": s} for c in range(w) for s in ("IDLE", "ACTIVE")])
 
 
 @attrs.frozen(kw_only=True)

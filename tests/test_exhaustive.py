@@ -6,7 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from flinkspec.engine.exhaustive import Shape, sequences
+import pytest
+
+from flinkspec.engine.exhaustive import Shape, run, sequences
+from flinkspec.impls import open_impl
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -25,3 +28,19 @@ def test_exhaustive_finds_a_planted_bug_and_passes_the_oracle() -> None:
     assert bad.returncode == 1 and "difference" in bad.stdout
     good = subprocess.run([*args, "--impl", "oracle"], capture_output=True, text=True, cwd=ROOT)
     assert good.returncode == 0 and "no difference" in good.stdout
+
+
+@pytest.mark.parametrize(("area", "mutant", "shape"), [
+    ("watermark.generation", "wg-idle-repeated", Shape(1, 5)),
+    ("watermark.windows", "ww-touching-sessions-apart", Shape(1, 3)),
+    ("watermark.async", "wa-watermark-waits", Shape(1, 3)),
+])
+def test_the_operator_areas_are_enumerated_and_a_planted_bug_found(area: str, mutant: str, shape: Shape) -> None:
+    """The generators, the window operator and the async operator: every short sequence, the oracle passes
+    and a mutant of the area differs; a sequence the oracle refuses is not sent (not an input of the area)."""
+    timestamps = [0, 1, 2]
+    clean = run(open_impl("oracle"), area, "2.3", shape, timestamps)
+    assert clean.sequences > 0 and not clean.differences
+    assert clean.sequences + clean.not_inputs == sum(1 for _ in sequences(area, shape, timestamps))
+    bad = run(open_impl(f"mutant:{mutant}"), area, "2.3", shape, timestamps, keep=1)
+    assert bad.differences and bad.differences[0]["request"]["area"] == area

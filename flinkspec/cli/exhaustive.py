@@ -1,4 +1,4 @@
-"""``flinkspec exhaustive``: every short watermark sequence, oracle against an implementation."""
+"""``flinkspec exhaustive``: every short event sequence of an area, oracle against an implementation."""
 
 from __future__ import annotations
 
@@ -18,12 +18,12 @@ def cmd_exhaustive(args: argparse.Namespace) -> int:
     from flinkspec.engine import exhaustive as ex
 
     try:
-        shapes = [ex.Shape.parse(s) for s in (args.shape or ["1x5", "2x5", "3x4"])]
+        if args.area not in ex.EXHAUSTIVE:
+            raise ValueError(f"--area must be one of {', '.join(ex.EXHAUSTIVE)}")
+        shapes = [ex.Shape.parse(s) for s in (args.shape or ex.default_shapes(args.area))]
         timestamps = ex.parse_timestamps(args.timestamps)
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    if args.area not in ex.EXHAUSTIVE:
-        raise CliError(f"--area must be one of {', '.join(ex.EXHAUSTIVE)}")
     impl = open_impl_option(args.impl, args.timeout)
     versions = versions_option(args.flink, pinned_version(impl))
     differing = 0

@@ -18,7 +18,7 @@ from flinkspec.cli.options import DEFAULT_REPORT, EXIT_OK, EXIT_USAGE, CommaJoin
 from flinkspec.cli.replay import cmd_replay
 from flinkspec.cli.rules import cmd_rules
 from flinkspec.cli.serve import cmd_serve
-from flinkspec.engine.exhaustive import EXHAUSTIVE
+from flinkspec.engine.exhaustive import EXHAUSTIVE, shapes_help
 from flinkspec.errors import CliError
 from flinkspec.impls import (
     DEFAULT_TIMEOUT_S,
@@ -78,13 +78,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=cmd_serve)
 
     e = sub.add_parser("exhaustive", allow_abbrev=False,
-                       help="every short watermark sequence, oracle against an implementation")
+                       help="every short event sequence of an area, oracle against an implementation")
     impl_opts(e)
     e.add_argument("--area", default=EXHAUSTIVE[0], help=f"{' or '.join(EXHAUSTIVE)} (default {EXHAUSTIVE[0]})")
     e.add_argument("--flink", action=CommaJoined, help=f"{SELECT_HELP} (default: the impl's own release, else all)")
-    e.add_argument("--shape", action="append", help="CHANNELSxEVENTS (repeatable; default 1x5, 2x5, 3x4)")
+    e.add_argument("--shape", action="append", help="WxEVENTS: every sequence of at most EVENTS events, W "
+                   f"as the area has it (repeatable): {shapes_help()}")
     e.add_argument("--timestamps", default="MIN,0,1,2,MAX",
-                   help="the watermark timestamps, comma-separated; MIN and MAX are Long's limits "
+                   help="the timestamps of watermarks (and records), comma-separated; MIN and MAX are Long's limits "
                    "(default MIN,0,1,2,MAX)")
     e.set_defaults(fn=cmd_exhaustive)
 

@@ -9,7 +9,7 @@ from oracle import watermark_async as async_queue
 from oracle import watermark_generation as generation
 from oracle import watermark_windows as windows
 from oracle.watermark import SUBPARTITIONS_SINCE
-from properties.area import AnswerShape, Area, Checked, Exhaustive, OracleRules, checked
+from properties.area import AnswerShape, Area, Checked, OracleRules, checked, over_inputs
 from properties.features import Feature, Request, event_field_used, input_of, without_event_field, without_field
 from properties.mutant import of_area
 from properties.watermark import (
@@ -26,6 +26,7 @@ from properties.watermark import (
     windows_mutants,
     windows_strategies,
 )
+from properties.watermark import exhaustive as enumerated
 
 
 def _subpartitions_used(req: Request) -> bool:
@@ -96,7 +97,7 @@ VALVE = Area(
     oracle={"valve": OracleRules(rules=valve.RULES, files=("oracle/valve.py", "oracle/watermark.py"),
                                  checked=_VALVE_CHECKED)},
     machine=VALVE_MACHINE, examples=VALVE_EX,
-    exhaustive=Exhaustive(index="channel", count="channels"), mutants=of_area(mutants.MUTANTS, names.VALVE),
+    exhaustive=over_inputs("channel", "channels"), mutants=of_area(mutants.MUTANTS, names.VALVE),
     bridge="WatermarkArea", changes=names.CHANGES[names.VALVE],
     features=(Feature(f"{names.VALVE}.subpartitions", 2, names.VALVE, "channels consuming several subpartitions, "
                       "Flink 1.19+", _subpartitions_used, _strip_subpartitions),),
@@ -111,7 +112,7 @@ COMBINED = Area(
     shape=EMITS_STATUS,
     oracle={"combined": OracleRules(rules=combined.RULES, files=("oracle/combined.py",), checked=_COMBINED_CHECKED)},
     examples=COMBINED_EX,
-    exhaustive=Exhaustive(index="input", count="inputs"), mutants=of_area(mutants.MUTANTS, names.COMBINED),
+    exhaustive=over_inputs("input", "inputs"), mutants=of_area(mutants.MUTANTS, names.COMBINED),
     bridge="WatermarkArea", changes=names.CHANGES[names.COMBINED],
 )
 TIMERS = Area(
@@ -153,7 +154,7 @@ GENERATION = Area(
     corpus_key=lambda ver: ver >= generation.IDLE_ONCE.at, shape=EMITS_STATUS,
     oracle={"watermark_generation": OracleRules(rules=generation.RULES, files=("oracle/watermark_generation.py",),
                                                 checked=_GENERATION_CHECKED)},
-    mutants=tuple(generation_mutants.MUTANTS), bridge="GenerationArea",
+    mutants=tuple(generation_mutants.MUTANTS), bridge="GenerationArea", exhaustive=enumerated.GENERATION,
     changes=generation.CHANGES[generation.GENERATION], strict_messages=True,
 )
 
@@ -184,7 +185,7 @@ WINDOWS = Area(
     shape=AnswerShape(),
     oracle={"watermark_windows": OracleRules(rules=windows.RULES, files=("oracle/watermark_windows.py",),
                                              checked=_WINDOWS_CHECKED)},
-    mutants=tuple(windows_mutants.MUTANTS), bridge="WindowsArea",
+    mutants=tuple(windows_mutants.MUTANTS), bridge="WindowsArea", exhaustive=enumerated.WINDOWS,
     changes=windows.CHANGES[windows.WINDOWS], strict_messages=True,
 )
 
@@ -209,6 +210,6 @@ ASYNC = Area(
     shape=AnswerShape(empty_when_absent=("admitted",), optional_fields=("held", "timestamp")),
     oracle={"watermark_async": OracleRules(rules=async_queue.RULES, files=("oracle/watermark_async.py",),
                                            checked=_ASYNC_CHECKED)},
-    mutants=tuple(async_mutants.MUTANTS), bridge="AsyncArea",
+    mutants=tuple(async_mutants.MUTANTS), bridge="AsyncArea", exhaustive=enumerated.ASYNC,
     changes=async_queue.CHANGES[async_queue.ASYNC], strict_messages=True,
 )

@@ -1,0 +1,52 @@
+"""What ``flinkspec exhaustive`` enumerates for the watermark operators beyond the valve: every short event
+sequence of the generators, the window operator and the async operator (:class:`properties.area.Exhaustive`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from properties.area import Exhaustive
+
+GENERATION = Exhaustive(
+    width="milliseconds: the bound and the idle timeout (the clock advances by W or W + 1)",
+    bases=lambda w: [{"generator": "bounded", "out_of_orderness_ms": w, "idle_timeout_ms": w},
+                     {"generator": "monotonous", "idle_timeout_ms": w},
+                     {"generator": "bounded", "out_of_orderness_ms": w}],
+    alphabet=lambda w, timestamps: [{"kind": "record", "timestamp": t} for t in timestamps]
+    + [{"kind": "periodic"}, {"kind": "advance", "ms": w}, {"kind": "advance", "ms": w + 1}],
+    shapes=("1x5", "2x5"))
+
+WINDOWS = Exhaustive(
+    width="keys",
+    bases=lambda _w: [{"assigner": "tumbling", "size_ms": 2, "allowed_lateness_ms": 1, "late_output": True},
+                      {"assigner": "sliding", "size_ms": 2, "slide_ms": 1, "allowed_lateness_ms": 1,
+                       "late_output": True},
+                      {"assigner": "session", "gap_ms": 1, "allowed_lateness_ms": 1, "late_output": True}],
+    alphabet=lambda w, timestamps: [{"key": "abc"[k], "timestamp": t, "value": 1} for k in range(w)
+                                    for t in timestamps] + [{"watermark": t} for t in timestamps],
+    shapes=("1x4", "2x3"))
+
+
+def _async_events(letters: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Records named r0, r1 ... in order, each with its number as timestamp; ``complete`` letters name one
+    by number (completing a record not yet in the queue is a bad request, not sent)."""
+    out: list[dict[str, Any]] = []
+    records = 0
+    for letter in letters:
+        if letter["kind"] == "record":
+            out.append({"kind": "record", "name": f"r{records}", "timestamp": records})
+            records += 1
+        elif letter["kind"] == "complete":
+            out.append({"kind": "complete", "name": f"r{letter['record']}", "results": [letter["record"]]})
+        else:
+            out.append(letter)
+    return out
+
+
+ASYNC = Exhaustive(
+    width="the queue's capacity",
+    bases=lambda w: [{"mode": "ordered", "capacity": w}, {"mode": "unordered", "capacity": w}],
+    alphabet=lambda w, timestamps: [{"kind": "record"}] + [{"kind": "complete", "record": r} for r in range(w + 1)]
+    + [{"kind": "watermark", "timestamp": t} for t in timestamps] + [{"kind": "end"}],
+    events=_async_events, shapes=("1x5", "2x4"))
