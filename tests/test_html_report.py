@@ -281,3 +281,28 @@ def test_flinkspec_html_puts_several_implementations_in_one_matrix(tmp_path: Pat
     res = subprocess.run([*cmd[:4], str(tmp_path / "bad.json"), "--out", str(out)], capture_output=True, text=True,
                          timeout=120)
     assert res.returncode == 2 and "bad.json is not a flinkspec report.json" in res.stderr
+
+
+WINDOWS = {"area": "watermark.windows", "flink": "2.3", "input": {"assigner": "session", "gap_ms": 2, "events": [
+    {"key": "a", "timestamp": 0, "value": 1}, {"key": "a", "timestamp": 2, "value": 2}, {"key": "b", "timestamp": 1,
+                                                                                         "value": 3},
+    {"watermark": 10}]}}
+ASYNC = {"area": "watermark.async", "flink": "2.3", "input": {"mode": "ordered", "capacity": 2, "events": [
+    {"kind": "record", "name": "r0", "timestamp": 1}, {"kind": "record", "name": "r1", "timestamp": 2},
+    {"kind": "complete", "name": "r1", "results": [7]}, {"kind": "complete", "name": "r0", "results": [5]},
+    {"kind": "end"}]}}
+
+
+def test_the_operators_timelines_draw_records_windows_and_completions() -> None:
+    """A window operator's timeline: a lane per key and one for the watermarks, records as records, the fired
+    windows in the output rows; an async operator's: records, completions and the end, what each step emitted
+    (its steps' ``emitted`` lists) with the first difference marked."""
+    ce = counterexample("ww-touching-sessions-apart", WINDOWS)
+    svg = timeline_svg(WINDOWS["input"], ce["expected"], ce["actual"])
+    assert "key a" in svg and "key b" in svg and ">watermarks<" in svg and 'fill="#805ad5"' in svg
+    assert "fire a [0,4)" in svg and "first difference" in svg
+    ce = counterexample("wa-ordered-by-completion", ASYNC)
+    svg = timeline_svg(ASYNC["input"], ce["expected"], ce["actual"])
+    assert "rec r0 1" in svg and "done r1" in svg and ">END<" in svg and 'stroke="#2f855a"' in svg
+    assert "first difference" in svg and "emitted per event" in svg
+    assert first_divergence(ASYNC["input"], ce["expected"], ce["actual"]).startswith("event #2 (done r1)")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -29,6 +29,10 @@ import jinja2
 from markupsafe import Markup
 
 INDEX_KEYS = ("channel", "input")
+LANE_KEYS = ("side", "key")  # string fields that name a lane when no index does (a join's sides, a window's keys)
+# the glyph of an operator's event by its "kind" (records, async completions, the processing-time clock)
+GLYPH_OF_KIND = {"record": "record", "watermark": "watermark", "complete": "complete", "periodic": "clock",
+                 "advance": "clock", "end": "end", "end_of_input": "end"}
 LONG_MIN, LONG_MAX = -(1 << 63), (1 << 63) - 1
 STEP, LANE_H, LEFT, TOP = 70, 34, 150, 34
 MAX_EVENTS = 120
@@ -440,15 +444,27 @@ def _version_key(v: str) -> tuple[int, ...]:
 # -- where the answers part -----------------------------------------------------------------------
 
 def _aligned_key(inp: dict[str, Any], *outs: dict[str, Any] | None) -> str | None:
-    """The output field holding one list per input event (``emitted``, ``fired``), if any."""
+    """The output field holding one list per input event (``emitted``, ``fired``, ``outputs``; ``steps`` whose
+    every entry has an ``emitted`` list), if any."""
     n = len(inp.get("events", []))
     for out in outs:
         body = (out or {}).get("output")
         if isinstance(body, dict):
             for k, v in body.items():
-                if isinstance(v, list) and len(v) == n and all(isinstance(x, list) for x in v):
+                if isinstance(v, list) and len(v) == n and (
+                        all(isinstance(x, list) for x in v)
+                        or all(isinstance(x, dict) and isinstance(x.get("emitted"), list) for x in v)):
                     return str(k)  # a JSON object's key
     return None
+
+
+def per_event(out: dict[str, Any] | None, key: str) -> list[Any]:
+    """The per-event lists of ``out``'s ``key`` (a step's ``emitted`` list for steps)."""
+    body = (out or {}).get("output")
+    items = body.get(key, []) if isinstance(body, dict) else []
+    if not isinstance(items, list):
+        return []
+    return [x.get("emitted") if isinstance(x, dict) and "emitted" in x else x for x in items]
 
 
 def _sequence_key(*outs: dict[str, Any] | None) -> str | None:
@@ -472,7 +488,7 @@ def first_divergence(inp: dict[str, Any], exp: dict[str, Any] | None, act: dict[
     events = inp.get("events")
     key = _aligned_key(inp, exp, act) if isinstance(events, list) else None
     if key is not None and isinstance(events, list) and "output" in exp and "output" in act:
-        e, a = exp["output"].get(key, []), act["output"].get(key, [])
+        e, a = per_event(exp, key), per_event(act, key)
         for i in range(max(len(e), len(a))):
             ei, ai = (e[i] if i < len(e) else None), (a[i] if i < len(a) else None)
             if ei != ai:
@@ -529,6 +545,16 @@ def label(item: object) -> str:
     """A short label of an event or an emitted element (generic: the first field that says what it is)."""
     if not isinstance(item, dict):
         return _short(item, 24)
+    if isinstance(item.get("kind"), str):  # an operator's event: record, complete, watermark, periodic ...
+        return _kind_label(item)
+    if isinstance(item.get("fired"), dict):
+        f = item["fired"]
+        return f"fire {f.get('key', '')} [{ts(f.get('start'))},{ts(f.get('end'))})"
+    if isinstance(item.get("late"), dict):
+        return f"late {ts(item['late'].get('timestamp'))}@{item['late'].get('key', '')}"
+    if isinstance(item.get("joined"), dict):
+        j = item["joined"]
+        return f"join {_short(j.get('left'), 6)}+{_short(j.get('right'), 6)}@{ts(j.get('timestamp'))}"
     if "watermark" in item:
         return f"W {ts(item['watermark'])}"
     if "status" in item:
@@ -565,7 +591,7 @@ class Glyph:
 
     x: float
     y: float
-    kind: str  # watermark | barrier | idle | active | end | cancel | other
+    kind: str  # watermark | barrier | idle | active | end | cancel | record | complete | clock | other
     text: str
     tip: str
 
@@ -623,30 +649,58 @@ class Timeline:
     lane_h: int = LANE_H
 
 
-def _lanes(inp: dict[str, Any], events: list[Any]) -> tuple[str | None, int]:
+@attrs.frozen
+class Lanes:
+    """The timeline's lanes: one per channel or input (an int field of the events), per side or key (a string
+    field: its values in order of appearance, and a last lane for the events without it), else one."""
+
+    names: tuple[str, ...]
+    field: str | None = None
+    keyed: Mapping[str, int] = attrs.field(factory=dict)
+
+    def of(self, e: object) -> int:
+        if self.field is None or not isinstance(e, dict):
+            return 0
+        value = e.get(self.field)
+        if self.keyed:
+            return self.keyed.get(value, len(self.names) - 1) if isinstance(value, str) else len(self.names) - 1
+        return max(0, min(value, len(self.names) - 1)) if isinstance(value, int) else 0
+
+
+def _lanes(inp: dict[str, Any], events: list[Any]) -> Lanes:
     index = next((k for k in INDEX_KEYS if any(isinstance(e, dict) and k in e for e in events)), None)
-    n = inp.get("channels") if isinstance(inp.get("channels"), int) else inp.get("inputs")
-    if not isinstance(n, int):
-        n = 1 + max((e.get(index, 0) for e in events if isinstance(e, dict) and index), default=0)
-    return index, max(1, min(n, 64))
+    if index is not None:
+        n = inp.get("channels") if isinstance(inp.get("channels"), int) else inp.get("inputs")
+        if not isinstance(n, int):
+            n = 1 + max((e[index] for e in events if isinstance(e, dict) and isinstance(e.get(index), int)),
+                        default=0)
+        return Lanes(tuple(f"{index} {lane}" for lane in range(max(1, min(n, 64)))), index)
+    for key in LANE_KEYS:
+        values = list(dict.fromkeys(e[key] for e in events if isinstance(e, dict) and isinstance(e.get(key), str)))
+        if values:
+            values = values[:16]
+            rest = ("watermarks" if all("watermark" in e for e in events if isinstance(e, dict)
+                                        and e.get(key) not in values) else "other",)
+            return Lanes(tuple(f"{key} {v}" for v in values) + rest, key, {v: i for i, v in enumerate(values)})
+    return Lanes(("events",))
 
 
 def timeline(inp: dict[str, Any], exp: dict[str, Any] | None, act: dict[str, Any] | None) -> Timeline:
     """The geometry of an event sequence's timeline and of what Flink and the implementation emitted."""
     events = list(inp.get("events", []))[:MAX_EVENTS]
-    index, lanes = _lanes(inp, events)
+    lanes = _lanes(inp, events)
     aligned = _aligned_key(inp, exp, act)
     seq = None if aligned else _sequence_key(exp, act)
     rows = [("Flink", exp), ("implementation", act)] if exp is not None else [("implementation", act)]
-    seq_len = max((len((o or {}).get("output", {}).get(seq, [])) for _, o in rows), default=0) if seq else 0
+    seq_len = max((len(per_event(o, seq)) for _, o in rows), default=0) if seq else 0
     width = LEFT + STEP * max(len(events), min(seq_len, MAX_EVENTS), 1) + 130
-    out_top = TOP + lanes * LANE_H + 26
+    out_top = TOP + len(lanes.names) * LANE_H + 26
     height = out_top + len(rows) * LANE_H + 28
     diff_cols = _differing(exp, act, aligned or seq)
     return Timeline(
         width, height, tuple((_x(i), i) for i in range(len(events))),
-        tuple((f"{index} {lane}" if index else "events", TOP + lane * LANE_H + LANE_H / 2) for lane in range(lanes)),
-        tuple(_spans(events, index, lanes, width)), tuple(_glyph(i, e, index, lanes) for i, e in enumerate(events)),
+        tuple((name, TOP + lane * LANE_H + LANE_H / 2) for lane, name in enumerate(lanes.names)),
+        tuple(_spans(events, lanes, width)), tuple(_glyph(i, e, lanes) for i, e in enumerate(events)),
         "emitted per event" if aligned else (seq or "answer"), out_top - 8,
         _x(diff_cols[0]) if diff_cols else None,
         tuple(_output_row(who, out, aligned or seq, out_top + r * LANE_H, diff_cols)
@@ -663,21 +717,14 @@ def _x(i: int) -> float:
     return LEFT + STEP * i + STEP / 2
 
 
-def _lane_of(e: object, index: str | None, lanes: int) -> int:
-    if index and isinstance(e, dict) and isinstance(e.get(index), int):
-        lane: int = e[index]
-        return max(0, min(lane, lanes - 1))
-    return 0
-
-
-def _spans(events: list[Any], index: str | None, lanes: int, width: int) -> list[Span]:
+def _spans(events: list[Any], lanes: Lanes, width: int) -> list[Span]:
     """Idle spans (IDLE until ACTIVE) and the time after an end of partition, per lane."""
     out: list[Span] = []
     open_at: dict[int, tuple[int, str]] = {}
     for i, e in enumerate(events):
         if not isinstance(e, dict):
             continue
-        lane = _lane_of(e, index, lanes)
+        lane = lanes.of(e)
         if e.get("status") == "IDLE" and lane not in open_at:
             open_at[lane] = (i, "idle")
         elif e.get("status") == "ACTIVE" and lane in open_at and open_at[lane][1] == "idle":
@@ -693,20 +740,38 @@ def _span(start: int, x1: float, lane: int, what: str) -> Span:
     return Span(x0, TOP + lane * LANE_H + 5, max(2, x1 - x0), what)
 
 
-def _glyph(i: int, e: object, index: str | None, lanes: int) -> Glyph:
+def _glyph(i: int, e: object, lanes: Lanes) -> Glyph:
     kind = "other"
     if isinstance(e, dict):
         status = {"IDLE": "idle"}.get(str(e.get("status")), "active")
-        kind = next((k for k, present in (("watermark", "watermark" in e), ("barrier", "barrier" in e),
-                                          (status, "status" in e), ("end", "end" in e),
-                                          ("cancel", "cancel" in e)) if present), "other")
-    return Glyph(_x(i), TOP + _lane_of(e, index, lanes) * LANE_H + LANE_H / 2, kind, label(e), json.dumps(e))
+        kind = GLYPH_OF_KIND.get(str(e.get("kind")), "other") if "kind" in e else next(
+            (k for k, present in (("watermark", "watermark" in e), ("barrier", "barrier" in e),
+                                  (status, "status" in e), ("end", "end" in e), ("cancel", "cancel" in e),
+                                  ("record", "timestamp" in e and ("key" in e or "side" in e))) if present),
+            "other")
+    return Glyph(_x(i), TOP + lanes.of(e) * LANE_H + LANE_H / 2, kind, label(e), json.dumps(e))
+
+
+def _kind_label(item: dict[str, Any]) -> str:
+    kind = str(item["kind"])
+    if kind == "record":
+        at = f"{ts(item['timestamp'])}" if "timestamp" in item else "no ts"
+        return f"rec {item['name']} {at}" if "name" in item else f"rec {at}"
+    if kind == "complete":
+        return f"done {item.get('name', '')}".strip()
+    if kind == "watermark":
+        return f"W {ts(item.get('timestamp'))}"
+    if kind == "advance":
+        return f"+{item.get('ms')}ms"
+    if kind == "periodic":
+        return "emit"
+    return "END" if kind in ("end", "end_of_input") else kind[:8]
 
 
 def _differing(exp: dict[str, Any] | None, act: dict[str, Any] | None, key: str | None) -> list[int]:
     if exp is None or act is None or key is None or "output" not in exp or "output" not in act:
         return []
-    e, a = exp["output"].get(key, []), act["output"].get(key, [])
+    e, a = per_event(exp, key), per_event(act, key)
     return [i for i in range(max(len(e), len(a))) if (e[i] if i < len(e) else None) != (a[i] if i < len(a) else None)]
 
 
@@ -715,7 +780,7 @@ def _output_row(who: str, out: dict[str, Any] | None, key: str | None, y: float,
         err = out["error"]
         text = f"rejected: {err.get('type')} {err.get('exception') or ''} {_short(err.get('message'), 90)}"
         return OutputRow(who, y, text, (), (), ())
-    items = ((out or {}).get("output") or {}).get(key, []) if key else []
+    items = per_event(out, key) if key else []
     emitted, more = [], []
     for i, item in enumerate(items[:MAX_EVENTS]):
         group = item if isinstance(item, list) else [item]
