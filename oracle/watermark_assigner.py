@@ -32,9 +32,10 @@ RULES: tuple[Declared, ...] = (
     Declared("TWO-1",
              "The auto-watermark interval is ExecutionConfig.setAutoWatermarkInterval's: a negative one is "
              "IllegalArgumentException(\"Auto watermark interval must not be negative.\"), checked before the "
-             "strategy is built (its withIdleness check, WG-9, comes next); the generator is built at open() by "
-             "the strategy (WG-1 ... WG-9) only when the operator emits progressive watermarks, else it is "
-             "NoWatermarksGenerator (emits nothing, so a bound the generator would refuse is never checked).",
+             "strategy is built (its withIdleness check comes next); the generator is built at open() by the "
+             "strategy (as watermark.generation's strategy builds it) only when the operator emits progressive "
+             "watermarks, else it is NoWatermarksGenerator (emits nothing, so a bound the generator would refuse "
+             "is never checked).",
              "ExecutionConfig.setAutoWatermarkInterval, TimestampsAndWatermarksOperator.open"),
     Declared("TWO-2",
              "A record's timestamp is the strategy's timestamp assigner's (the default RecordTimestampAssigner: the "
@@ -73,7 +74,7 @@ RULES: tuple[Declared, ...] = (
     Declared("TWO-9",
              "The generator's idleness timer reads the context's input-activity clock where the operator gives one "
              "(a PausableRelativeClock over the processing-time service's clock: 1.19.2+, 1.20.1+, FLINK-35886), "
-             "else the system clock (WG-9).",
+             "else the system clock (as in watermark.generation).",
              "TimestampsAndWatermarksOperator.open, PausableRelativeClock"),
 )
 
@@ -293,7 +294,7 @@ def assigner_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, An
     try:
         op = open_operator(req, version)
     except gen.GenerationRejected as exc:
-        rejected_because("TWO-1", "WG-9" if "idleTimeout" in str(exc) else "WG-1")
+        rejected_because("TWO-1")  # and the generation rule that refused it (traced by its module)
         return Rejected("IllegalArgumentException", str(exc))
     outputs: list[list[dict[str, Any]]] = []
     for i, event in enumerate(req.events):

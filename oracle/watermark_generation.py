@@ -309,7 +309,7 @@ def parse_generator(inp: Mapping[str, Any]) -> tuple[Kind, int, int | None]:
     elif "out_of_orderness_ms" in inp:
         raise BadRequest("input.out_of_orderness_ms is only for the bounded generator")
     timeout = java_long(inp, "idle_timeout_ms", "input") if inp.get("idle_timeout_ms") is not None else None
-    return generator, ooo, timeout  # type: ignore[return-value]  # generator is one of KINDS
+    return generator, ooo, timeout  # generator is one of KINDS
 
 
 def timeout_too_short(timeout: int | None) -> BadRequest | None:
