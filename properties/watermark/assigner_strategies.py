@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from oracle.versions import FlinkVersion, pick
 from oracle.watermark_assigner import ASSIGNER, FORWARDS_STATUS, MAX_CLOCK_MS
-from oracle.watermark_generation import CONTEXT_CLOCK, KINDS, LONG_MAX, LONG_MIN, MIN_STRATEGY_TIMEOUT_MS
-from properties.watermark.generation_strategies import BOUNDS, timestamp
+from oracle.watermark_generation import CONTEXT_CLOCK, LONG_MAX, MIN_STRATEGY_TIMEOUT_MS
+from properties.watermark.generation_strategies import generator_fields, size, timestamp
 
 AREA = ASSIGNER
 INTERVALS = (1, 1, 2, 5, 10, 100, 200)
@@ -30,11 +30,8 @@ SMALL_TIMEOUTS = (1, 2, 5, 10, 100, 1000)
 
 @st.composite
 def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
-    generator = draw(st.sampled_from(KINDS))
-    out: dict[str, Any] = {"generator": generator}
-    if generator == "bounded":
-        out["out_of_orderness_ms"] = draw(st.sampled_from((-1, LONG_MIN))) if draw(st.integers(0, 29)) == 0 \
-            else draw(st.sampled_from(BOUNDS))
+    out = draw(generator_fields())
+    generator = out["generator"]
     timeout: int | None = None
     if draw(st.integers(0, 2)) == 0:
         if draw(st.integers(0, 19)) == 0:
@@ -89,5 +86,4 @@ def requests(version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
     return inputs(version).map(lambda i: {"area": AREA, "flink": str(version), "input": i})
 
 
-def size(req: dict[str, Any]) -> int:
-    return len(req["input"].get("events", []))
+__all__ = ["AREA", "inputs", "requests", "size"]  # size: the events, as watermark.generation counts them
