@@ -9,7 +9,9 @@ the clock allows now and then), progressive watermarks one time in seven off, an
 timestamps around the previous ones (no timestamp one time in ten; marked for the punctuated generator), upstream
 watermarks around the last timestamp (Long.MAX_VALUE one time in four, twice now and then), upstream statuses (from
 1.14, where the operator has the method), processing-time advances of 0, 1, the interval - 1, the interval, the
-interval + 1, several intervals and the timeout + 1, and one time in three end of input last.
+interval + 1, several intervals and the timeout + 1, probes (six periodic emits far enough apart to go idle, or
+one advance of three intervals, then a record with a new timestamp and a short advance: the output active again,
+the timer not caught up), and one time in three end of input last.
 """
 
 from __future__ import annotations
@@ -56,8 +58,18 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     last = draw(st.sampled_from((0, 1000, 1_600_000_000_000, -5)))
     for _ in range(draw(st.integers(0, 24))):
         kind = draw(st.sampled_from(("record", "record", "record", "advance", "advance", "advance", "watermark",
-                                     "status")))
-        if kind == "record":
+                                     "status", "probe")))
+        if kind == "probe" and 0 < interval <= 1000 and clock + 6 * (i + t) <= MAX_CLOCK_MS:
+            # idle (with a timeout: six periodic emits apart enough to pass it) or a long advance, then a record
+            # with a new timestamp and the next periodic emit: the output active again, the timer not caught up
+            step = max(i, t // 3 + 1)
+            ahead = [step] * 6 if timeout is not None and draw(st.booleans()) else [3 * i]
+            last = min(last + 10, LONG_MAX)
+            tail = [{"kind": "record", "timestamp": last, **({"marker": True} if generator == "punctuated" else {})},
+                    {"kind": "advance", "ms": draw(st.sampled_from((0, 1, i)))}]
+            events.extend([*({"kind": "advance", "ms": ms} for ms in ahead), *tail])
+            clock += sum(ahead) + tail[-1]["ms"]
+        elif kind == "record":
             ts: int | None = None
             if draw(st.integers(0, 9)) != 0:
                 last = ts = draw(timestamp(last))
