@@ -65,10 +65,11 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
             step = max(i, t // 3 + 1)
             ahead = [step] * 6 if timeout is not None and draw(st.booleans()) else [3 * i]
             last = min(last + 10, LONG_MAX)
+            short = draw(st.sampled_from((0, 1, i)))
             tail = [{"kind": "record", "timestamp": last, **({"marker": True} if generator == "punctuated" else {})},
-                    {"kind": "advance", "ms": draw(st.sampled_from((0, 1, i)))}]
+                    {"kind": "advance", "ms": short}]
             events.extend([*({"kind": "advance", "ms": ms} for ms in ahead), *tail])
-            clock += sum(ahead) + tail[-1]["ms"]
+            clock += sum(ahead) + short
         elif kind == "record":
             ts: int | None = None
             if draw(st.integers(0, 9)) != 0:
