@@ -113,8 +113,10 @@ DECISIONS: dict[str, tuple[str, tuple[str, ...], str]] = {
         "The interval join and KeyedCoProcessFunction are not modelled yet; the timers they register fire by "
         "TIMER-2 and TIMER-3."),
     "TimestampsAndWatermarksOperator ignores upstream wm except MAX": (
-        NOT_YET, (), "Observable, not modelled yet: watermark.generation answers what its generator emits "
-        "(WG-1 ... WG-8), not what TimestampsAndWatermarksOperator does with upstream watermarks (issue 29)."),
+        NEW, ("WMS-4", "TWO-6", "TWO-3"), "watermark.assigner: TimestampsAndWatermarksOperator.processWatermark drops "
+        "every upstream watermark but Long.MAX_VALUE, which goes through its WatermarkEmitter (so once: TWO-3); "
+        "upstream watermarks are overwritten (WMS-4); upstream statuses are dropped too from 1.14.5 (TWO-7, "
+        "FLINK-26708) (docs/protocol/watermark-assigner.md)."),
     "AsyncWaitOperator: watermark completed entry, emits at once if queue head": (
         NEW, ("WMA-6", "AQ-3", "AQ-4", "AQ-6"), "watermark.async: a watermark is done when put (AQ-3, AQ-4) and the "
         "operator emits completed elements after putting it (AQ-6); WMA-6, a watermark taken when every earlier "

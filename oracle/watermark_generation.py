@@ -251,13 +251,18 @@ class WithIdleness(Generator):
         return []
 
 
+def check_strategy(req: Request) -> None:
+    """WG-9: built by a strategy, ``withIdleness`` checks its timeout when called, before any generator is built."""
+    if req.built_by == "strategy" and req.idle_timeout_ms is not None:
+        because("WG-9")
+        if req.idle_timeout_ms <= 0:
+            raise GenerationRejected("idleTimeout must be greater than zero")
+
+
 def build(req: Request, version: FlinkVersion) -> Generator:
     """The generator of the request (WG-1, WG-4 ... WG-6); GenerationRejected as Flink's constructors throw."""
     strategy = req.built_by == "strategy"
-    if strategy and req.idle_timeout_ms is not None:
-        because("WG-9")  # withIdleness checks its timeout before any generator is built
-        if req.idle_timeout_ms <= 0:
-            raise GenerationRejected("idleTimeout must be greater than zero")
+    check_strategy(req)
     inner: Generator
     if req.generator == "punctuated":
         inner = Punctuated()
@@ -292,8 +297,9 @@ def _event(raw: Any, i: int) -> Event:
     raise BadRequest(f"{where}.kind must be one of {', '.join(EVENT_KINDS)}, got {kind!r}")
 
 
-def parse(inp: Mapping[str, Any]) -> Request:
-    """The request's input, checked (BadRequest naming the field otherwise)."""
+def parse_generator(inp: Mapping[str, Any]) -> tuple[Kind, int, int | None]:
+    """The request's generator, bound and idle timeout (BadRequest naming the field otherwise); also read by
+    ``watermark.assigner``, whose operator gets the same generators through a WatermarkStrategy."""
     generator = field(inp, "generator", str, "input")
     if generator not in KINDS:
         raise BadRequest(f"input.generator must be one of {', '.join(KINDS)}, got {generator!r}")
@@ -303,6 +309,21 @@ def parse(inp: Mapping[str, Any]) -> Request:
     elif "out_of_orderness_ms" in inp:
         raise BadRequest("input.out_of_orderness_ms is only for the bounded generator")
     timeout = java_long(inp, "idle_timeout_ms", "input") if inp.get("idle_timeout_ms") is not None else None
+    return generator, ooo, timeout  # generator is one of KINDS
+
+
+def timeout_too_short(timeout: int | None) -> BadRequest | None:
+    """Read through the system clock, a positive timeout must exceed by far what a request takes."""
+    if timeout is not None and 0 < timeout < MIN_STRATEGY_TIMEOUT_MS:
+        return BadRequest(f"input.idle_timeout_ms: built by a strategy, a positive timeout must be at least "
+                          f"{MIN_STRATEGY_TIMEOUT_MS} ms (the timer may read the system clock, whose own progress "
+                          "must decide nothing)")
+    return None
+
+
+def parse(inp: Mapping[str, Any]) -> Request:
+    """The request's input, checked (BadRequest naming the field otherwise)."""
+    generator, ooo, timeout = parse_generator(inp)
     raw = field(inp, "events", list, "input")
     events = tuple(_event(e, i) for i, e in enumerate(raw))
     if generator != "punctuated" and any(e.marker for e in events):
@@ -310,10 +331,8 @@ def parse(inp: Mapping[str, Any]) -> Request:
     built_by = field(inp, "built_by", str, "input") if "built_by" in inp else "constructor"
     if built_by not in BUILDERS:
         raise BadRequest(f"input.built_by must be one of {', '.join(BUILDERS)}, got {built_by!r}")
-    if built_by == "strategy" and timeout is not None and 0 < timeout < MIN_STRATEGY_TIMEOUT_MS:
-        raise BadRequest(f"input.idle_timeout_ms: built by a strategy, a positive timeout must be at least "
-                         f"{MIN_STRATEGY_TIMEOUT_MS} ms (the timer may read the system clock, whose own progress "
-                         "must decide nothing)")
+    if built_by == "strategy" and (short := timeout_too_short(timeout)) is not None:
+        raise short
     if sum(e.ms for e in events) * NANOS_PER_MILLI > LONG_MAX:
         raise BadRequest("input.events: the clock's nanoseconds (the sum of the advances times 1,000,000) must fit"
                          " a long")

@@ -22,12 +22,13 @@ Request = Mapping[str, Any]
 Response = Mapping[str, Any]
 
 
-def output_steps(resp: Response) -> list[Any] | None:
-    """An accepted answer's ``output.steps`` list (the areas that answer one step per event), else None."""
+def output_steps(resp: Response, key: str = "steps") -> list[Any] | None:
+    """An accepted answer's ``output.steps`` list (the areas that answer one step per event; ``key``: the list's
+    name where it is another, ``outputs``), else None."""
     out = resp.get("output") if resp.get("error") is None else None
-    if not isinstance(out, Mapping) or not isinstance(out.get("steps"), list):
+    if not isinstance(out, Mapping) or not isinstance(out.get(key), list):
         return None
-    steps: list[Any] = out["steps"]
+    steps: list[Any] = out[key]
     return steps
 
 

@@ -106,6 +106,8 @@ EXAMPLES: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
     "watermark.async": (req("watermark.async", {"mode": "unordered", "capacity": 1, "events": [
         {"kind": "record", "name": "a", "timestamp": 5}, {"kind": "watermark", "timestamp": 6},
         {"kind": "complete", "name": "a", "results": [1]}]}), None),
+    "watermark.assigner": (req("watermark.assigner", {"generator": "monotonous", "auto_watermark_interval_ms": 5,
+                                                      "events": [{"kind": "record", "timestamp": 5}]}), None),
     "checkpoint.snapshot": (req("checkpoint.snapshot", {"events": [
         {"kind": "put", "key": "a", "value": "x"}, {"kind": "snapshot", "checkpoint": 1},
         {"kind": "put", "key": "a", "value": "y"}, {"kind": "run", "checkpoint": 1}]}), None),

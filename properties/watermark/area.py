@@ -5,14 +5,19 @@ from __future__ import annotations
 
 from oracle import combined, timers, valve
 from oracle import watermark as names
+from oracle import watermark_assigner as assigner
 from oracle import watermark_async as async_queue
 from oracle import watermark_generation as generation
 from oracle import watermark_windows as windows
+from oracle.versions import pick
 from oracle.watermark import SUBPARTITIONS_SINCE
 from properties.area import AnswerShape, Area, Checked, OracleRules, checked, over_inputs
 from properties.features import Feature, Request, event_field_used, input_of, without_event_field, without_field
 from properties.mutant import of_area
 from properties.watermark import (
+    assigner_invariants,
+    assigner_mutants,
+    assigner_strategies,
     async_invariants,
     async_mutants,
     async_strategies,
@@ -212,4 +217,35 @@ ASYNC = Area(
                                            checked=_ASYNC_CHECKED)},
     mutants=tuple(async_mutants.MUTANTS), bridge="AsyncArea", exhaustive=enumerated.ASYNC,
     changes=async_queue.CHANGES[async_queue.ASYNC], strict_messages=True,
+)
+
+_ASSIGNER_META = "properties/watermark/test_assigner_meta.py::"
+# what checks each rule of the oracle's TimestampsAndWatermarksOperator
+_ASSIGNER_CHECKED: tuple[Checked, ...] = (
+    checked("TWO-1", f"{_ASSIGNER_META}test_without_progressive_watermarks_no_generator_is_built",
+            note="the rejections and their order: WMS-EQ with --strict-messages"),
+    checked("TWO-2", "WMS-2"),
+    checked("TWO-3", "WMS-3", "WMS-5", f"{_ASSIGNER_META}test_an_equal_watermark_is_dropped"),
+    checked("TWO-4", "WMS-5", f"{_ASSIGNER_META}test_idle_then_active_again"),
+    checked("TWO-5", "WMS-6", f"{_ASSIGNER_META}test_one_advance_fires_the_timer_once"),
+    checked("TWO-6", "WMS-4", f"{_ASSIGNER_META}test_only_the_max_watermark_passes_once"),
+    checked("TWO-7", f"{_ASSIGNER_META}test_upstream_status_forwarded_only_in_1_14_0_to_1_14_4"),
+    checked("TWO-8", f"{_ASSIGNER_META}test_end_of_input_emits_once_more"),
+    checked("TWO-9", f"{_ASSIGNER_META}test_idle_through_the_operators_clock"),
+)
+
+ASSIGNER = Area(
+    name=assigner.ASSIGNER, prefix="WMS", rules=assigner_invariants.BOOK, protocol=4,
+    page="watermark-assigner.md",
+    description="what Flink's TimestampsAndWatermarksOperator (assignTimestampsAndWatermarks) emits for records, "
+    "upstream watermarks and statuses, processing time and end of input: its WatermarkEmitter around a strategy's "
+    "generator and the auto-watermark interval's timer",
+    requests=assigner_strategies.requests, size=assigner_strategies.size,
+    # the strategy draws statuses where the operator has the method, small timeouts where it gives the clock
+    corpus_key=lambda ver: (pick(assigner.FORWARDS_STATUS, ver), pick(generation.CONTEXT_CLOCK, ver)),
+    shape=EMITS_STATUS,
+    oracle={"watermark_assigner": OracleRules(rules=assigner.RULES, files=("oracle/watermark_assigner.py",),
+                                              checked=_ASSIGNER_CHECKED)},
+    mutants=tuple(assigner_mutants.MUTANTS), bridge="AssignerArea",
+    changes=assigner.CHANGES[assigner.ASSIGNER], strict_messages=True,
 )

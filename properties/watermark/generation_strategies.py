@@ -44,12 +44,20 @@ def timestamp(draw: st.DrawFn, last: int) -> int:
 
 
 @st.composite
-def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
+def generator_fields(draw: st.DrawFn) -> dict[str, Any]:
+    """The generator and its bound (also watermark.assigner's)."""
     generator = draw(st.sampled_from(KINDS))
     out: dict[str, Any] = {"generator": generator}
     if generator == "bounded":
         out["out_of_orderness_ms"] = draw(st.sampled_from((-1, LONG_MIN))) if draw(st.integers(0, 29)) == 0 \
             else draw(st.sampled_from(BOUNDS))
+    return out
+
+
+@st.composite
+def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
+    out = draw(generator_fields())
+    generator = out["generator"]
     strategy = draw(st.integers(0, 3)) == 0  # built by a WatermarkStrategy (FLINK-35886's clock)
     if strategy:
         out["built_by"] = "strategy"

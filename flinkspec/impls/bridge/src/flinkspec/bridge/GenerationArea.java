@@ -39,24 +39,16 @@ public final class GenerationArea implements Area {
         if (!"watermark.generation".equals(area)) {
             throw new BadRequest("GenerationArea does not answer " + area);
         }
-        String kind = string(input, "generator");
-        if (!kind.equals("bounded") && !kind.equals("monotonous") && !kind.equals("punctuated")) {
-            throw new BadRequest("input.generator must be one of bounded, monotonous, punctuated, got '" + kind + "'");
-        }
-        long ooo = 0;
-        if (kind.equals("bounded")) {
-            ooo = Json.longOf(input, "out_of_orderness_ms", "input");
-        } else if (input.containsKey("out_of_orderness_ms")) {
-            throw new BadRequest("input.out_of_orderness_ms is only for the bounded generator");
-        }
-        Long timeout = input.get("idle_timeout_ms") == null ? null : Json.longOf(input, "idle_timeout_ms", "input");
+        Spec spec = Spec.read(input);
+        String kind = spec.kind;
+        long ooo = spec.ooo;
+        Long timeout = spec.timeout;
         String builtBy = input.containsKey("built_by") ? string(input, "built_by") : "constructor";
         if (!builtBy.equals("constructor") && !builtBy.equals("strategy")) {
             throw new BadRequest("input.built_by must be one of constructor, strategy, got '" + builtBy + "'");
         }
-        if (builtBy.equals("strategy") && timeout != null && timeout > 0 && timeout < 60_000) {
-            throw new BadRequest("input.idle_timeout_ms: built by a strategy, a positive timeout must be at least "
-                    + "60000 ms (the timer may read the system clock, whose own progress must decide nothing)");
+        if (builtBy.equals("strategy")) {
+            spec.checkSystemClockTimeout();
         }
         Object rawEvents = input.get("events");
         if (!(rawEvents instanceof List)) {
@@ -129,8 +121,49 @@ public final class GenerationArea implements Area {
         return answer;
     }
 
-    private static final Object MARKED = new Object();
-    private static final Object UNMARKED = new Object();
+    /** The request's generator: its kind, bound (bounded only) and idle timeout (null: none). */
+    static final class Spec {
+        final String kind;
+        final long ooo;
+        final Long timeout;
+
+        private Spec(String kind, long ooo, Long timeout) {
+            this.kind = kind;
+            this.ooo = ooo;
+            this.timeout = timeout;
+        }
+
+        /** {@code input.generator}, {@code out_of_orderness_ms}, {@code idle_timeout_ms}, or a BadRequest. */
+        static Spec read(Map<String, Object> input) throws BadRequest {
+            String kind = string(input, "generator");
+            if (!kind.equals("bounded") && !kind.equals("monotonous") && !kind.equals("punctuated")) {
+                throw new BadRequest("input.generator must be one of bounded, monotonous, punctuated, got '"
+                        + kind + "'");
+            }
+            long ooo = 0;
+            if (kind.equals("bounded")) {
+                ooo = Json.longOf(input, "out_of_orderness_ms", "input");
+            } else if (input.containsKey("out_of_orderness_ms")) {
+                throw new BadRequest("input.out_of_orderness_ms is only for the bounded generator");
+            }
+            Long timeout = input.get("idle_timeout_ms") == null ? null
+                    : Json.longOf(input, "idle_timeout_ms", "input");
+            return new Spec(kind, ooo, timeout);
+        }
+
+        /** Read through the system clock, a positive timeout must exceed by far what a request takes. */
+        void checkSystemClockTimeout() throws BadRequest {
+            if (timeout != null && timeout > 0 && timeout < 60_000) {
+                throw new BadRequest("input.idle_timeout_ms: built by a strategy, a positive timeout must be at "
+                        + "least 60000 ms (the timer may read the system clock, whose own progress must decide "
+                        + "nothing)");
+            }
+        }
+    }
+
+    /** The record values the punctuated generator tells apart (also {@link AssignerArea}'s records). */
+    static final Object MARKED = new Object();
+    static final Object UNMARKED = new Object();
 
     @SuppressWarnings("unchecked")
     private static WatermarkGenerator<Object> build(String kind, long ooo, Long timeout, ManualClock clock)
@@ -160,17 +193,7 @@ public final class GenerationArea implements Area {
     }
 
     private static WatermarkGenerator<Object> viaStrategy(String kind, long ooo, Long timeout, ManualClock clock) {
-        WatermarkStrategy<Object> strategy;
-        if (kind.equals("punctuated")) {
-            strategy = WatermarkStrategy.forGenerator(ctx -> new Punctuated());
-        } else if (kind.equals("monotonous")) {
-            strategy = WatermarkStrategy.forMonotonousTimestamps();
-        } else {
-            strategy = WatermarkStrategy.forBoundedOutOfOrderness(Duration.ofMillis(ooo));
-        }
-        if (timeout != null) {
-            strategy = strategy.withIdleness(Duration.ofMillis(timeout));
-        }
+        WatermarkStrategy<Object> strategy = strategy(kind, ooo, timeout);
         // getInputActivityClock (a RelativeClock) exists only from 1.19.2 / 1.20.1: a proxy answers it by name
         WatermarkGeneratorSupplier.Context context = (WatermarkGeneratorSupplier.Context) Proxy.newProxyInstance(
                 GenerationArea.class.getClassLoader(), new Class<?>[] {WatermarkGeneratorSupplier.Context.class},
@@ -189,6 +212,23 @@ public final class GenerationArea implements Area {
                     }
                 });
         return strategy.createWatermarkGenerator(context);
+    }
+
+    /**
+     * {@code WatermarkStrategy.forBoundedOutOfOrderness(bound)} / {@code forMonotonousTimestamps()} /
+     * {@code forGenerator(the punctuated one)}, then {@code withIdleness(timeout)} (which checks its timeout now:
+     * IllegalArgumentException); also what {@link AssignerArea}'s operator gets.
+     */
+    static WatermarkStrategy<Object> strategy(String kind, long ooo, Long timeout) {
+        WatermarkStrategy<Object> strategy;
+        if (kind.equals("punctuated")) {
+            strategy = WatermarkStrategy.forGenerator(ctx -> new Punctuated());
+        } else if (kind.equals("monotonous")) {
+            strategy = WatermarkStrategy.forMonotonousTimestamps();
+        } else {
+            strategy = WatermarkStrategy.forBoundedOutOfOrderness(Duration.ofMillis(ooo));
+        }
+        return timeout == null ? strategy : strategy.withIdleness(Duration.ofMillis(timeout));
     }
 
     /** The WatermarkGenerator javadoc's punctuated pattern: a marked record's timestamp is a watermark. */
