@@ -87,7 +87,7 @@ public final class AlignmentArea implements Area {
         List<Event> events = events(input, channels);
 
         Gate gate = new Gate(channels);
-        Task task = (Task) allocate(Task.class);
+        Task task = (Task) Reflect.allocate(Task.class);
         task.trace = gate.trace;
         Driver driver = "exactly_once".equals(mode)
                 ? Driver.aligned(task, gate, channels, afterFinish)
@@ -485,14 +485,5 @@ public final class AlignmentArea implements Area {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put(key, value);
         return m;
-    }
-
-    /** An instance created without running any constructor (sun.misc.Unsafe.allocateInstance). */
-    private static Object allocate(Class<?> cls) throws Exception {
-        Class<?> unsafeCls = Class.forName("sun.misc.Unsafe");
-        Field f = unsafeCls.getDeclaredField("theUnsafe");
-        f.setAccessible(true);
-        Object unsafe = f.get(null);
-        return unsafeCls.getMethod("allocateInstance", Class.class).invoke(unsafe, cls);
     }
 }

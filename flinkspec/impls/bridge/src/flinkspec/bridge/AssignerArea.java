@@ -12,10 +12,8 @@ import java.util.PriorityQueue;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.flink.api.common.ExecutionConfig;
-import org.apache.flink.api.common.eventtime.NoWatermarksGenerator;
-import org.apache.flink.api.common.eventtime.TimestampAssignerSupplier;
-import org.apache.flink.api.common.eventtime.WatermarkGeneratorSupplier;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.operators.TimestampsAndWatermarksOperator;
@@ -27,24 +25,19 @@ import org.apache.flink.util.clock.ManualClock;
  * {@code DataStream.assignTimestampsAndWatermarks} runs) and its {@code WatermarkEmitter}, with a
  * {@code WatermarkStrategy} built as {@link GenerationArea#strategy} builds it (docs/protocol/watermark-assigner.md).
  *
- * <p>The harness is the bridge's own (flink-dist has no operator test harness). The operator is built by its
- * constructor ({@code (strategy, emitProgressive)} in 1.x, {@code (null parameters, strategy, emitProgressive)} in
- * 2.x). Its {@code open()} is not run: it reads the execution config through the containing task (1.x and 2.x),
- * and from 1.19.2 / 1.20.1 registers a backpressure listener with the task's metric group, and a
- * {@code StreamTask} cannot be had without a task environment. The fields {@code open()} sets are set here as it
- * sets them, with Flink's own values: the output (recording what reaches it) and processing-time service
- * ({@link ManualTime}) in {@code AbstractStreamOperator}; the input-activity clock (where the field exists) a
- * {@code PausableRelativeClock} over the service's clock; the timestamp assigner from
- * {@code strategy.createTimestampAssigner}; the generator from {@code strategy.createWatermarkGenerator} with
- * Flink's own context (the operator's anonymous {@code TimestampsAndWatermarksOperator$1} where it exists, which
- * answers {@code getInputActivityClock}; before, a context answering {@code getMetricGroup} only, as the
- * operator's lambda) or {@code NoWatermarksGenerator} without progressive watermarks; the emitter
- * {@code new WatermarkEmitter(output)} (1.13: {@code (output, statusMaintainer)}, the maintainer recording the
- * statuses toggled); the interval from {@code ExecutionConfig.setAutoWatermarkInterval} /
- * {@code getAutoWatermarkInterval}; then the first timer at now + interval, as {@code open()} registers it.
- * Everything else is the operator's own code: {@code processElement}, {@code processWatermark},
- * {@code processWatermarkStatus}, {@code onProcessingTime} (fired by the service), {@code finish()} (1.14+) /
- * {@code close()} (1.13) at end of input.
+ * <p>The harness is the bridge's own (flink-dist has no operator test harness), and everything the operator does is
+ * its own code, {@code open()} included. The operator is built by its constructor ({@code (strategy,
+ * emitProgressive)} in 1.x, {@code (null parameters, strategy, emitProgressive)} in 2.x, which sets nothing up),
+ * then given what a task's operator chain gives it: its output (recording what reaches it), its processing-time
+ * service ({@link ManualTime}) and its containing task, a {@code OneInputStreamTask} made without its constructor
+ * whose environment answers the execution config (with the request's interval), the job configuration and an
+ * unregistered task metric group ({@link #task}). Then Flink's {@code open()} runs: it creates the timestamp
+ * assigner and the generator from the strategy (with the operator's own context, which from 1.19.2 / 1.20.1 hands
+ * the generator a {@code PausableRelativeClock} over the service's clock), the {@code WatermarkEmitter}, and
+ * registers the first timer at now + interval. In 1.13 the emitter's {@code StreamStatusMaintainer} is the task's
+ * operator chain, which this task has not: it is set after {@code open()} to one recording the statuses toggled.
+ * Then {@code processElement}, {@code processWatermark}, {@code processWatermarkStatus}, {@code onProcessingTime}
+ * (fired by the service), {@code finish()} (1.14+) / {@code close()} (1.13) at end of input.
  *
  * <p>{@link ManualTime}: processing time starts at 0 ms; an advance sets the clock to the new time, then fires
  * the timers whose time is at most the new time, in time order, each reading the new time (what Flink's
@@ -150,7 +143,7 @@ public final class AssignerArea implements Area {
             config.setAutoWatermarkInterval(interval);
             WatermarkStrategy<Object> strategy = GenerationArea.strategy(spec.kind, spec.ooo, spec.timeout);
             operator = newOperator(op, strategy, progressive);
-            open(operator, op, strategy, progressive, config.getAutoWatermarkInterval(), time, calls);
+            open(operator, op, config, time, calls);
         } catch (IllegalArgumentException e) {
             throw new Rejected(e);
         } catch (InvocationTargetException e) {
@@ -203,69 +196,60 @@ public final class AssignerArea implements Area {
         throw new IllegalStateException("no TimestampsAndWatermarksOperator constructor");
     }
 
-    /** What TimestampsAndWatermarksOperator.open() sets, set the same way (see the class javadoc). */
-    private static void open(AbstractStreamOperator<Object> operator, Class<?> op, WatermarkStrategy<Object> strategy,
-            boolean progressive, long interval, ManualTime time, List<Object> calls) throws Exception {
+    /**
+     * Flink's own {@code TimestampsAndWatermarksOperator.open()}, the operator set up as a task's chain sets it up:
+     * its output, its processing-time service and its containing task (see the class javadoc).
+     */
+    private static void open(AbstractStreamOperator<Object> operator, Class<?> op, ExecutionConfig config,
+            ManualTime time, List<Object> calls) throws Exception {
         set(AbstractStreamOperator.class, operator, "output", output(calls));
         Class<?> ptsType = Class.forName("org.apache.flink.streaming.runtime.tasks.ProcessingTimeService");
-        Object pts = Reflect.proxy(ptsType, time);
-        set(AbstractStreamOperator.class, operator, "processingTimeService", pts);
-        if (hasField(op, "inputActivityClock")) {
-            Class<?> pausable = Class.forName("org.apache.flink.streaming.api.operators.util.PausableRelativeClock");
-            Class<?> clockType = Class.forName("org.apache.flink.util.clock.Clock");
-            set(op, operator, "inputActivityClock", pausable.getConstructor(clockType).newInstance(time.clock));
-        }
-        TimestampAssignerSupplier.Context assignerContext = (TimestampAssignerSupplier.Context) Reflect.proxy(
-                TimestampAssignerSupplier.Context.class, (p, m, a) -> m.getDeclaringClass() == Object.class
-                        ? Reflect.objectMethod(p, m, a, "timestamp assigner context") : null);
-        set(op, operator, "timestampAssigner", strategy.createTimestampAssigner(assignerContext));
-        Object generator;
-        if (progressive) {
-            generator = strategy.createWatermarkGenerator(generatorContext(op, operator));
-        } else {
-            generator = new NoWatermarksGenerator<>();
-        }
-        set(op, operator, "watermarkGenerator", generator);
-        set(op, operator, "wmOutput", emitter(operator, calls));
-        set(op, operator, "watermarkInterval", interval);
-        if (interval > 0 && progressive) {
-            time.register(time.now() + interval, operator);
+        set(AbstractStreamOperator.class, operator, "processingTimeService", Reflect.proxy(ptsType, time));
+        set(AbstractStreamOperator.class, operator, "container", task(config));
+        operator.open();
+        Object emitter = get(op, operator, "wmOutput");
+        if (hasField(emitter.getClass(), "statusMaintainer")) { // 1.13: the task's operator chain, none here
+            set(emitter.getClass(), emitter, "statusMaintainer", Reflect.proxy(
+                    emitter.getClass().getDeclaredField("statusMaintainer").getType(), (p, m, a) -> {
+                        if (m.getName().equals("toggleStreamStatus")) {
+                            calls.add(status(a[0]));
+                            return null;
+                        }
+                        return Reflect.objectMethod(p, m, a, "flinkspec-status-maintainer");
+                    }));
         }
     }
 
-    /** The operator's own context ($1, 1.19.2+ / 1.20.1+), else one answering getMetricGroup (null) only. */
-    private static WatermarkGeneratorSupplier.Context generatorContext(Class<?> op, Object operator) throws Exception {
-        try {
-            Class<?> anon = Class.forName(OP + "$1");
-            if (WatermarkGeneratorSupplier.Context.class.isAssignableFrom(anon)) {
-                Constructor<?> c = anon.getDeclaredConstructor(op);
-                c.setAccessible(true);
-                return (WatermarkGeneratorSupplier.Context) c.newInstance(operator);
+    /**
+     * A {@code OneInputStreamTask} made without its constructor, whose environment answers what the operator asks
+     * of its task: the execution config (with the request's interval), the job configuration (2.x's
+     * {@code AbstractStreamOperator.open} reads it) and an unregistered task metric group (1.19.2+ / 1.20.1+
+     * register the input-activity clock there as a backpressure listener).
+     */
+    private static Object task(ExecutionConfig config) throws Exception {
+        Object metrics = Class.forName("org.apache.flink.runtime.metrics.groups.UnregisteredMetricGroups")
+                .getMethod("createUnregisteredTaskMetricGroup").invoke(null);
+        Configuration jobConfig = new Configuration();
+        Object env = Reflect.proxy(Class.forName("org.apache.flink.runtime.execution.Environment"), (p, m, a) -> {
+            switch (m.getName()) {
+                case "getExecutionConfig":
+                    return config;
+                case "getJobConfiguration":
+                    return jobConfig;
+                case "getMetricGroup":
+                    return metrics;
+                default:
+                    return Reflect.objectMethod(p, m, a, "flinkspec-environment");
             }
-        } catch (ClassNotFoundException e) {
-            // before FLINK-35886 the operator's context is a lambda
-        }
-        return (WatermarkGeneratorSupplier.Context) Reflect.proxy(WatermarkGeneratorSupplier.Context.class,
-                (p, m, a) -> m.getDeclaringClass() == Object.class
-                        ? Reflect.objectMethod(p, m, a, "watermark generator context") : null);
-    }
-
-    /** new WatermarkEmitter(output), in 1.13 (output, a StreamStatusMaintainer recording the toggles). */
-    private static Object emitter(AbstractStreamOperator<Object> operator, List<Object> calls) throws Exception {
-        Class<?> cls = Class.forName(OP + "$WatermarkEmitter");
-        Constructor<?> c = cls.getConstructors()[0];
-        Object output = get(AbstractStreamOperator.class, operator, "output");
-        if (c.getParameterCount() == 1) {
-            return c.newInstance(output);
-        }
-        Object maintainer = Reflect.proxy(c.getParameterTypes()[1], (p, m, a) -> {
-            if (m.getName().equals("toggleStreamStatus")) {
-                calls.add(status(a[0]));
-                return null;
-            }
-            return Reflect.objectMethod(p, m, a, "flinkspec-status-maintainer");
         });
-        return c.newInstance(output, maintainer);
+        Object task = Reflect.allocate(Class.forName("org.apache.flink.streaming.runtime.tasks.OneInputStreamTask"));
+        for (Class<?> c = task.getClass(); c != null; c = c.getSuperclass()) { // StreamTask's, 1.13 AbstractInvokable's
+            if (hasField(c, "environment")) {
+                set(c, task, "environment", env);
+                return task;
+            }
+        }
+        throw new IllegalStateException("no environment field in the task's classes");
     }
 
     /** An Output recording records, watermarks and statuses. */

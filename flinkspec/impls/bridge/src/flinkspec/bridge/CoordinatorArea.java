@@ -765,7 +765,7 @@ public final class CoordinatorArea implements Area {
             if (vertex == null) {
                 Class<?> jvCls = Class.forName("org.apache.flink.runtime.jobgraph.JobVertex");
                 Object jv = jvCls.getConstructor(String.class).newInstance(task);
-                Object ejv = allocate(Class.forName(EG + "ExecutionJobVertex"));
+                Object ejv = Reflect.allocate(Class.forName(EG + "ExecutionJobVertex"));
                 setField(ejv, "jobVertex", jv);
                 Class<?> acc = Class.forName(EG + "InternalExecutionGraphAccessor");
                 setField(ejv, "graph", Reflect.proxy(acc, (proxy, m, args) -> m.getName().equals("getJobID")
@@ -782,13 +782,13 @@ public final class CoordinatorArea implements Area {
                             return Reflect.objectMethod(proxy, m, args, "Parallelism");
                     }
                 }));
-                vertex = allocate(Class.forName(EG + "ExecutionVertex"));
+                vertex = Reflect.allocate(Class.forName(EG + "ExecutionVertex"));
                 setField(vertex, "jobVertex", ejv);
                 setField(vertex, "subTaskIndex", 0);
                 setField(vertex, "taskNameWithSubtask", task + " (1/1)");
                 vertices.put(task, vertex);
             }
-            Object ex = allocate(Class.forName(EG + "Execution"));
+            Object ex = Reflect.allocate(Class.forName(EG + "Execution"));
             setField(ex, "vertex", vertex);
             Object attempt = attemptId();
             setField(ex, "attemptId", attempt);
@@ -1236,8 +1236,4 @@ public final class CoordinatorArea implements Area {
         }
     }
 
-    static Object allocate(Class<?> cls) throws Exception {
-        Object u = unsafe();
-        return u.getClass().getMethod("allocateInstance", Class.class).invoke(u, cls);
-    }
 }

@@ -318,11 +318,7 @@ public final class NetworkArea implements Area {
     /** A ResultPartitionFactory whose fields are the configuration's (each release names a few differently). */
     private static ResultPartitionFactory factory(NettyShuffleEnvironmentConfiguration nsec, NetworkBufferPool pool,
             int size) throws Exception {
-        Field f = Class.forName("sun.misc.Unsafe").getDeclaredField("theUnsafe");
-        f.setAccessible(true);
-        Object unsafe = f.get(null);
-        Method allocate = unsafe.getClass().getMethod("allocateInstance", Class.class);
-        ResultPartitionFactory factory = (ResultPartitionFactory) allocate.invoke(unsafe, ResultPartitionFactory.class);
+        ResultPartitionFactory factory = (ResultPartitionFactory) Reflect.allocate(ResultPartitionFactory.class);
         set(factory, "bufferPoolFactory", pool);
         set(factory, "networkBuffersPerChannel", nsec.networkBuffersPerChannel());
         set(factory, "configuredNetworkBuffersPerChannel", nsec.networkBuffersPerChannel());

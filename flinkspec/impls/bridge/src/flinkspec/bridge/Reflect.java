@@ -1,5 +1,6 @@
 package flinkspec.bridge;
 
+import java.lang.reflect.Field;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -39,6 +40,14 @@ public final class Reflect {
             Throwable cause = e.getCause();
             throw cause instanceof Exception ? (Exception) cause : new RuntimeException(cause);
         }
+    }
+
+    /** An instance created without running any constructor ({@code sun.misc.Unsafe.allocateInstance}). */
+    public static Object allocate(Class<?> cls) throws Exception {
+        Field f = Class.forName("sun.misc.Unsafe").getDeclaredField("theUnsafe");
+        f.setAccessible(true);
+        Object unsafe = f.get(null);
+        return unsafe.getClass().getMethod("allocateInstance", Class.class).invoke(unsafe, cls);
     }
 
     /** {@code input.events} as a list of objects, or a BadRequest naming the first bad element. */

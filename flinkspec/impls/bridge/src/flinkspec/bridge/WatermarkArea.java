@@ -262,7 +262,7 @@ public final class WatermarkArea implements Area {
 
     /** A real {@code AbstractStreamOperatorV2} with {@code AbstractInput}s (MultipleInputStreamTask). */
     private static Object[] multiInputOutputs(int n, Status st, Recorder rec) throws Exception {
-        MultiOp op = (MultiOp) allocate(MultiOp.class);
+        MultiOp op = (MultiOp) Reflect.allocate(MultiOp.class);
         Object output = proxy(outputClass(), rec);
         setField(AbstractStreamOperatorV2.class, op, "output", output);
         Field combined = AbstractStreamOperatorV2.class.getDeclaredField("combinedWatermark");
@@ -280,7 +280,7 @@ public final class WatermarkArea implements Area {
         Object tracker = trackerFor(netOut, n);
         Object[] outs = new Object[n];
         for (int i = 0; i < n; i++) {
-            OneInput in = (OneInput) allocate(OneInput.class);
+            OneInput in = (OneInput) Reflect.allocate(OneInput.class);
             setField(AbstractInput.class, in, "owner", op);
             setField(AbstractInput.class, in, "inputId", i + 1);
             setField(AbstractInput.class, in, "output", output);
@@ -575,14 +575,5 @@ public final class WatermarkArea implements Area {
         Field f = owner.getDeclaredField(name);
         f.setAccessible(true);
         f.set(target, value);
-    }
-
-    /** An instance created without running any constructor (sun.misc.Unsafe.allocateInstance). */
-    private static Object allocate(Class<?> cls) throws Exception {
-        Class<?> unsafeCls = Class.forName("sun.misc.Unsafe");
-        Field f = unsafeCls.getDeclaredField("theUnsafe");
-        f.setAccessible(true);
-        Object unsafe = f.get(null);
-        return unsafeCls.getMethod("allocateInstance", Class.class).invoke(unsafe, cls);
     }
 }
