@@ -246,6 +246,6 @@ ASSIGNER = Area(
     shape=EMITS_STATUS,
     oracle={"watermark_assigner": OracleRules(rules=assigner.RULES, files=("oracle/watermark_assigner.py",),
                                               checked=_ASSIGNER_CHECKED)},
-    mutants=tuple(assigner_mutants.MUTANTS), bridge="AssignerArea",
+    mutants=tuple(assigner_mutants.MUTANTS), bridge="AssignerArea", exhaustive=enumerated.ASSIGNER,
     changes=assigner.CHANGES[assigner.ASSIGNER], strict_messages=True,
 )

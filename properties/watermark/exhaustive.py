@@ -50,3 +50,13 @@ ASYNC = Exhaustive(
     alphabet=lambda w, timestamps: [{"kind": "record"}] + [{"kind": "complete", "record": r} for r in range(w + 1)]
     + [{"kind": "watermark", "timestamp": t} for t in timestamps] + [{"kind": "end"}],
     events=_async_events, shapes=("1x5", "2x4"))
+
+ASSIGNER = Exhaustive(
+    width="milliseconds: the auto-watermark interval (the clock advances by W or by the idle timeout + 1)",
+    bases=lambda w: [{"generator": "bounded", "out_of_orderness_ms": 1, "auto_watermark_interval_ms": w},
+                     {"generator": "monotonous", "idle_timeout_ms": 60_000, "auto_watermark_interval_ms": w}],
+    alphabet=lambda w, timestamps: [{"kind": "record", "timestamp": t} for t in timestamps]
+    + [{"kind": "watermark", "timestamp": t} for t in timestamps]
+    + [{"kind": "status", "status": s} for s in ("idle", "active")]
+    + [{"kind": "advance", "ms": w}, {"kind": "advance", "ms": 60_001}, {"kind": "end_of_input"}],
+    shapes=("1x4",))
