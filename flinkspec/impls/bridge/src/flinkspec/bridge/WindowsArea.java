@@ -448,7 +448,7 @@ public final class WindowsArea implements Area {
         return (KeyedStateBackend<String>) builder.getMethod("build").invoke(b);
     }
 
-    private static Object localRecoveryDisabled(Class<?> cls) throws Exception {
+    static Object localRecoveryDisabled(Class<?> cls) throws Exception {
         try {
             return cls.getField("BACKUP_AND_RECOVERY_DISABLED").get(null);
         } catch (NoSuchFieldException e) {
