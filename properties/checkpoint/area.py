@@ -343,7 +343,8 @@ SNAPSHOT = Area(
     page="checkpoint-snapshot.md",
     description="what the two-part (synchronous, then asynchronous) snapshots of the hashmap keyed state backend "
     "hold while records keep changing the state, cancelled snapshots, and the state a backend restored from one "
-    "holds (HeapKeyedStateBackend, copy-on-write state tables)",
+    "holds (HeapKeyedStateBackend, copy-on-write state tables); with the rocksdb backend, incremental snapshots "
+    "(RocksDBKeyedStateBackend)",
     features=(Feature(f"{snapshot_oracle.SNAPSHOT}.rocksdb", 4, snapshot_oracle.SNAPSHOT,
                       "the rocksdb backend's incremental snapshots (RocksDBKeyedStateBackend): the SST files a run "
                       "snapshot uploads and refers to as placeholders, and restores of base and increments",
