@@ -19,15 +19,12 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
-import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
-import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
-import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
 import org.apache.flink.runtime.state.SnapshotResult;
@@ -370,12 +367,13 @@ public final class SnapshotArea implements Area {
         File base = Files.createTempDirectory(dir.toPath(), "backend").toFile();
         Class<?> queueType = Class.forName(pkg + ".EmbeddedRocksDBStateBackend$PriorityQueueStateType");
         for (int i = 0; i < types.length; i++) {
+            args[i] = WindowsArea.builderArg(types[i], restored);
+            if (args[i] != WindowsArea.NO_ARG) {
+                continue;
+            }
             switch (types[i].getSimpleName()) {
                 case "String":
                     args[i] = "flinkspec";
-                    break;
-                case "ClassLoader":
-                    args[i] = SnapshotArea.class.getClassLoader();
                     break;
                 case "File":
                     args[i] = base;
@@ -387,37 +385,12 @@ public final class SnapshotArea implements Area {
                     args[i] = (Function<String, org.rocksdb.ColumnFamilyOptions>)
                             name -> new org.rocksdb.ColumnFamilyOptions().setDisableAutoCompactions(true);
                     break;
-                case "TaskKvStateRegistry":
-                    args[i] = null;
-                    break;
-                case "TypeSerializer":
-                    args[i] = StringSerializer.INSTANCE;
-                    break;
-                case "int":
-                    args[i] = WindowsArea.KEY_GROUPS;
-                    break;
-                case "KeyGroupRange":
-                    args[i] = new KeyGroupRange(0, WindowsArea.KEY_GROUPS - 1);
-                    break;
-                case "ExecutionConfig":
-                    args[i] = new ExecutionConfig();
-                    break;
-                case "LocalRecoveryConfig":
-                    args[i] = WindowsArea.localRecoveryDisabled(types[i]);
-                    break;
                 case "PriorityQueueStateType":
                     args[i] = Enum.valueOf((Class) types[i], "HEAP");
                     break;
                 case "RocksDBPriorityQueueConfig":
                     args[i] = types[i].getMethod("buildWithPriorityQueueType", queueType)
                             .invoke(null, Enum.valueOf((Class) queueType, "HEAP"));
-                    break;
-                case "TtlTimeProvider":
-                    args[i] = types[i].getField("DEFAULT").get(null);
-                    break;
-                case "LatencyTrackingStateConfig":
-                case "SizeTrackingStateConfig":
-                    args[i] = types[i].getMethod("disabled").invoke(null);
                     break;
                 case "MetricGroup":
                     args[i] = new UnregisteredMetricsGroup();
@@ -426,16 +399,6 @@ public final class SnapshotArea implements Area {
                     args[i] = Proxy.newProxyInstance(SnapshotArea.class.getClassLoader(), new Class<?>[] {types[i]},
                             (p, m, a) -> m.getDeclaringClass() == Object.class
                                     ? Reflect.objectMethod(p, m, a, "flinkspec-metrics") : null);
-                    break;
-                case "Collection":
-                    args[i] = restored;
-                    break;
-                case "StreamCompressionDecorator":
-                    args[i] = Class.forName("org.apache.flink.runtime.state.UncompressedStreamCompressionDecorator")
-                            .getField("INSTANCE").get(null);
-                    break;
-                case "CloseableRegistry":
-                    args[i] = new CloseableRegistry();
                     break;
                 default:
                     throw new IllegalStateException("no value for parameter " + types[i].getName() + " of " + c);
