@@ -35,13 +35,15 @@ FIRST_IDS = (1, 1, 1, 0, 2**63 - 1, -(2**63))  # from a long's largest, the ids 
 ROCKSDB_ONE_IN = 4
 # how a rocksdb request may start (kind, which new checkpoint id): nothing; a checkpoint completed (the next snapshots
 # build on it); that and an increment on it that runs; two checkpoints run, then the first completed (the next
-# snapshot's base pruned of the files the second uploaded again, 2.0.2+)
+# snapshot's base pruned of the files the second uploaded again, 2.0.2+); two that run, none completed (nothing to
+# build on: CSN-8)
 _P = ("put", 0)
 PREFIXES: tuple[tuple[tuple[str, int], ...], ...] = (
     (),
     (_P, ("snapshot", 0), ("run", 0), ("complete", 0)),
     (_P, ("snapshot", 0), ("run", 0), ("complete", 0), _P, ("snapshot", 1), ("run", 1)),
     (_P, ("snapshot", 0), _P, ("snapshot", 1), ("run", 0), ("run", 1), ("complete", 0)),
+    (_P, ("snapshot", 0), ("run", 0), _P, ("snapshot", 1), ("run", 1)),
 )
 
 
