@@ -65,12 +65,14 @@ DECISIONS: dict[str, tuple[str, tuple[str, ...], str]] = {
         "what the snapshot holds. The seed names RocksDB as the copy-on-write example; the area checks the heap "
         "backend's CopyOnWriteStateTable."),
     "incremental snapshots restored as base + increments": (
-        NOT_YET, (), "Observable, not modelled yet: incremental checkpoints are RocksDB's, and flink-dist.jar of "
-        "every release holds the RocksDB backend with its native library (a probe built RocksDBKeyedStateBackend "
-        "with incremental checkpoints on 1.13.6 ... 2.3.0: each snapshot after writes adds one SST file, and the "
-        "files of the last completed checkpoint come back as placeholders, not uploaded again). checkpoint.snapshot "
-        "models the heap (hashmap) backend, whose every snapshot is full (KSS-6), and refuses \"backend\": "
-        "\"rocksdb\"."),
+        NEW, ("CSN-5", "CSN-8", "CSN-9", "KSS-9", "KSS-10", "KSS-11", "KSS-12", "KSS-13"), "checkpoint.snapshot with "
+        "\"backend\": \"rocksdb\" (feature checkpoint.snapshot.rocksdb): Flink's RocksDBKeyedStateBackend with "
+        "incremental checkpoints; a run snapshot answers how many SST files it uploads and how many it refers to as "
+        "placeholders, the files of the last completed checkpoint (KSS-9 ... KSS-11; CSN-8: nothing to build on "
+        "before a completion, CSN-9: a snapshot after a completed one uploads only the changes since); a restore "
+        "resolves the placeholders through Flink's SharedStateRegistry and gives the full state, base and increments "
+        "(KSS-13, CSN-5). Real Flink adds that from 2.0.2 / 2.1.2 / 2.2.0 the base leaves out files a later "
+        "checkpoint uploaded again (KSS-12)."),
     "snapshot = sync + async FutureTask, cancelable": (
         NEW, ("CSN-2", "CSN-4", "KSS-2", "KSS-5", "KSS-8"), "checkpoint.snapshot: the backend's snapshot returns a "
         "RunnableFuture (a FutureTask, AsyncSnapshotCallable.AsyncSnapshotTask) not yet done after the synchronous "

@@ -1,5 +1,5 @@
 """Protocol area ``checkpoint.snapshot``: what the snapshots of a keyed state backend hold, taken at a checkpoint
-barrier in two parts (KSS-1 ... KSS-8, declared in :data:`RULES`; docs/protocol/checkpoint-snapshot.md).
+barrier in two parts (KSS-1 ... KSS-13, declared in :data:`RULES`; docs/protocol/checkpoint-snapshot.md).
 
 The backend is the ``hashmap`` state backend's ``HeapKeyedStateBackend`` with asynchronous snapshots, one
 ``ValueState<String>`` per String key. ``HeapKeyedStateBackend.snapshot`` is the synchronous part: it takes a
@@ -8,6 +8,11 @@ copy-on-write snapshot of every registered state table (``CopyOnWriteStateTable.
 which writes the state as it was at the synchronous part however the backend changed since; cancelling it before
 it runs means no snapshot. A backend restored from a snapshot's handle holds exactly that state; the backend it
 replaces is disposed, which cancels its snapshots not yet run.
+
+With ``"backend": "rocksdb"`` (feature ``checkpoint.snapshot.rocksdb``) the backend is the
+``RocksDBKeyedStateBackend`` with incremental checkpoints (RocksDB's automatic compactions off): each snapshot
+refers to the backend's SST files, uploading those not in the last completed checkpoint and referring to the others
+as placeholders (KSS-9 ... KSS-13); a restore gives the full state, base and increments.
 """
 
 from __future__ import annotations
@@ -21,10 +26,10 @@ from oracle.changes import Change
 from oracle.explain import INPUT, at, because
 from oracle.protocol import AreaFn, BadRequest, NotModelled, Rejected, field, java_long
 from oracle.rules import Declared
-from oracle.versions import FlinkVersion
+from oracle.versions import FlinkVersion, pick, v
 
 SNAPSHOT = "checkpoint.snapshot"  # the protocol area (docs/protocol/checkpoint-snapshot.md)
-BACKENDS = ("hashmap",)
+BACKENDS = ("hashmap", "rocksdb")
 Kind = Literal["put", "remove", "get", "snapshot", "run", "cancel", "complete", "restore"]
 KINDS: tuple[Kind, ...] = ("put", "remove", "get", "snapshot", "run", "cancel", "complete", "restore")
 KEY_KINDS = ("put", "remove", "get")
@@ -70,10 +75,58 @@ RULES: tuple[Declared, ...] = (
     Declared("KSS-7",
              "notifyCheckpointComplete changes nothing the heap backend holds or will snapshot.",
              "HeapKeyedStateBackend.notifyCheckpointComplete (empty)"),
+    Declared("KSS-9",
+             "rocksdb: the synchronous part takes a native RocksDB checkpoint, which flushes the memtable into one new "
+             "SST file when the state was written (put or remove) since the last flush; with automatic compactions "
+             "off no SST file is ever deleted, so a snapshot refers to every SST file of the backend's database "
+             "(those it was restored with included). The snapshot task is asynchronous as the heap backend's; with no"
+             " state registered its result is empty (KSS-4).",
+             "RocksIncrementalSnapshotStrategy.syncPrepareResources, RocksDBSnapshotStrategyBase."
+             "takeDBNativeCheckpoint (org.rocksdb.Checkpoint.createCheckpoint), RocksDBSnapshotStrategyBase."
+             "asyncSnapshot (stateMetaInfoSnapshots.isEmpty())"),
+    Declared("KSS-10",
+             "rocksdb: running the task uploads each SST file not in the base the synchronous part chose (the files "
+             "of the last completed checkpoint) and refers to each file in it by a PlaceholderStreamStateHandle; it "
+             "then records its files (uploaded and placeholders) under its checkpoint id. Before any checkpoint "
+             "completed the base is empty.",
+             "RocksIncrementalSnapshotStrategy.snapshotMetaData (uploadedSstFiles.get(lastCompletedCheckpointId); "
+             "1.13-1.14: materializedSstFiles), RocksDBIncrementalSnapshotOperation.get / uploadSstFiles "
+             "(uploadedSstFiles.put), PreviousSnapshot.getUploaded"),
+    Declared("KSS-11",
+             "rocksdb: notifyCheckpointComplete(id) counts only if id is greater than the last completed checkpoint "
+             "id (-1 on a new backend) and id's files are recorded (its task ran): then the files recorded under "
+             "smaller ids are forgotten and id is the last completed checkpoint. Otherwise it changes nothing.",
+             "RocksIncrementalSnapshotStrategy.notifyCheckpointComplete"),
+    Declared("KSS-12",
+             "rocksdb, 2.0.2+ (2.1.2+ on 2.1; 2.2.0+): the base leaves out each file of the last completed "
+             "checkpoint that a checkpoint of a greater id, run since, uploaded again (not as a placeholder); before, "
+             "the base is all of the last completed checkpoint's files.",
+             "RocksDBSnapshotStrategyBase.PreviousSnapshot.pruneFirstCheckpointSstFiles "
+             "(uploadedSstFiles.tailMap(lastCompletedCheckpointId))"),
+    Declared("KSS-13",
+             "rocksdb: restoring takes the snapshot's handle as the JobManager holds it, its placeholders replaced by "
+             "the handles registered before (SharedStateRegistry), and rebuilds the database from all its files: the "
+             "backend holds the snapshot's whole state (base and increments), its database those SST files, its last"
+             " completed checkpoint the restored one with those files recorded.",
+             "IncrementalRemoteKeyedStateHandle.registerSharedStates, SharedStateRegistryImpl.registerReference, "
+             "RocksDBIncrementalRestoreOperation.restore, RocksDBKeyedStateBackendBuilder.build "
+             "(lastCompletedCheckpointId, uploadedSstFiles of the restore result)"),
 )
 
-# the heap backend's snapshots are the same from 1.13 to 2.3: no change of Flink's in this area yet
-CHANGES: dict[str, tuple[Change, ...]] = {SNAPSHOT: ()}
+# Flink's changes in this area, each written once; the table below reads them
+_PRUNE_WITNESS = {"backend": "rocksdb", "events": [
+    {"kind": "put", "key": "a", "value": "x"}, {"kind": "snapshot", "checkpoint": 1},
+    {"kind": "run", "checkpoint": 1}, {"kind": "snapshot", "checkpoint": 2}, {"kind": "run", "checkpoint": 2},
+    {"kind": "complete", "checkpoint": 1}, {"kind": "snapshot", "checkpoint": 3}, {"kind": "run", "checkpoint": 3}]}
+_PRUNE_WHAT = ("rocksdb incremental snapshots: files of the last completed checkpoint that a later checkpoint "
+               "uploaded again are uploaded again too, not referred to as placeholders "
+               "(PreviousSnapshot.pruneFirstCheckpointSstFiles)")
+PRUNE = Change(since="2.0.2", what=_PRUNE_WHAT + " (backported to 2.0.2)", witnesses=(_PRUNE_WITNESS,))
+PRUNE_2_1 = Change(since="2.1.2", regressed="2.1.0", what=_PRUNE_WHAT + " (2.1.0 and 2.1.1 were released without it)",
+                   witnesses=(_PRUNE_WITNESS,))
+CHANGES: dict[str, tuple[Change, ...]] = {SNAPSHOT: (PRUNE, PRUNE_2_1)}
+# whether the base of an incremental snapshot leaves out files re-uploaded by later checkpoints (KSS-12)
+PRUNES: dict[FlinkVersion, bool] = {**PRUNE.table(False, True), v("2.1.0"): False, PRUNE_2_1.at: True}
 
 
 @attrs.frozen
@@ -87,6 +140,7 @@ class Event:
 @attrs.frozen
 class Request:
     events: tuple[Event, ...]
+    rocksdb: bool = False
 
 
 def java_sorted(state: Mapping[str, str]) -> list[list[str]]:
@@ -96,27 +150,86 @@ def java_sorted(state: Mapping[str, str]) -> list[list[str]]:
 
 @attrs.define
 class Snapshot:
-    """One snapshot's future: the state copied at its synchronous part (None: no state registered, KSS-4)."""
+    """One snapshot's future: the state copied at its synchronous part (None: no state registered, KSS-4); for
+    rocksdb, the SST files it refers to and the base it chose (KSS-9, KSS-10)."""
 
     state: dict[str, str] | None
     ran: bool = False
     cancelled: bool = False
+    files: tuple[int, ...] | None = None  # None: the heap backend's
+    base: frozenset[int] = frozenset()
+    backend: Backend | None = None
 
 
 class Backend:
-    """A ``HeapKeyedStateBackend`` with its one ``ValueState``, and the futures of its snapshots."""
+    """A ``HeapKeyedStateBackend`` with its one ``ValueState``, and the futures of its snapshots; with ``sst`` (the
+    writes flushed into each SST file, by file, shared by the backends of one request), a ``RocksDBKeyedStateBackend``
+    with incremental checkpoints."""
 
-    def __init__(self, state: dict[str, str] | None = None) -> None:
+    def __init__(self, state: dict[str, str] | None = None, sst: dict[int, dict[str, str | None]] | None = None,
+                 files: tuple[int, ...] = (), restored: int | None = None, prunes: bool = False) -> None:
         self.registered = state is not None
         self.state: dict[str, str] = dict(state or {})
+        self.sst = sst
+        self.prunes = prunes
+        self.files = list(files)  # the database's SST files
+        self.memtable: dict[str, str | None] = {}  # written since the last flush (None: removed)
+        self.uploaded: dict[int, dict[int, bool]] = {}  # checkpoint id -> its files (True: a placeholder)
+        self.last_completed = -1
+        if restored is not None:
+            because("KSS-13")
+            self.uploaded[restored] = dict.fromkeys(files, False)
+            self.last_completed = restored
 
     def register(self) -> None:
         because("KSS-1")
         self.registered = True
 
+    def write(self, key: str, value: str | None) -> None:
+        if value is None:
+            self.state.pop(key, None)
+        else:
+            self.state[key] = value
+        self.memtable[key] = value
+
     def snapshot(self) -> Snapshot:
         because("KSS-2", "KSS-4")
-        return Snapshot(dict(self.state) if self.registered else None)
+        if self.sst is None or not self.registered:
+            return Snapshot(dict(self.state) if self.registered else None)
+        because("KSS-9", "KSS-10")
+        if self.memtable:
+            self.sst[len(self.sst)] = self.memtable
+            self.files.append(len(self.sst) - 1)
+            self.memtable = {}
+        return Snapshot(dict(self.state), files=tuple(self.files), base=self.base(), backend=self)
+
+    def base(self) -> frozenset[int]:
+        """The files of the last completed checkpoint a new snapshot refers to as placeholders (KSS-10, KSS-12)."""
+        if self.last_completed not in self.uploaded:
+            return frozenset()
+        base = set(self.uploaded[self.last_completed])
+        if self.prunes:
+            for cid, files in self.uploaded.items():
+                if cid > self.last_completed and any(not placeholder for placeholder in files.values()):
+                    because("KSS-12")
+                    base -= {f for f, placeholder in files.items() if not placeholder}
+        return frozenset(base)
+
+    def complete(self, cid: int) -> None:
+        if self.sst is None:
+            because("KSS-7")
+            return
+        because("KSS-11")
+        if cid > self.last_completed and cid in self.uploaded:
+            self.uploaded = {c: files for c, files in self.uploaded.items() if c >= cid}
+            self.last_completed = cid
+
+    def restored(self, snap: Snapshot, cid: int) -> Backend:
+        """A new backend of this kind restored from ``snap`` (checkpoint ``cid``)."""
+        because("KSS-6")
+        if self.sst is None or snap.files is None:
+            return Backend(snap.state, self.sst, prunes=self.prunes)
+        return Backend(snap.state, self.sst, snap.files, cid, self.prunes)
 
     def contents(self) -> list[list[str]]:
         return java_sorted(self.state)
@@ -125,8 +238,9 @@ class Backend:
 class Run:
     """The events replayed on one backend, replaced on restore."""
 
-    def __init__(self) -> None:
-        self.backend = Backend()
+    def __init__(self, rocksdb: bool = False, version: FlinkVersion | None = None) -> None:
+        self.backend = Backend(sst={} if rocksdb else None,
+                               prunes=rocksdb and version is not None and pick(PRUNES, version))
         self.snapshots: dict[int, Snapshot] = {}
 
     def step(self, event: Event) -> dict[str, Any]:
@@ -134,10 +248,10 @@ class Run:
         if event.kind in KEY_KINDS:
             b.register()
             if event.kind == "put":
-                b.state[event.key] = event.value
+                b.write(event.key, event.value)
                 return {}
             if event.kind == "remove":
-                b.state.pop(event.key, None)
+                b.write(event.key, None)
                 return {}
             return {"value": b.state.get(event.key)}
         if event.kind == "snapshot":
@@ -146,20 +260,23 @@ class Run:
         snap = self.snapshots.get(event.checkpoint)
         if event.kind == "run":
             assert snap is not None
-            return self.run(snap)
+            first = not (snap.ran or snap.cancelled)
+            out = self.run(snap)
+            if out.get("state") is not None and snap.files is not None:
+                out |= self.upload(snap, event.checkpoint, first)
+            return out
         if event.kind == "cancel":
             assert snap is not None
             return {"cancelled": self.cancel(snap)}
         if event.kind == "complete":
-            because("KSS-7")
+            b.complete(event.checkpoint)
             return {}
         assert snap is not None and snap.ran and not snap.cancelled
         for other in self.snapshots.values():
             if not (other.ran or other.cancelled):
                 because("KSS-8")
                 other.cancelled = True
-        because("KSS-6")
-        self.backend = Backend(snap.state)
+        self.backend = b.restored(snap, event.checkpoint)
         return {"state": self.backend.contents()}
 
     @staticmethod
@@ -170,6 +287,17 @@ class Run:
         snap.ran = True
         because("KSS-3", "KSS-4")
         return {"state": None if snap.state is None else java_sorted(snap.state)}
+
+    @staticmethod
+    def upload(snap: Snapshot, cid: int, first: bool) -> dict[str, int]:
+        """What a rocksdb snapshot's task uploads and refers to as placeholders; its first run records its files
+        with its backend (KSS-10)."""
+        because("KSS-10")
+        assert snap.files is not None and snap.backend is not None
+        if first:
+            snap.backend.uploaded[cid] = {f: f in snap.base for f in snap.files}
+        placeholders = sum(f in snap.base for f in snap.files)
+        return {"uploaded": len(snap.files) - placeholders, "placeholders": placeholders}
 
     @staticmethod
     def cancel(snap: Snapshot) -> bool:
@@ -215,13 +343,14 @@ def _event(raw: Any, i: int, seen: dict[int, str]) -> Event:
 
 def parse(inp: Mapping[str, Any]) -> Request:
     """The request's input, checked (BadRequest naming the field otherwise)."""
+    backend = "hashmap"
     if "backend" in inp:
         backend = field(inp, "backend", str, "input")
         if backend not in BACKENDS:
-            raise NotModelled("input.backend", f"the backend {backend!r} (only hashmap)")
+            raise NotModelled("input.backend", f"the backend {backend!r} (only hashmap and rocksdb)")
     raw = field(inp, "events", list, "input")
     seen: dict[int, str] = {}
-    return Request(tuple(_event(e, i, seen) for i, e in enumerate(raw)))
+    return Request(tuple(_event(e, i, seen) for i, e in enumerate(raw)), rocksdb=backend == "rocksdb")
 
 
 def snapshot_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] | Rejected:
@@ -229,7 +358,7 @@ def snapshot_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, An
     (or that it was cancelled), whether a cancel cancelled, a restored backend's whole state."""
     req = parse(inp)
     at(*INPUT)
-    run = Run()
+    run = Run(req.rocksdb, version)
     steps: list[dict[str, Any]] = []
     for i, event in enumerate(req.events):
         at("steps", i)

@@ -111,6 +111,9 @@ EXAMPLES: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
     "checkpoint.snapshot": (req("checkpoint.snapshot", {"events": [
         {"kind": "put", "key": "a", "value": "x"}, {"kind": "snapshot", "checkpoint": 1},
         {"kind": "put", "key": "a", "value": "y"}, {"kind": "run", "checkpoint": 1}]}), None),
+    "checkpoint.snapshot.rocksdb": (req("checkpoint.snapshot", {"backend": "rocksdb", "events": [
+        {"kind": "put", "key": "a", "value": "x"}, {"kind": "snapshot", "checkpoint": 1},
+        {"kind": "run", "checkpoint": 1}]}), None),
     "watermark.valve.subpartitions": (
         req("watermark.valve", {"channels": 2, "subpartitions": [[0, 1], [2, 2]],
                                 "events": [{"channel": 0, "watermark": 5, "subpartition": 1},

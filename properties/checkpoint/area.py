@@ -327,6 +327,15 @@ _SNAPSHOT_CHECKED: tuple[Checked, ...] = (
     checked("KSS-6", "CSN-5", "CSN-6", f"{_SNAPSHOT_META}test_the_oracle_answers_flinks_pinned_requests"),
     checked("KSS-8", "CSN-4", f"{_SNAPSHOT_META}test_the_oracle_answers_flinks_pinned_requests"),
     checked("KSS-7", "CSN-6", note="a completion changes nothing on the heap backend: CSN-EQ and CSN-3 after it"),
+    checked("KSS-9", "CSN-3", "CSN-8", f"{_SNAPSHOT_META}test_the_oracle_answers_flinks_pinned_rocksdb_requests",
+            note="one SST file per flush with writes, none deleted (compactions off): CSN-EQ"),
+    checked("KSS-10", "CSN-8", "CSN-9", f"{_SNAPSHOT_META}test_the_oracle_answers_flinks_pinned_rocksdb_requests"),
+    checked("KSS-11", "CSN-9", f"{_SNAPSHOT_META}test_the_oracle_answers_flinks_pinned_rocksdb_requests",
+            note="a completion of an id not above the last completed one, or of a snapshot not yet run, is ignored:"
+            " CSN-EQ"),
+    checked("KSS-12", f"{_SNAPSHOT_META}test_the_oracle_answers_flinks_pinned_rocksdb_requests",
+            note="files re-uploaded by a later checkpoint left out of the base (2.0.2, 2.1.2, 2.2.0+): CSN-EQ"),
+    checked("KSS-13", "CSN-5", f"{_SNAPSHOT_META}test_the_oracle_answers_flinks_pinned_rocksdb_requests"),
 )
 
 SNAPSHOT = Area(
@@ -334,7 +343,12 @@ SNAPSHOT = Area(
     page="checkpoint-snapshot.md",
     description="what the two-part (synchronous, then asynchronous) snapshots of the hashmap keyed state backend "
     "hold while records keep changing the state, cancelled snapshots, and the state a backend restored from one "
-    "holds (HeapKeyedStateBackend, copy-on-write state tables)",
+    "holds (HeapKeyedStateBackend, copy-on-write state tables); with the rocksdb backend, incremental snapshots "
+    "(RocksDBKeyedStateBackend)",
+    features=(Feature(f"{snapshot_oracle.SNAPSHOT}.rocksdb", 4, snapshot_oracle.SNAPSHOT,
+                      "the rocksdb backend's incremental snapshots (RocksDBKeyedStateBackend): the SST files a run "
+                      "snapshot uploads and refers to as placeholders, and restores of base and increments",
+                      lambda req: input_of(req).get("backend") == "rocksdb"),),
     requests=snapshot_strategies.requests, size=snapshot_strategies.size,
     shape=AnswerShape(),
     oracle={"checkpoint_snapshot": OracleRules(rules=snapshot_oracle.RULES, files=("oracle/checkpoint_snapshot.py",),

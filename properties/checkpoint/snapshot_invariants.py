@@ -24,6 +24,9 @@ SEED = "Flink docs: Data Streaming Fault Tolerance (Asynchronous State Snapshots
 FUTURE = "java.util.concurrent.FutureTask javadoc (cancel, run, get); Snapshotable.snapshot returns a RunnableFuture"
 RECOVERY = "Flink docs: Data Streaming Fault Tolerance (Recovery); State Backends (HashMapStateBackend)"
 VALUE = "Flink docs: Working with State (ValueState: update, value, clear); ValueState javadoc"
+INCREMENTAL = ("Flink docs: State Backends (Incremental Checkpoints: 'only the changes since the last completed "
+               "checkpoint' are uploaded; the checkpoint builds on the files of earlier checkpoints, placeholders "
+               "resolved by the JobManager's shared state registry); Large State Tuning (Incremental Checkpoints)")
 
 
 def _pairs(x: Any) -> bool:
@@ -31,7 +34,11 @@ def _pairs(x: Any) -> bool:
         isinstance(p, list) and len(p) == 2 and all(isinstance(s, str) for s in p) for p in x)
 
 
-def _step_ok(kind: Any, step: Any) -> bool:
+def _count(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x >= 0
+
+
+def _step_ok(kind: Any, step: Any, rocksdb: bool = False) -> bool:
     if not isinstance(step, Mapping):
         return False
     if kind in ("put", "remove", "complete"):
@@ -43,14 +50,17 @@ def _step_ok(kind: Any, step: Any) -> bool:
     if kind == "cancel":
         return set(step) == {"cancelled"} and isinstance(step["cancelled"], bool)
     if kind == "run":
+        if rocksdb and set(step) == {"state", "uploaded", "placeholders"}:
+            return _pairs(step["state"]) and _count(step["uploaded"]) and _count(step["placeholders"])
         return dict(step) == {"cancelled": True} or (set(step) == {"state"} and (
-            step["state"] is None or _pairs(step["state"])))
+            step["state"] is None or (not rocksdb and _pairs(step["state"]))))
     return kind == "restore" and set(step) == {"state"} and _pairs(step["state"])
 
 
 @BOOK.invariant("CSN-1", SNAPSHOT, "The answer holds one step per event: {} for a put, remove or complete; a get's "
                 "{value} (a string or null); a snapshot's {done}; a cancel's {cancelled}; a run's {state} (its "
-                "[key, value] pairs, or null for an empty result) or {cancelled: true}; a restore's {state}.",
+                "[key, value] pairs, or null for an empty result) or {cancelled: true}, for rocksdb its pairs with "
+                "the counts of SST files it {uploaded} and referred to as {placeholders}; a restore's {state}.",
                 "docs/protocol/checkpoint-snapshot.md")
 def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     if "output" not in resp or resp.get("error") is not None:
@@ -59,10 +69,15 @@ def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation
     events = req.get("input", {}).get("events", [])
     if steps is None or len(steps) != len(events):
         return [Violation("CSN-1", "output.steps must be a list with one entry per event")]
+    rocksdb = _rocksdb(req)
     for i, (ev, step) in enumerate(zip(events, steps, strict=True)):
-        if ev.get("kind") in KINDS and not _step_ok(ev["kind"], step):
+        if ev.get("kind") in KINDS and not _step_ok(ev["kind"], step, rocksdb):
             return [Violation("CSN-1", f"output.steps[{i}] = {step!r} is not the step of a {ev['kind']}")]
     return []
+
+
+def _rocksdb(req: Request) -> bool:
+    return req.get("input", {}).get("backend") == "rocksdb"
 
 
 def _replay(req: Request, resp: Response) -> list[tuple[int, Mapping[str, Any], Mapping[str, Any],
@@ -183,4 +198,69 @@ def sorted_pairs(req: Request, resp: Response, version: FlinkVersion) -> list[Vi
             keys = [k.encode("utf-16-be", "surrogatepass") for k, _ in pairs]
             if any(a >= b for a, b in pairwise(keys)):
                 return [Violation("CSN-7", f"step {i}: the pairs {pairs} are not sorted by key, each once")]
+    return []
+
+
+def _incremental(req: Request, resp: Response) -> list[tuple[int, Mapping[str, Any], Mapping[str, Any], bool]]:
+    """For a rocksdb request: each run step that holds a handle, with its event and whether a checkpoint could
+    have completed (a completion or a restore came before) at its snapshot's synchronous part."""
+    if not _rocksdb(req):
+        return []
+    out = []
+    completed = False
+    at_sync: dict[int, bool] = {}
+    for i, ev, step, _, _ in _replay(req, resp) or ():
+        kind = ev.get("kind")
+        if kind in ("complete", "restore"):
+            completed = True
+        elif kind == "snapshot":
+            at_sync[ev["checkpoint"]] = completed
+        elif kind == "run" and "uploaded" in step:
+            out.append((i, ev, step, at_sync[ev["checkpoint"]]))
+    return out
+
+
+@BOOK.invariant("CSN-8", SNAPSHOT, "rocksdb (incremental): a snapshot taken before any checkpoint of its backend "
+                "completed (no completion, the backend not restored) has no earlier checkpoint to build on: it "
+                "uploads every SST file it refers to, none is a placeholder.", INCREMENTAL)
+def nothing_to_build_on(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    for i, ev, step, completed in _incremental(req, resp):
+        if not completed and step["placeholders"] != 0:
+            return [Violation("CSN-8", f"step {i}: checkpoint {ev['checkpoint']}, taken before any checkpoint "
+                              f"completed, refers to {step['placeholders']} file(s) as placeholders")]
+    return []
+
+
+@BOOK.invariant("CSN-9", SNAPSHOT, "rocksdb (incremental): once a checkpoint completed, the next snapshot uploads "
+                "only the changes since: taken on a new backend after exactly one earlier snapshot, which ran and "
+                "then completed (a positive checkpoint id, as Flink's are), it refers to every file that one "
+                "uploaded as a placeholder.", INCREMENTAL)
+def builds_on_completed(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    if not _rocksdb(req):
+        return []
+    first: int | None = None  # the first snapshot's checkpoint id
+    uploaded: int | None = None  # what its first run uploaded
+    confirmed = False  # it ran, then completed
+    for i, ev, step, _, _ in _replay(req, resp) or ():
+        kind, cid = ev.get("kind"), ev.get("checkpoint")
+        if kind == "restore":
+            return []
+        if kind == "snapshot" and first is None:
+            first = cid
+        elif kind == "run" and cid == first and uploaded is None and "uploaded" in step:
+            uploaded = step["uploaded"]
+        elif kind == "complete" and cid == first and uploaded is not None and isinstance(cid, int) and cid > 0:
+            confirmed = True
+        elif kind == "snapshot":
+            if not confirmed:
+                return []
+            second = cid
+            for j, later, lstep, _, _ in _replay(req, resp) or ():
+                if j > i and later.get("kind") == "run" and later.get("checkpoint") == second:
+                    if "uploaded" in lstep and lstep["placeholders"] != uploaded:
+                        return [Violation("CSN-9", f"step {j}: checkpoint {second}, taken after checkpoint {first} "
+                                          f"(which uploaded {uploaded} file(s)) completed, refers to "
+                                          f"{lstep['placeholders']} file(s) as placeholders")]
+                    return []
+            return []
     return []

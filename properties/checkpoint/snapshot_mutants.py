@@ -55,6 +55,32 @@ def _empty_as_no_pairs(snap: cs.Snapshot) -> dict[str, Any]:
 
 
 _run = cs.Run.run
+_restored = cs.Backend.restored
+
+
+def _reupload(self: cs.Backend) -> frozenset[int]:
+    """rocksdb: every snapshot uploads all its SST files again, those of the last completed checkpoint included."""
+    return frozenset()
+
+
+def _unconfirmed_base(self: cs.Backend) -> frozenset[int]:
+    """rocksdb: the files of the checkpoint that ran last are referred to as placeholders whether or not it
+    completed (the shared files of an unconfirmed checkpoint may be discarded: FLINK-25395)."""
+    return frozenset(self.uploaded[list(self.uploaded)[-1]]) if self.uploaded else frozenset()
+
+
+def _last_increment(self: cs.Backend, snap: cs.Snapshot, cid: int) -> cs.Backend:
+    """rocksdb: a restore rebuilds the database from the files the snapshot uploaded only, not from the files of
+    earlier checkpoints it refers to as placeholders."""
+    out = _restored(self, snap, cid)
+    if self.sst is not None and snap.files is not None:
+        out.state = {}
+        for f in snap.files:
+            if f not in snap.base:
+                for key, value in self.sst[f].items():
+                    out.write(key, value)
+        out.memtable = {}
+    return out
 
 for _name, _doc, _patches, _undocumented in (
     ("csn-no-copy-on-write", "The snapshot's asynchronous part reads the live state: puts and removes after the "
@@ -69,5 +95,13 @@ for _name, _doc, _patches, _undocumented in (
      "empty SnapshotResult.", ((cs.Run, "run", staticmethod(_empty_as_no_pairs)),),
      "that an empty snapshot has no state handle at all (SnapshotResult.empty()) is HeapSnapshotStrategy's code, "
      "no documentation states it"),
+    ("csn-reupload-completed", "rocksdb: incremental snapshots upload every SST file again, the files of the last "
+     "completed checkpoint too, instead of referring to them as placeholders.", ((cs.Backend, "base", _reupload),),
+     ""),
+    ("csn-unconfirmed-base", "rocksdb: a snapshot refers to the files of the checkpoint that ran last as "
+     "placeholders though that checkpoint never completed.", ((cs.Backend, "base", _unconfirmed_base),), ""),
+    ("csn-restore-last-increment", "rocksdb: a restore gives only the last increment (the files the snapshot "
+     "uploaded), not the files of the earlier checkpoints it builds on.",
+     ((cs.Backend, "restored", _last_increment),), ""),
 ):
     MUTANTS.append(Mutant(_name, AREA, _doc, after=with_patches(*_patches), undocumented=_undocumented))

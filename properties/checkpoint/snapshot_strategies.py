@@ -9,6 +9,14 @@ pending at once, each holding its own copy), a run or cancel picks any earlier s
 any, already run or cancelled or not) and a restore any snapshot whose asynchronous part ran (uncancelled; a restore
 disposes the old backend, which cancels its pending snapshots), so the request is valid by construction. Checkpoint
 ids go up from 0, 1 or a long's smallest, or down from its largest.
+
+One request in :data:`ROCKSDB_ONE_IN` is for the ``rocksdb`` backend (feature ``checkpoint.snapshot.rocksdb``,
+slower to answer: a RocksDB database per backend). There snapshots, runs and completions come more often and a
+completion names a snapshot that ran one time in two, so that snapshots are taken after a completed one
+(placeholders), after one completed before a later one ran (the base pruned, KSS-12), after an ignored completion
+(an id not above the last completed one, a snapshot not yet run), and restores come after several increments (a
+rocksdb request starts with one of :data:`PREFIXES` or none; a restore names the snapshot that ran last one time in
+two).
 """
 
 from __future__ import annotations
@@ -24,17 +32,40 @@ AREA = SNAPSHOT
 KEYS = ("a", "b", "", "\U0001f600k")
 VALUES = ("x", "y", "", "z" * 3)
 FIRST_IDS = (1, 1, 1, 0, 2**63 - 1, -(2**63))  # from a long's largest, the ids go down
+ROCKSDB_ONE_IN = 4
+# how a rocksdb request may start (kind, which new checkpoint id): nothing; a checkpoint completed (the next snapshots
+# build on it); that and an increment on it that runs; two checkpoints run, then the first completed (the next
+# snapshot's base pruned of the files the second uploaded again, 2.0.2+); two that run, none completed (nothing to
+# build on: CSN-8)
+_P = ("put", 0)
+PREFIXES: tuple[tuple[tuple[str, int], ...], ...] = (
+    (),
+    (_P, ("snapshot", 0), ("run", 0), ("complete", 0)),
+    (_P, ("snapshot", 0), ("run", 0), ("complete", 0), _P, ("snapshot", 1), ("run", 1)),
+    (_P, ("snapshot", 0), _P, ("snapshot", 1), ("run", 0), ("run", 1), ("complete", 0)),
+    (_P, ("snapshot", 0), ("run", 0), _P, ("snapshot", 1), ("run", 1)),
+)
 
 
 @st.composite
 def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     events: list[dict[str, Any]] = []
+    rocksdb = draw(st.integers(0, ROCKSDB_ONE_IN - 1)) == 0
     cid = draw(st.sampled_from(FIRST_IDS))
     step = -1 if cid == 2**63 - 1 else 1
     states: dict[int, str] = {}  # checkpoint id -> pending | run | cancelled (what came first)
-    for i in range(draw(st.integers(0, 30))):
+    for kind, nth in PREFIXES[draw(st.integers(0, len(PREFIXES) - 1)) if rocksdb else 0]:
+        ev = {"kind": kind, "checkpoint": cid + nth * step}
+        if kind == "put":
+            ev = {"kind": kind, "key": draw(st.sampled_from(KEYS)), "value": draw(st.sampled_from(VALUES))}
+        elif kind != "complete":
+            states[ev["checkpoint"]] = "run" if kind == "run" else "pending"
+        events.append(ev)
+    cid += len(states) * step
+    for i in range(len(events), len(events) + draw(st.integers(0, 30))):
         choices = ["put", "put", "remove", "get"] if i == 0 and draw(st.integers(0, 3)) != 0 else \
-            ["put", "put", "put", "remove", "get", "snapshot", "snapshot", "run", "cancel", "complete", "restore"]
+            ["put", "put", "put", "remove", "get", "snapshot", "snapshot", "run", "cancel", "complete", "restore",
+             *(["snapshot", "run", "run", "complete", "complete", "restore"] if rocksdb else [])]
         kind = draw(st.sampled_from(choices))
         ran = [c for c, s in states.items() if s == "run"]
         if (kind in ("run", "cancel", "complete") and not states) or (kind == "restore" and not ran):
@@ -49,8 +80,10 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
             states[cid] = "pending"
             cid += step
         elif kind == "restore":
-            ev["checkpoint"] = draw(st.sampled_from(ran))
+            ev["checkpoint"] = ran[-1] if rocksdb and draw(st.booleans()) else draw(st.sampled_from(ran))
             states = {c: "cancel" if s == "pending" else s for c, s in states.items()}  # the old backend disposed
+        elif kind == "complete" and rocksdb and ran and draw(st.booleans()):
+            ev["checkpoint"] = draw(st.sampled_from(ran))
         else:
             ids = list(states)
             which = draw(st.sampled_from(("oldest", "newest", "any")))
@@ -60,7 +93,9 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
                 states[ev["checkpoint"]] = kind
         events.append(ev)
     out: dict[str, Any] = {"events": events}
-    if draw(st.integers(0, 3)) == 0:
+    if rocksdb:
+        out["backend"] = "rocksdb"
+    elif draw(st.integers(0, 3)) == 0:
         out["backend"] = "hashmap"
     return out
 

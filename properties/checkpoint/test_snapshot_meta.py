@@ -2,7 +2,9 @@
 snapshot's synchronous part, several snapshots pending at once, a cancel before and after the run, a run after a
 cancel, an empty result, a restore cancelling pending snapshots, keys in Java's order), the invariants reject what
 they must, and the oracle answers pinned requests as real Flink did (the answers below come from the bridge,
-SnapshotArea.java, at 1.13.6 and 2.3.0)."""
+SnapshotArea.java, at 1.13.6 and 2.3.0; the rocksdb ones at 1.13.6, 2.1.0 and 2.3.0). For the rocksdb backend: a
+snapshot after a completed one (placeholders), after one that never completed (its files uploaded again), with the
+base pruned (2.0.2+, KSS-12), a restore after several increments."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from properties.meta import corner_tests
 
 SAMPLE = 2000  # requests drawn once; every corner must be among them
 CHECKS = (inv.shape, inv.pending_after_sync, inv.copy_on_write, inv.cancelable, inv.restore, inv.value_semantics,
-          inv.sorted_pairs)
+          inv.sorted_pairs, inv.nothing_to_build_on, inv.builds_on_completed)
 
 
 def _pairs(pred: Any) -> Corner:
@@ -48,7 +50,36 @@ def _pending(before: list[dict[str, Any]]) -> set[int]:
     return out - ended
 
 
+def _rocksdb(pred: Any) -> Corner:
+    return answered_with(lambda out, inp: inp.get("backend") == "rocksdb" and any(
+        pred(e, s, inp["events"][:i], out["steps"][:i])
+        for i, (e, s) in enumerate(zip(inp["events"], out["steps"], strict=True))))
+
+
+def _pruned(out: dict[str, Any], inp: dict[str, Any]) -> bool:
+    """A rocksdb request Flink 2.1.0 answers otherwise than 2.3.0: a base pruned of re-uploaded files (KSS-12)."""
+    if inp.get("backend") != "rocksdb":
+        return False
+    before = oracle.answer({"id": 0, "area": SNAPSHOT, "flink": "2.1.0", "input": inp})
+    return before.get("output") != oracle.answer({"id": 0, "area": SNAPSHOT, "flink": "2.3.0", "input": inp})["output"]
+
+
+def _restore_of(e: dict[str, Any], b: list[dict[str, Any]], steps: list[dict[str, Any]]) -> bool:
+    """A restore of a snapshot whose run referred to files of earlier checkpoints (base and increments)."""
+    return e["kind"] == "restore" and any(x["kind"] == "run" and x["checkpoint"] == e["checkpoint"] and
+                                          s.get("placeholders", 0) > 0 for x, s in zip(b, steps, strict=True))
+
+
 CORNERS: dict[str, Corner] = {
+    "rocksdb: a snapshot after a completed one (placeholders)": _rocksdb(
+        lambda e, s, b, o: e["kind"] == "run" and s.get("placeholders", 0) > 0),
+    "rocksdb: a snapshot after an uncompleted one (its files uploaded again)": _rocksdb(
+        lambda e, s, b, o: e["kind"] == "run" and s.get("placeholders") == 0 and s["uploaded"] >= 2),
+    "rocksdb: a snapshot with nothing new to upload": _rocksdb(
+        lambda e, s, b, o: e["kind"] == "run" and s.get("uploaded") == 0 and s["placeholders"] > 0),
+    "rocksdb: a restore after several increments": _rocksdb(lambda e, s, b, o: _restore_of(e, b, o)),
+    "rocksdb: a base pruned of re-uploaded files (2.0.2+)": answered_with(_pruned),
+
     "a run snapshot that does not hold later writes": _pairs(_written_since),
     "three snapshots pending at once": _pairs(lambda e, s, b: e["kind"] == "snapshot" and len(_pending(b)) >= 2),
     "a cancel before the run": _pairs(lambda e, s, b: e["kind"] == "cancel" and s["cancelled"] is True),
@@ -127,8 +158,66 @@ def test_the_oracle_answers_flinks_pinned_requests(n: int) -> None:
         assert resp.get("output", {}).get("steps") == steps, resp
 
 
-def _violations(events: list[dict[str, Any]], steps: list[Any]) -> list[str]:
-    req = {"area": SNAPSHOT, "flink": "2.3", "input": {"events": events}}
+# rocksdb requests answered by real Flink (the bridge at 1.13.6, 2.1.0 and 2.3.0): the answers differ only where
+# 2.1.0 keeps a re-uploaded file in the base (KSS-12: the steps the third element gives), 1.13.6 answering as 2.1.0
+ROCKSDB_PINNED: list[tuple[list[dict[str, Any]], list[dict[str, Any]], dict[int, dict[str, Any]]]] = [
+    ([_put("a", "x"), _do("snapshot", 1), _do("run", 1), _put("b", "y"), _do("snapshot", 2), _do("run", 2),
+      _do("complete", 1), _do("snapshot", 3), _put("c", "z"), _do("run", 3), _do("complete", 3), _do("snapshot", 4),
+      _do("run", 4), _do("restore", 4), {"kind": "remove", "key": "a"}, _do("snapshot", 5), _do("run", 5),
+      _do("restore", 3), _get("c")],
+     [{}, {"done": False}, {"state": [["a", "x"]], "uploaded": 1, "placeholders": 0}, {}, {"done": False},
+      {"state": [["a", "x"], ["b", "y"]], "uploaded": 2, "placeholders": 0}, {}, {"done": False}, {},
+      {"state": [["a", "x"], ["b", "y"]], "uploaded": 2, "placeholders": 0}, {}, {"done": False},
+      {"state": [["a", "x"], ["b", "y"], ["c", "z"]], "uploaded": 1, "placeholders": 2},
+      {"state": [["a", "x"], ["b", "y"], ["c", "z"]]}, {}, {"done": False},
+      {"state": [["b", "y"], ["c", "z"]], "uploaded": 1, "placeholders": 3}, {"state": [["a", "x"], ["b", "y"]]},
+      {"value": None}],
+     {9: {"state": [["a", "x"], ["b", "y"]], "uploaded": 1, "placeholders": 1}}),
+    ([_put("a", "x"), _do("snapshot", 1), _do("run", 1), _do("snapshot", 2), _do("run", 2), _do("complete", 1),
+      _do("snapshot", 3), _do("run", 3)],
+     [{}, {"done": False}, {"state": [["a", "x"]], "uploaded": 1, "placeholders": 0}, {"done": False},
+      {"state": [["a", "x"]], "uploaded": 1, "placeholders": 0}, {}, {"done": False},
+      {"state": [["a", "x"]], "uploaded": 1, "placeholders": 0}],
+     {7: {"state": [["a", "x"]], "uploaded": 0, "placeholders": 1}}),
+    ([_do("snapshot", 1), _do("run", 1), _get("a"), _do("snapshot", 2), _do("run", 2), _do("restore", 2),
+      {"kind": "remove", "key": "q"}, _do("snapshot", 3), _do("run", 3)],
+     [{"done": False}, {"state": None}, {"value": None}, {"done": False},
+      {"state": [], "uploaded": 0, "placeholders": 0}, {"state": []}, {}, {"done": False},
+      {"state": [], "uploaded": 1, "placeholders": 0}], {}),
+    ([_put("a", "x"), _do("snapshot", -(2**63)), _do("run", -(2**63)), _do("complete", -(2**63)), _put("b", "y"),
+      _do("snapshot", 1 - 2**63), _do("complete", 1 - 2**63), _do("run", 1 - 2**63), _do("snapshot", 2 - 2**63),
+      _do("run", 2 - 2**63)],
+     [{}, {"done": False}, {"state": [["a", "x"]], "uploaded": 1, "placeholders": 0}, {}, {}, {"done": False}, {},
+      {"state": [["a", "x"], ["b", "y"]], "uploaded": 2, "placeholders": 0}, {"done": False},
+      {"state": [["a", "x"], ["b", "y"]], "uploaded": 2, "placeholders": 0}], {}),
+    ([_put("a", "x"), _do("snapshot", 1), _put("b", "y"), _do("snapshot", 2), _do("run", 2), _do("complete", 2),
+      {"kind": "remove", "key": "a"}, _do("snapshot", 3), _do("run", 3), _do("complete", 3), _put("c", "z"),
+      _do("snapshot", 4), _do("run", 4), _do("restore", 4), _get("b"), _do("snapshot", 5), _do("run", 5),
+      _do("run", 1)],
+     [{}, {"done": False}, {}, {"done": False}, {"state": [["a", "x"], ["b", "y"]], "uploaded": 2, "placeholders": 0},
+      {}, {}, {"done": False}, {"state": [["b", "y"]], "uploaded": 1, "placeholders": 2}, {}, {}, {"done": False},
+      {"state": [["b", "y"], ["c", "z"]], "uploaded": 1, "placeholders": 3}, {"state": [["b", "y"], ["c", "z"]]},
+      {"value": "y"}, {"done": False}, {"state": [["b", "y"], ["c", "z"]], "uploaded": 0, "placeholders": 4},
+      {"cancelled": True}], {}),
+]
+
+
+@pytest.mark.parametrize("n", range(len(ROCKSDB_PINNED)))
+def test_the_oracle_answers_flinks_pinned_rocksdb_requests(n: int) -> None:
+    """KSS-9 ... KSS-13: one SST file per snapshot after writes (a remove too), placeholders for the files of the
+    last completed checkpoint, completions of an id not above the last completed one ignored (a long's smallest
+    ids), a restore of base and increments, and at 2.3.0 the base pruned of files a later checkpoint uploaded again
+    (2.1.0's and 1.13.6's answers differ in the steps the third element gives)."""
+    events, steps, older = ROCKSDB_PINNED[n]
+    for version in ("1.13.6", "2.1.0", "2.3.0"):
+        want = steps if version == "2.3.0" else [older.get(i, step) for i, step in enumerate(steps)]
+        resp = oracle.answer({"id": 0, "area": SNAPSHOT, "flink": version,
+                              "input": {"backend": "rocksdb", "events": events}})
+        assert resp.get("output", {}).get("steps") == want, (version, resp)
+
+
+def _violations(events: list[dict[str, Any]], steps: list[Any], backend: str = "hashmap") -> list[str]:
+    req = {"area": SNAPSHOT, "flink": "2.3", "input": {"events": events, "backend": backend}}
     resp = {"id": 0, "output": {"steps": steps}}
     return [v.rule for check in CHECKS for v in check(req, resp, SUPPORTED[-1])]
 
@@ -156,3 +245,16 @@ def test_the_invariants_reject_what_they_must() -> None:
                               {"value": "y"}]) == ["CSN-6"]
     two = [_put("b", "x"), _put("a", "y"), _do("snapshot", 1), _do("run", 1)]
     assert _violations(two, [{}, {}, {"done": False}, {"state": [["b", "x"], ["a", "y"]]}]) == ["CSN-7"]
+    inc = [_put("a", "x"), _do("snapshot", 1), _do("run", 1), _do("complete", 1), _put("b", "y"), _do("snapshot", 2),
+           _do("run", 2)]
+    good = [{}, {"done": False}, {"state": [["a", "x"]], "uploaded": 1, "placeholders": 0}, {}, {},
+            {"done": False}, {"state": [["a", "x"], ["b", "y"]], "uploaded": 1, "placeholders": 1}]
+    assert _violations(inc, good, "rocksdb") == []
+    assert _violations(inc, [*good[:2], {"state": [["a", "x"]], "uploaded": 1, "placeholders": 1}, *good[3:]],
+                       "rocksdb") == ["CSN-8"]
+    assert _violations(inc, [*good[:-1], {"state": [["a", "x"], ["b", "y"]], "uploaded": 2, "placeholders": 0}],
+                       "rocksdb") == ["CSN-9"]
+    assert _violations(inc, [*good[:-1], {"state": [["b", "y"]], "uploaded": 1, "placeholders": 1}],
+                       "rocksdb") == ["CSN-3"]
+    assert _violations(inc, [*good[:-1], {"state": [["a", "x"], ["b", "y"]], "uploaded": -1, "placeholders": 1}],
+                       "rocksdb") == ["CSN-1"]

@@ -394,51 +394,16 @@ public final class WindowsArea implements Area {
         Class<?>[] types = c.getParameterTypes();
         Object[] args = new Object[types.length];
         for (int i = 0; i < types.length; i++) {
-            String name = types[i].getSimpleName();
-            switch (name) {
-                case "TaskKvStateRegistry":
-                    args[i] = null;
-                    break;
-                case "TypeSerializer":
-                    args[i] = StringSerializer.INSTANCE;
-                    break;
-                case "ClassLoader":
-                    args[i] = WindowsArea.class.getClassLoader();
-                    break;
-                case "int":
-                    args[i] = KEY_GROUPS;
-                    break;
-                case "KeyGroupRange":
-                    args[i] = range;
-                    break;
-                case "ExecutionConfig":
-                    args[i] = new ExecutionConfig();
-                    break;
-                case "TtlTimeProvider":
-                    args[i] = types[i].getField("DEFAULT").get(null);
-                    break;
-                case "LatencyTrackingStateConfig":
-                case "SizeTrackingStateConfig":
-                    args[i] = types[i].getMethod("disabled").invoke(null);
-                    break;
-                case "Collection":
-                    args[i] = restored;
-                    break;
-                case "StreamCompressionDecorator":
-                    args[i] = Class.forName("org.apache.flink.runtime.state.UncompressedStreamCompressionDecorator")
-                            .getField("INSTANCE").get(null);
-                    break;
-                case "LocalRecoveryConfig":
-                    args[i] = localRecoveryDisabled(types[i]);
-                    break;
+            args[i] = builderArg(types[i], restored);
+            if (args[i] != NO_ARG) {
+                continue;
+            }
+            switch (types[i].getSimpleName()) {
                 case "HeapPriorityQueueSetFactory":
                     args[i] = new HeapPriorityQueueSetFactory(range, KEY_GROUPS, MIN_CAPACITY);
                     break;
                 case "boolean":
                     args[i] = asyncSnapshots;
-                    break;
-                case "CloseableRegistry":
-                    args[i] = types[i].getConstructor().newInstance();
                     break;
                 default:
                     throw new IllegalStateException("no value for parameter " + types[i].getName() + " of " + c);
@@ -448,7 +413,48 @@ public final class WindowsArea implements Area {
         return (KeyedStateBackend<String>) builder.getMethod("build").invoke(b);
     }
 
-    private static Object localRecoveryDisabled(Class<?> cls) throws Exception {
+    /** What {@link #builderArg} answers for a parameter type it does not know. */
+    static final Object NO_ARG = new Object();
+
+    /**
+     * The value a keyed state backend builder's constructor parameter of {@code type} gets, for the types the heap
+     * and the RocksDB builders share (String keys over key groups 0 ... 127, restored from {@code restored}, no
+     * local recovery, no latency or size tracking); {@link #NO_ARG} for another type.
+     */
+    static Object builderArg(Class<?> type, Collection<KeyedStateHandle> restored) throws Exception {
+        switch (type.getSimpleName()) {
+            case "TaskKvStateRegistry":
+                return null;
+            case "TypeSerializer":
+                return StringSerializer.INSTANCE;
+            case "ClassLoader":
+                return WindowsArea.class.getClassLoader();
+            case "int":
+                return KEY_GROUPS;
+            case "KeyGroupRange":
+                return new KeyGroupRange(0, KEY_GROUPS - 1);
+            case "ExecutionConfig":
+                return new ExecutionConfig();
+            case "TtlTimeProvider":
+                return type.getField("DEFAULT").get(null);
+            case "LatencyTrackingStateConfig":
+            case "SizeTrackingStateConfig":
+                return type.getMethod("disabled").invoke(null);
+            case "Collection":
+                return restored;
+            case "StreamCompressionDecorator":
+                return Class.forName("org.apache.flink.runtime.state.UncompressedStreamCompressionDecorator")
+                        .getField("INSTANCE").get(null);
+            case "LocalRecoveryConfig":
+                return localRecoveryDisabled(type);
+            case "CloseableRegistry":
+                return type.getConstructor().newInstance();
+            default:
+                return NO_ARG;
+        }
+    }
+
+    static Object localRecoveryDisabled(Class<?> cls) throws Exception {
         try {
             return cls.getField("BACKUP_AND_RECOVERY_DISABLED").get(null);
         } catch (NoSuchFieldException e) {
