@@ -51,6 +51,7 @@ def registry(areas: Iterable[Area]) -> dict[str, Area]:
 AREAS: dict[str, Area] = registry((
     memory.TASKMANAGER, memory.JOBMANAGER, memory.CONSUMERS, memory.NETWORK,
     watermark.VALVE, watermark.COMBINED, watermark.TIMERS, watermark.GENERATION, watermark.WINDOWS, watermark.ASYNC,
+    watermark.JOIN,
     classloading.RESOLVE, classloading.LIFECYCLE,
     checkpoint.ALIGNMENT, checkpoint.COORDINATOR, checkpoint.RECOVERY, checkpoint.STORAGE, checkpoint.SNAPSHOT,
 ))
