@@ -16,7 +16,7 @@ MAX_SIZE = {"memory.taskmanager": 3, "memory.jobmanager": 3, "watermark.valve": 
             "checkpoint.coordinator": 8, "checkpoint.recovery": 8, "classloading.lifecycle": 8,
             "checkpoint.storage": 3, "memory.consumers": 4, "memory.network": 4,
             "watermark.generation": 8, "watermark.windows": 8, "watermark.async": 8,
-            "checkpoint.snapshot": 6}
+            "checkpoint.snapshot": 6, "watermark.join": 8}
 
 
 # Requests per mutant: a memory request costs microseconds, so its mutants get a wider margin

@@ -35,6 +35,10 @@ def _cleanup_at_timestamp(ts: int, relative_upper: int) -> int:
     return ts
 
 
+def _removed_at_time(side: wj.Side, time: int, lower: int, upper: int) -> int:
+    return time
+
+
 for _name, _doc, _patches in (
     ("wj-inclusive-always", "The exclusive flags are ignored: a pair exactly on an exclusive bound is joined.",
      ((wj, "bounds", _inclusive),)),
@@ -43,6 +47,7 @@ for _name, _doc, _patches in (
     ("wj-joins-late", "A record behind the watermark is not late: it is buffered and joined (and never goes to the "
      "late side output).", ((wj.Operator, "is_late", _never_late),)),
     ("wj-early-cleanup", "A record's cleanup timer is at its own timestamp, so a watermark past it removes the record "
-     "while records of the other side may still join it.", ((wj, "cleanup_time", _cleanup_at_timestamp),)),
+     "while records of the other side may still join it.",
+     ((wj, "cleanup_time", _cleanup_at_timestamp), (wj, "removed_at", _removed_at_time))),
 ):
     MUTANTS.append(Mutant(_name, AREA, _doc, after=with_patches(*_patches)))

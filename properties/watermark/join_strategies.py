@@ -70,6 +70,10 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
             marks[side] = mark
             clock = max(clock, mark) if abs(mark) < 2**62 or extreme else clock
             events.append({"side": side, "watermark": mark})
+            if draw(st.booleans()):  # the other input follows: the combined watermark rises
+                other = "right" if side == "left" else "left"
+                marks[other] = max(marks[other], mark)
+                events.append({"side": other, "watermark": marks[other]})
             continue
         if buffered and draw(st.booleans()):  # on or around a bound of a buffered record
             base = draw(st.sampled_from(buffered))
