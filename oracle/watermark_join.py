@@ -169,8 +169,10 @@ class Operator:
         self.watermark = LONG_MIN  # the timer service's
 
     def is_late(self, ts: int) -> bool:
-        because("IJ-3")
-        return ts < self.watermark
+        late = ts < self.watermark
+        if late:
+            because("IJ-3")
+        return late
 
     def process(self, rec: Record) -> list[dict[str, Any]]:
         if rec.timestamp == LONG_MIN:
