@@ -18,8 +18,9 @@ from typing import Any
 
 from oracle.versions import FlinkVersion
 from oracle.watermark_join import JOIN, LATE_OUTPUT_FIELDS, LATE_OUTPUTS
-from oracle.watermark_windows import LONG_MAX, LONG_MIN
+from oracle.watermark_windows import LONG_MIN
 from properties.rules import Request, Response, RuleBook, Violation
+from properties.watermark.windows_invariants import each_event, is_long, output_of
 
 BOOK = RuleBook()  # the rules this module declares, named by the area's declaration
 BOOK.differential(JOIN, "WMJ")
@@ -30,33 +31,24 @@ SAFE = 2**61  # the documented checks replay only requests whose arithmetic stay
 _JOINED = {"key", "left", "right", "left_timestamp", "right_timestamp", "timestamp"}
 
 
-def _output(resp: Response) -> Mapping[str, Any] | None:
-    out = resp.get("output") if resp.get("error") is None else None
-    return out if isinstance(out, Mapping) else None
-
-
-def _int(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool) and LONG_MIN <= x <= LONG_MAX
-
-
 def _item_ok(item: Any) -> bool:
     if not isinstance(item, Mapping) or len(item) != 1:
         return False
     if "joined" in item:
         j = item["joined"]
         return isinstance(j, Mapping) and set(j) == _JOINED and isinstance(j["key"], str) \
-            and all(_int(j[k]) for k in _JOINED - {"key"})
+            and all(is_long(j[k]) for k in _JOINED - {"key"})
     if "late" in item:
         late = item["late"]
         return isinstance(late, Mapping) and set(late) == {"side", "key", "timestamp", "value"} \
-            and late["side"] in ("left", "right") and isinstance(late["key"], str) and _int(late["timestamp"]) \
-            and _int(late["value"])
-    return "watermark" in item and _int(item["watermark"])
+            and late["side"] in ("left", "right") and isinstance(late["key"], str) and is_long(late["timestamp"]) \
+            and is_long(late["value"])
+    return "watermark" in item and is_long(item["watermark"])
 
 
 def _outputs(req: Request, resp: Response) -> list[list[Mapping[str, Any]]] | None:
     """The answer's outputs if they have the protocol's shape, one list per event."""
-    out = _output(resp)
+    out = output_of(resp)
     events = req.get("input", {}).get("events", [])
     if out is None or not isinstance(out.get("outputs"), list) or len(out["outputs"]) != len(events):
         return None
@@ -69,7 +61,7 @@ def _outputs(req: Request, resp: Response) -> list[list[Mapping[str, Any]]] | No
                 "{joined: key, left, right, left_timestamp, right_timestamp, timestamp}, a {late: side, key, "
                 "timestamp, value} or a {watermark}.", "docs/protocol/watermark-join.md")
 def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
-    if _output(resp) is None:
+    if output_of(resp) is None:
         return []
     if _outputs(req, resp) is None:
         return [Violation("WMJ-1", "output.outputs must be a list with one list of emitted items per event")]
@@ -80,7 +72,7 @@ def _bounds(inp: Mapping[str, Any]) -> tuple[int, int] | None:
     """The documented join interval of a left record, relative to its timestamp (inclusive), or None where the
     bounds are far from small."""
     lower, upper = inp.get("lower_bound_ms"), inp.get("upper_bound_ms")
-    if not (_int(lower) and _int(upper)) or abs(lower) > SAFE or abs(upper) > SAFE:
+    if not (is_long(lower) and is_long(upper)) or abs(lower) > SAFE or abs(upper) > SAFE:
         return None
     return lower + (1 if inp.get("lower_exclusive") else 0), upper - (1 if inp.get("upper_exclusive") else 0)
 
@@ -219,13 +211,7 @@ def watermarks(req: Request, resp: Response, version: FlinkVersion) -> list[Viol
 def normalize(resp: dict[str, Any]) -> dict[str, Any]:
     """docs/protocol/watermark-join.md's order rule: the pairs one record joins come in the order the other
     buffer's map iterates (Flink defines none); they are compared sorted."""
-    out = resp.get("output")
-    if not isinstance(out, dict) or not isinstance(out.get("outputs"), list):
-        return resp
-    try:
-        return {**resp, "output": {**out, "outputs": [_sorted_pairs(items) for items in out["outputs"]]}}
-    except (KeyError, TypeError, AttributeError):
-        return resp
+    return each_event(resp, _sorted_pairs)
 
 
 def _sorted_pairs(items: list[Any]) -> list[Any]:
