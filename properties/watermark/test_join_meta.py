@@ -202,3 +202,11 @@ def test_late_outputs_are_a_change_of_1_17() -> None:
     assert _ask(0, 0, events, flink="1.16.3", left_late_output=True)["error"]["type"] == "BadRequest"
     assert _ask(0, 0, events, flink=str(v("1.17.0")), left_late_output=True)["output"]["outputs"][-1] == [
         {"late": {"side": "left", "key": "a", "timestamp": 1, "value": 0}}]
+
+
+def test_the_pairs_of_one_record_by_timestamp_then_arrival() -> None:
+    """IJ-7: the left records at 3, 1, 2, 1 (in that order) and a right record at 2 with [-1, 1]: the pairs by the
+    left timestamp, the two at 1 in arrival order (real Flink's heap HashMap iterates small timestamps in that
+    order too; the answers are compared sorted)."""
+    events = [_rec("left", 3, 0), _rec("left", 1, 1), _rec("left", 2, 2), _rec("left", 1, 3), _rec("right", 2, 4)]
+    assert _pairs(_ask(-1, 1, events))[-1] == [(1, 4), (3, 4), (2, 4), (0, 4)]
