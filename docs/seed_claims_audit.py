@@ -109,11 +109,12 @@ DECISIONS: dict[str, tuple[str, tuple[str, ...], str]] = {
         NOT_YET, (), "Observable, not modelled yet: sources are in no area; what the valve and the timers do with "
         "a MAX_WATERMARK input is judged by WM-2 ... WM-4 and TIMER-2."),
     "window/interval-join/KeyedCoProcess firing on watermark": (
-        NEW, ("WMW-2", "WMW-6", "WW-5", "WW-7"), "The window half: watermark.windows drives Flink's WindowOperator "
-        "with the EventTimeTrigger: WMW-2, a window fires only once the watermark has passed its end; WMW-6, it "
-        "fires once when the watermark passes its end; WW-5 and WW-7, the element and watermark paths that fire it. "
-        "The interval join and KeyedCoProcessFunction are not modelled yet; the timers they register fire by "
-        "TIMER-2 and TIMER-3."),
+        NEW, ("WMW-2", "WMW-6", "WW-5", "WW-7", "WMJ-5", "IJ-5", "IJ-6"), "The window half: watermark.windows "
+        "drives Flink's WindowOperator with the EventTimeTrigger: WMW-2, a window fires only once the watermark has "
+        "passed its end; WMW-6, it fires once when the watermark passes its end; WW-5 and WW-7, the element and "
+        "watermark paths that fire it. The interval join: watermark.join drives Flink's IntervalJoinOperator, whose "
+        "cleanup timers fire once the least of its two inputs' watermarks reaches them (IJ-5, IJ-6, WMJ-5). "
+        "KeyedCoProcessFunction is not modelled yet; the timers it registers fire by TIMER-2 and TIMER-3."),
     "TimestampsAndWatermarksOperator ignores upstream wm except MAX": (
         NEW, ("WMS-4", "TWO-6", "TWO-3"), "watermark.assigner: TimestampsAndWatermarksOperator.processWatermark drops "
         "every upstream watermark but Long.MAX_VALUE, which goes through its WatermarkEmitter (so once: TWO-3); "

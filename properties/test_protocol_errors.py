@@ -17,7 +17,7 @@ VERSIONS = ("give a minor (1.13, 1.14, 1.15, 1.16, 1.17, 1.18, 1.19, 1.20, 2.0, 
 AREAS = ("checkpoint.alignment, checkpoint.coordinator, checkpoint.recovery, checkpoint.snapshot, checkpoint.storage, "
          "classloading.lifecycle, classloading.resolve, memory.consumers, memory.jobmanager, memory.network, "
          "memory.taskmanager, "
-         "watermark.assigner, watermark.async, watermark.combined, watermark.generation, "
+         "watermark.assigner, watermark.async, watermark.combined, watermark.generation, watermark.join, "
          "watermark.timers, watermark.valve, watermark.windows")
 WM = {"area": "watermark.valve", "flink": "2.3"}
 CASES = [

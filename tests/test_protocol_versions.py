@@ -108,6 +108,9 @@ EXAMPLES: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
         {"kind": "complete", "name": "a", "results": [1]}]}), None),
     "watermark.assigner": (req("watermark.assigner", {"generator": "monotonous", "auto_watermark_interval_ms": 5,
                                                       "events": [{"kind": "record", "timestamp": 5}]}), None),
+    "watermark.join": (req("watermark.join", {"lower_bound_ms": 0, "upper_bound_ms": 1, "events": [
+        {"side": "left", "key": "a", "timestamp": 5, "value": 1},
+        {"side": "right", "key": "a", "timestamp": 6, "value": 2}]}), None),
     "checkpoint.snapshot": (req("checkpoint.snapshot", {"events": [
         {"kind": "put", "key": "a", "value": "x"}, {"kind": "snapshot", "checkpoint": 1},
         {"kind": "put", "key": "a", "value": "y"}, {"kind": "run", "checkpoint": 1}]}), None),

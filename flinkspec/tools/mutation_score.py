@@ -58,7 +58,7 @@ AREA_OF_FILE = {
     "memory": ("memory", "memory_jm", "memory_options", "memory_process", "memory_tm", "memsize", "memory_consumers",
                "memory_network"),
     "watermark": ("valve", "combined", "timers", "watermark", "watermark_generation", "watermark_windows",
-                  "watermark_async", "watermark_assigner"),
+                  "watermark_async", "watermark_assigner", "watermark_join"),
     "classloading": ("classloading", "classloading_config", "classloading_lifecycle"),
     "checkpoint": ("alignment", "alignment_handlers", "coordinator", "coordinator_machine",
                    "coordinator_rules", "recovery", "checkpoint_storage", "flinkpath", "checkpoint_snapshot"),

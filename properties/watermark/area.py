@@ -8,6 +8,7 @@ from oracle import watermark as names
 from oracle import watermark_assigner as assigner
 from oracle import watermark_async as async_queue
 from oracle import watermark_generation as generation
+from oracle import watermark_join as join
 from oracle import watermark_windows as windows
 from oracle.versions import pick
 from oracle.watermark import SUBPARTITIONS_SINCE
@@ -25,6 +26,9 @@ from properties.watermark import (
     generation_mutants,
     generation_strategies,
     invariants,
+    join_invariants,
+    join_mutants,
+    join_strategies,
     mutants,
     strategies,
     windows_invariants,
@@ -248,4 +252,34 @@ ASSIGNER = Area(
                                               checked=_ASSIGNER_CHECKED)},
     mutants=tuple(assigner_mutants.MUTANTS), bridge="AssignerArea", exhaustive=enumerated.ASSIGNER,
     changes=assigner.CHANGES[assigner.ASSIGNER], strict_messages=True,
+)
+
+_JOIN_META = "properties/watermark/test_join_meta.py::"
+# what checks each rule of the oracle's interval join
+_JOIN_CHECKED: tuple[Checked, ...] = (
+    checked("IJ-1", "WMJ-2", f"{_JOIN_META}test_exclusive_bounds_move_by_one",
+            note="the rejection's message: WMJ-EQ with --strict-messages"),
+    checked("IJ-2", f"{_JOIN_META}test_a_record_without_a_timestamp_is_flinks_exception"),
+    checked("IJ-3", "WMJ-4", f"{_JOIN_META}test_a_record_at_the_watermark_is_not_late"),
+    checked("IJ-4", "WMJ-2", "WMJ-3"),
+    checked("IJ-5", "WMJ-3", f"{_JOIN_META}test_cleanup_at_the_upper_bound",
+            f"{_JOIN_META}test_a_right_record_with_lower_long_min_is_never_cleaned"),
+    checked("IJ-6", "WMJ-5"),
+    checked("IJ-7", f"{_JOIN_META}test_the_pairs_of_one_record_by_timestamp_then_arrival", eq=False,
+            note="WMJ-EQ compares each event's pairs sorted (docs/protocol/watermark-join.md's order rule): the map's "
+            "iteration order is checked by the pinned example only"),
+)
+
+JOIN = Area(
+    name=join.JOIN, prefix="WMJ", rules=join_invariants.BOOK, protocol=4,
+    page="watermark-join.md",
+    description="what Flink's IntervalJoinOperator (KeyedStream.intervalJoin ... between) emits for keyed records "
+    "and watermarks of its two inputs: joined pairs, late records on the side outputs (1.17+), the combined "
+    "watermark",
+    requests=join_strategies.requests, size=join_strategies.size, normalize=join_invariants.normalize,
+    corpus_key=lambda ver: ver >= join.LATE_OUTPUTS.at, shape=AnswerShape(),
+    oracle={"watermark_join": OracleRules(rules=join.RULES, files=("oracle/watermark_join.py",),
+                                          checked=_JOIN_CHECKED)},
+    mutants=tuple(join_mutants.MUTANTS), bridge="JoinArea",
+    changes=join.CHANGES[join.JOIN], strict_messages=True,
 )

@@ -15,7 +15,7 @@ the offset, that contain the timestamp), not as the oracle does.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from oracle.versions import FlinkVersion
@@ -36,12 +36,14 @@ def _input(req: Request) -> Mapping[str, Any]:
     return inp
 
 
-def _output(resp: Response) -> Mapping[str, Any] | None:
+def output_of(resp: Response) -> Mapping[str, Any] | None:
+    """The answer's output object, or None for an error or another shape (the watermark operator areas' reader)."""
     out = resp.get("output") if resp.get("error") is None else None
     return out if isinstance(out, Mapping) else None
 
 
-def _int(x: Any) -> bool:
+def is_long(x: Any) -> bool:
+    """An integer (not a bool) that fits a Java long."""
     return isinstance(x, int) and not isinstance(x, bool) and LONG_MIN <= x <= LONG_MAX
 
 
@@ -51,12 +53,12 @@ def _item_ok(item: Any) -> bool:
     if "fired" in item:
         f = item["fired"]
         return (isinstance(f, Mapping) and set(f) == {"key", "start", "end", "values", "timestamp"}
-                and isinstance(f["key"], str) and all(_int(f[k]) for k in ("start", "end", "timestamp"))
-                and isinstance(f["values"], list) and all(_int(x) for x in f["values"]))
+                and isinstance(f["key"], str) and all(is_long(f[k]) for k in ("start", "end", "timestamp"))
+                and isinstance(f["values"], list) and all(is_long(x) for x in f["values"]))
     if "late" in item:
         late = item["late"]
         return (isinstance(late, Mapping) and set(late) == {"key", "timestamp", "value"}
-                and isinstance(late["key"], str) and _int(late["timestamp"]) and _int(late["value"]))
+                and isinstance(late["key"], str) and is_long(late["timestamp"]) and is_long(late["value"]))
     return False
 
 
@@ -64,14 +66,14 @@ def _item_ok(item: Any) -> bool:
                 "{fired: {key, start, end, values, timestamp}} or {late: {key, timestamp, value}}, and one "
                 "numLateRecordsDropped count per event.", "docs/protocol/watermark-windows.md")
 def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
-    out = _output(resp)
+    out = output_of(resp)
     if "output" not in resp or resp.get("error") is not None:
         return []
     events = _input(req).get("events", [])
     if out is None or not isinstance(out.get("outputs"), list) or len(out["outputs"]) != len(events):
         return [Violation("WMW-1", "output.outputs must be a list with one entry per event")]
     if not isinstance(out.get("dropped"), list) or len(out["dropped"]) != len(events) \
-            or not all(_int(d) for d in out["dropped"]):
+            or not all(is_long(d) for d in out["dropped"]):
         return [Violation("WMW-1", "output.dropped must be a list with one count per event")]
     for i, items in enumerate(out["outputs"]):
         if not isinstance(items, list) or not all(_item_ok(x) for x in items):
@@ -81,9 +83,9 @@ def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation
 
 def _replay(req: Request, resp: Response) -> list[tuple[int, Mapping[str, Any], list[Any], int, int]] | None:
     """Per event: its index, the event, its emissions, the watermark after it and the dropped count after it."""
-    if shape(req, resp, None) != [] or _output(resp) is None:  # type: ignore[arg-type]
+    if shape(req, resp, None) != [] or output_of(resp) is None:  # type: ignore[arg-type]
         return None
-    out = _output(resp)
+    out = output_of(resp)
     assert out is not None
     wm = LONG_MIN
     rows = []
@@ -272,11 +274,17 @@ BOOK.flink_violates("WMW-ACCEPTED", "a session merge checks mergeResult.maxTimes
 def normalize(resp: dict[str, Any]) -> dict[str, Any]:
     """docs/protocol/watermark-windows.md's tie rule: windows one event fires with equal timestamps (of different
     keys) may come in any order; they are compared sorted by key, start and end."""
+    return each_event(resp, _sorted_ties)
+
+
+def each_event(resp: dict[str, Any], order: Callable[[list[Any]], list[Any]]) -> dict[str, Any]:
+    """``resp`` with ``order`` applied to what each event emitted (its ``output.outputs``), unchanged where the answer
+    has another shape."""
     out = resp.get("output")
     if not isinstance(out, dict) or not isinstance(out.get("outputs"), list):
         return resp
     try:
-        return {**resp, "output": {**out, "outputs": [_sorted_ties(items) for items in out["outputs"]]}}
+        return {**resp, "output": {**out, "outputs": [order(items) for items in out["outputs"]]}}
     except (KeyError, TypeError, AttributeError):
         return resp
 

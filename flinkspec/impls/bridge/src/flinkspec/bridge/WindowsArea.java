@@ -314,9 +314,7 @@ public final class WindowsArea implements Area {
         }
 
         void advance(long watermark) throws Exception {
-            Method m = timers.getClass().getMethod("advanceWatermark", long.class);
-            m.setAccessible(true);
-            Reflect.call(m, timers, watermark);
+            WindowsArea.advance(timers, watermark);
         }
 
         @Override
@@ -335,23 +333,7 @@ public final class WindowsArea implements Area {
         @SuppressWarnings("unchecked")
         public <K, N> InternalTimerService<N> getInternalTimerService(String name,
                 TypeSerializer<N> namespaceSerializer, Triggerable<K, N> triggerable) {
-            InvocationHandler keys = (p, m, a) -> {
-                switch (m.getName()) {
-                    case "setCurrentKey":
-                        backend.setCurrentKey((String) a[0]);
-                        return null;
-                    case "getCurrentKey":
-                        return backend.getCurrentKey();
-                    default:
-                        return Reflect.objectMethod(p, m, a, "flinkspec-key-context");
-                }
-            };
-            try {
-                timers = (InternalTimerService<TimeWindow>) TimersArea.timerService(keys, triggerable,
-                        StringSerializer.INSTANCE, namespaceSerializer);
-            } catch (Exception e) {
-                throw new IllegalStateException("cannot build the timer service", e);
-            }
+            timers = (InternalTimerService<TimeWindow>) timerService(backend, triggerable, namespaceSerializer);
             return (InternalTimerService<N>) timers;
         }
 
@@ -369,6 +351,39 @@ public final class WindowsArea implements Area {
         public Object getCurrentKey() {
             return backend.getCurrentKey();
         }
+    }
+
+    /**
+     * An {@code InternalTimerServiceImpl} over heap queues (as {@link TimersArea} builds it) for String keys, its
+     * key context {@code backend} (the timer service sets the backend's current key before it fires a timer), and
+     * {@code triggerable} called for each fired timer.
+     */
+    static InternalTimerService<?> timerService(KeyedStateBackend<String> backend, Object triggerable,
+            TypeSerializer<?> namespaceSerializer) {
+        InvocationHandler keys = (p, m, a) -> {
+            switch (m.getName()) {
+                case "setCurrentKey":
+                    backend.setCurrentKey((String) a[0]);
+                    return null;
+                case "getCurrentKey":
+                    return backend.getCurrentKey();
+                default:
+                    return Reflect.objectMethod(p, m, a, "flinkspec-key-context");
+            }
+        };
+        try {
+            return (InternalTimerService<?>) TimersArea.timerService(keys, triggerable, StringSerializer.INSTANCE,
+                    namespaceSerializer);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot build the timer service", e);
+        }
+    }
+
+    /** Advances {@code timers} (an {@code InternalTimerServiceImpl}) to {@code watermark}, firing its timers. */
+    static void advance(Object timers, long watermark) throws Exception {
+        Method m = timers.getClass().getMethod("advanceWatermark", long.class);
+        m.setAccessible(true);
+        Reflect.call(m, timers, watermark);
     }
 
     /** A HeapKeyedStateBackend for String keys over key groups 0..127, its builder's constructor filled by type. */
