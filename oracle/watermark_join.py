@@ -223,9 +223,9 @@ class Operator:
 
 def _side(raw: Mapping[str, Any], where: str) -> Side:
     side = field(raw, "side", str, where)
-    if side not in SIDES:
-        raise BadRequest(f"{where}.side must be left or right, got {side!r}")
-    return side  # type: ignore[return-value]
+    if side in SIDES:
+        return "left" if side == "left" else "right"
+    raise BadRequest(f"{where}.side must be left or right, got {side!r}")
 
 
 def _event(raw: Any, i: int, last: dict[Side, int]) -> Event:

@@ -77,7 +77,7 @@ def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation
 
 
 def _rocksdb(req: Request) -> bool:
-    return req.get("input", {}).get("backend") == "rocksdb"
+    return bool(req.get("input", {}).get("backend") == "rocksdb")
 
 
 def _replay(req: Request, resp: Response) -> list[tuple[int, Mapping[str, Any], Mapping[str, Any],

@@ -55,12 +55,13 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     step = -1 if cid == 2**63 - 1 else 1
     states: dict[int, str] = {}  # checkpoint id -> pending | run | cancelled (what came first)
     for kind, nth in PREFIXES[draw(st.integers(0, len(PREFIXES) - 1)) if rocksdb else 0]:
-        ev = {"kind": kind, "checkpoint": cid + nth * step}
+        checkpoint = cid + nth * step
         if kind == "put":
-            ev = {"kind": kind, "key": draw(st.sampled_from(KEYS)), "value": draw(st.sampled_from(VALUES))}
-        elif kind != "complete":
-            states[ev["checkpoint"]] = "run" if kind == "run" else "pending"
-        events.append(ev)
+            events.append({"kind": kind, "key": draw(st.sampled_from(KEYS)), "value": draw(st.sampled_from(VALUES))})
+            continue
+        if kind != "complete":
+            states[checkpoint] = "run" if kind == "run" else "pending"
+        events.append({"kind": kind, "checkpoint": checkpoint})
     cid += len(states) * step
     for i in range(len(events), len(events) + draw(st.integers(0, 30))):
         choices = ["put", "put", "remove", "get"] if i == 0 and draw(st.integers(0, 3)) != 0 else \

@@ -61,7 +61,8 @@ def _pruned(out: dict[str, Any], inp: dict[str, Any]) -> bool:
     if inp.get("backend") != "rocksdb":
         return False
     before = oracle.answer({"id": 0, "area": SNAPSHOT, "flink": "2.1.0", "input": inp})
-    return before.get("output") != oracle.answer({"id": 0, "area": SNAPSHOT, "flink": "2.3.0", "input": inp})["output"]
+    after = oracle.answer({"id": 0, "area": SNAPSHOT, "flink": "2.3.0", "input": inp})
+    return bool(before.get("output") != after["output"])
 
 
 def _restore_of(e: dict[str, Any], b: list[dict[str, Any]], steps: list[dict[str, Any]]) -> bool:

@@ -54,7 +54,8 @@ def _outputs(req: Request, resp: Response) -> list[list[Mapping[str, Any]]] | No
         return None
     if not all(isinstance(o, list) and all(_item_ok(i) for i in o) for o in out["outputs"]):
         return None
-    return out["outputs"]
+    outputs: list[list[Mapping[str, Any]]] = out["outputs"]
+    return outputs
 
 
 @BOOK.invariant("WMJ-1", JOIN, "The answer holds one list per event: what the operator emitted then, each a "
@@ -72,7 +73,8 @@ def _bounds(inp: Mapping[str, Any]) -> tuple[int, int] | None:
     """The documented join interval of a left record, relative to its timestamp (inclusive), or None where the
     bounds are far from small."""
     lower, upper = inp.get("lower_bound_ms"), inp.get("upper_bound_ms")
-    if not (is_long(lower) and is_long(upper)) or abs(lower) > SAFE or abs(upper) > SAFE:
+    if not (isinstance(lower, int) and isinstance(upper, int) and is_long(lower) and is_long(upper)) \
+            or abs(lower) > SAFE or abs(upper) > SAFE:
         return None
     return lower + (1 if inp.get("lower_exclusive") else 0), upper - (1 if inp.get("upper_exclusive") else 0)
 

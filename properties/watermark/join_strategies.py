@@ -75,7 +75,7 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
                 marks[other] = max(marks[other], mark)
                 events.append({"side": other, "watermark": marks[other]})
             continue
-        if buffered and draw(st.booleans()):  # on or around a bound of a buffered record
+        if bool(buffered) and draw(st.booleans()):  # on or around a bound of a buffered record
             base = draw(st.sampled_from(buffered))
             bound = draw(st.sampled_from((lower, upper, -lower, -upper))) if max(abs(lower), abs(upper)) < 100 \
                 else draw(st.integers(*small))

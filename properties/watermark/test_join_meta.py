@@ -31,7 +31,7 @@ def _on_bound(which: str) -> Corner:
         j = item.get("joined")
         if j is None or max(abs(inp["lower_bound_ms"]), abs(inp["upper_bound_ms"])) > 100:
             return False
-        return j["right_timestamp"] - j["left_timestamp"] == inp[f"{which}_bound_ms"]
+        return bool(j["right_timestamp"] - j["left_timestamp"] == inp[f"{which}_bound_ms"])
     return _items(pred)
 
 
