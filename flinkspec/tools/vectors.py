@@ -37,6 +37,7 @@ import oracle
 from flinkspec.impls import features as feat
 from oracle.versions import LATEST, SUPPORTED, FlinkVersion, parse_version
 from oracle.watermark import TIMERS
+from oracle.watermark_join import JOIN
 from oracle.watermark_windows import WINDOWS
 
 Input = dict[str, Any]
@@ -103,12 +104,15 @@ def _stamp(item: dict[str, Any]) -> object:
     return fired.get("timestamp") if isinstance(fired, dict) else item.get("timestamp")
 
 
-TIE_KEYS = {TIMERS: "fired", WINDOWS: "outputs"}  # the areas with a tie rule, and the list it applies to
+# the areas with a tie rule, and the list it applies to (watermark.join: the pairs one record joins, in any order,
+# docs/protocol/watermark-join.md; a joined pair has no top-level timestamp, so each event's pairs are a multiset)
+TIE_KEYS = {TIMERS: "fired", WINDOWS: "outputs", JOIN: "outputs"}
 
 
 def disagreement(area: str, expected: Answer, actual: Answer) -> str | None:
     """Why ``actual`` is not ``expected`` for a vector runner, or None when it passes: for an output,
-    the whole output as JSON (the tie rule applied in ``watermark.timers`` and ``watermark.windows``); for an
+    the whole output as JSON (the tie rule applied in ``watermark.timers``, ``watermark.windows`` and
+    ``watermark.join``); for an
     error, its ``type``."""
     if isinstance(expected.get("error"), dict):
         err = actual.get("error")

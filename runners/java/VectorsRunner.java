@@ -41,7 +41,8 @@ import java.util.zip.GZIPInputStream;
  * not speak, an area, release or rule it declares unsupported or a config key it does not model is
  * not checked (counted, never failed). Every other vector's request is sent (with an "id") and the
  * answer compared as docs/vectors.md says: an output by exact JSON equality (numbers by value; in
- * watermark.timers, timers with equal timestamps in any order, and in watermark.windows windows), an error by its "type" only. Prints
+ * watermark.timers, timers with equal timestamps in any order, in watermark.windows windows, in watermark.join the
+ * pairs one record joins), an error by its "type" only. Prints
  * one line per failing vector, why vectors were not checked, then "N passed, N failed, N not
  * checked"; exits 0 only when nothing failed and something passed. No dependency beyond the JDK.
  */
@@ -304,7 +305,7 @@ public final class VectorsRunner {
     }
 
     /**
-     * The tie rule of watermark.timers (key "fired") and watermark.windows (key "outputs"): each step's
+     * The tie rule of watermark.timers (key "fired"), watermark.windows and watermark.join (key "outputs"): each step's
      * timestamps in order (a fired window's; a late record's is null), its items as a sorted multiset.
      */
     @SuppressWarnings("unchecked")
@@ -356,7 +357,8 @@ public final class VectorsRunner {
         }
         Object want = expected.get("output");
         Object got = actual.get("output");
-        String tieKey = area.equals("watermark.timers") ? "fired" : area.equals("watermark.windows") ? "outputs" : null;
+        String tieKey = area.equals("watermark.timers") ? "fired"
+                : area.equals("watermark.windows") || area.equals("watermark.join") ? "outputs" : null;
         if (tieKey != null) {
             want = tieNormal(want, tieKey);
             got = tieNormal(got, tieKey);

@@ -4,7 +4,7 @@
 //
 // An output is compared by exact JSON equality (numbers by value, never through a double: Flink's
 // longs do not fit one; in watermark.timers timers, in watermark.windows windows, with equal timestamps may come
-// in any order), an
+// in any order, and in watermark.join the pairs one record joins), an
 // error by its "type" only.
 
 import { spawn } from 'node:child_process';
@@ -144,7 +144,7 @@ export function write(v, canonical = false) {
 }
 
 /**
- * The tie rule of watermark.timers (key 'fired') and watermark.windows (key 'outputs'): each step's timestamps
+ * The tie rule of watermark.timers (key 'fired'), watermark.windows and watermark.join (key 'outputs'): each step's timestamps
  * in order (a fired window's; a late record's is null), its items as a sorted multiset.
  */
 export function tieNormal(output, key = 'fired') {
@@ -161,7 +161,7 @@ export function tieNormal(output, key = 'fired') {
   return new Map([...output, [key, steps]]);
 }
 
-const TIE_KEYS = { 'watermark.timers': 'fired', 'watermark.windows': 'outputs' };
+const TIE_KEYS = { 'watermark.timers': 'fired', 'watermark.windows': 'outputs', 'watermark.join': 'outputs' };
 
 const short = (s) => (s.length <= 300 ? s : `${s.slice(0, 297)}...`);
 
