@@ -62,8 +62,8 @@ def _outputs(req: Request, resp: Response) -> list[list[Mapping[str, Any]]] | No
                 "{joined: key, left, right, left_timestamp, right_timestamp, timestamp}, a {late: side, key, "
                 "timestamp, value} or a {watermark}.", "docs/protocol/watermark-join.md")
 def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
-    if output_of(resp) is None:
-        return []
+    if "output" not in resp or resp.get("error") is not None:
+        return []  # an error answer: judged by the rules of rejections
     if _outputs(req, resp) is None:
         return [Violation("WMJ-1", "output.outputs must be a list with one list of emitted items per event")]
     return []
