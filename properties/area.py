@@ -138,6 +138,8 @@ class Area:
     protocol: int = 1
     versions: tuple[FlinkVersion, ...] = RELEASES
     size: Callable[[dict[str, Any]], int] = lambda req: len(req["input"].get("config", {}))
+    # the size (by ``size``) within which each of its mutants' counterexamples shrinks (tests/test_mutants.py)
+    size_bar: int = 8
     # the area's tie rule for the differential
     normalize: Callable[[dict[str, Any]], dict[str, Any]] = lambda resp: resp
     # versions with equal keys draw the same inputs, so one generated corpus serves them all

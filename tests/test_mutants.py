@@ -11,16 +11,7 @@ from flinkspec.mutants import MUTANTS
 from oracle.versions import LATEST, FlinkVersion
 from properties.areas import AREAS
 
-# The most events / keys a mutant's minimal counterexample may have, per area (the issues' bars).
-MAX_SIZE = {"memory.taskmanager": 3, "memory.jobmanager": 3, "watermark.valve": 6, "watermark.combined": 6,
-            "watermark.timers": 6, "classloading.resolve": 3, "checkpoint.alignment": 8,
-            "checkpoint.coordinator": 8, "checkpoint.recovery": 8, "classloading.lifecycle": 8,
-            "checkpoint.storage": 3, "memory.consumers": 4, "memory.network": 4,
-            "watermark.generation": 8, "watermark.windows": 8, "watermark.async": 8,
-            "checkpoint.snapshot": 7,  # a restore of an increment: put, snapshot, run, complete, snapshot, run, restore
-            "watermark.assigner": 8, "watermark.join": 8}
-
-
+# The most events / keys a mutant's minimal counterexample may have: its area's ``size_bar`` (the issues' bars).
 # Requests per mutant: a memory request costs microseconds, so its mutants get a wider margin
 # (chosen while Hypothesis still mixed the loaded modules' constants into its draws and the cases
 # moved with every module added; the suite turns that off now, properties/__init__.py, so the
@@ -39,7 +30,7 @@ def assert_caught_small(name: str, version: FlinkVersion, examples: int, seed_va
                      seed_value=seed_value)
     assert run.counterexamples, f"mutant {name} survived {run.cases} cases at {version}"
     smallest = min(AREAS[mutant.area].size(c.request) for c in run.counterexamples)
-    assert smallest <= MAX_SIZE.get(mutant.area, 8), [c.request for c in run.counterexamples]
+    assert smallest <= AREAS[mutant.area].size_bar, [c.request for c in run.counterexamples]
 
 
 @pytest.mark.parametrize("name", BUILT_IN)

@@ -79,41 +79,28 @@ ALIGN = {"mode": "at_least_once", "channels": 2,
 ALIGN_NO_CANCEL = {**ALIGN, "events": [ALIGN["events"][0], *ALIGN["events"][2:]]}
 COORD = {"config": COORDINATOR_CONFIG, "tasks": ["a", "b"], "events": [{"at": 0, "trigger": "periodic"}]}
 
-# feature -> (a request using it, the request stripped of it, or None when it cannot be stripped)
+
+def _area_example(name: str) -> tuple[dict[str, Any], None]:
+    """A request of an area added since version 1, drawn from its strategy: the first that uses the area's
+    feature alone (no feature added to the area since)."""
+    for drawn in corpus.draw(AREAS[name].requests(parse_version("2.3")), 50, 0):
+        if {f.name for f in feat.FEATURES if f.used(drawn)} == {name}:
+            return drawn, None
+    raise AssertionError(f"50 requests of {name}: each uses a feature of the area too")
+
+
+# feature -> (a request using it, the request stripped of it, or None when it cannot be stripped); an area added
+# since version 1 is a feature of its own, its example drawn (a new area needs no line here)
 EXAMPLES: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
+    **{f.name: _area_example(f.name) for f in feat.FEATURES if f.whole_area},
     "flink.patch-release": (req("watermark.valve", {"channels": 1, "events": [{"channel": 0, "watermark": 1}]},
                                 flink="1.15.1"), None),
-    "watermark.combined": (req("watermark.combined", {"inputs": 2, "events": [{"input": 0, "watermark": 1}]}), None),
-    "checkpoint.recovery": (req("checkpoint.recovery", {**ALIGN_NO_CANCEL, "fail_after": 1}), None),
-    "classloading.lifecycle": (req("classloading.lifecycle", {"user_classes": ["a.B"], "operations": [
-        {"load": "a.B"}, {"close": True}, {"load": "a.B"}]}), None),
-    "checkpoint.storage": (req("checkpoint.storage", {"config": {"state.checkpoints.dir": "s3://bucket/ckpt"},
-                                                      "job_id": "0123456789abcdef0123456789abcdef",
-                                                      "checkpoint_id": 17}), None),
-    "memory.consumers": (req("memory.consumers", {"config": {}, "use_cases": ["OPERATOR", "PYTHON"]}), None),
-    "memory.network": (req("memory.network", {"config": {"taskmanager.memory.process.size": "1g"},
-                                              "partitions": [{"subpartitions": 4, "type": "PIPELINED"}]}), None),
     "memory.network.gates": (req("memory.network", {"config": {"taskmanager.memory.process.size": "1g"},
                                                     "gates": [{"channels": 2, "local": 3, "type": "BLOCKING"}]},
                                  flink="1.17"), None),
     "memory.network.hybrid": (req("memory.network", {"config": {"taskmanager.memory.process.size": "1g"},
                                                      "partitions": [{"subpartitions": 4, "type": "HYBRID_FULL"}]}),
                               None),
-    "watermark.generation": (req("watermark.generation", {"generator": "monotonous", "idle_timeout_ms": 10, "events": [
-        {"kind": "record", "timestamp": 5}, {"kind": "periodic"}]}), None),
-    "watermark.windows": (req("watermark.windows", {"assigner": "tumbling", "size_ms": 10, "events": [
-        {"key": "a", "timestamp": 5, "value": 1}, {"watermark": 9}]}), None),
-    "watermark.async": (req("watermark.async", {"mode": "unordered", "capacity": 1, "events": [
-        {"kind": "record", "name": "a", "timestamp": 5}, {"kind": "watermark", "timestamp": 6},
-        {"kind": "complete", "name": "a", "results": [1]}]}), None),
-    "watermark.assigner": (req("watermark.assigner", {"generator": "monotonous", "auto_watermark_interval_ms": 5,
-                                                      "events": [{"kind": "record", "timestamp": 5}]}), None),
-    "watermark.join": (req("watermark.join", {"lower_bound_ms": 0, "upper_bound_ms": 1, "events": [
-        {"side": "left", "key": "a", "timestamp": 5, "value": 1},
-        {"side": "right", "key": "a", "timestamp": 6, "value": 2}]}), None),
-    "checkpoint.snapshot": (req("checkpoint.snapshot", {"events": [
-        {"kind": "put", "key": "a", "value": "x"}, {"kind": "snapshot", "checkpoint": 1},
-        {"kind": "put", "key": "a", "value": "y"}, {"kind": "run", "checkpoint": 1}]}), None),
     "checkpoint.snapshot.rocksdb": (req("checkpoint.snapshot", {"backend": "rocksdb", "events": [
         {"kind": "put", "key": "a", "value": "x"}, {"kind": "snapshot", "checkpoint": 1},
         {"kind": "run", "checkpoint": 1}]}), None),

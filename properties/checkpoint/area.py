@@ -301,6 +301,7 @@ _STORAGE_CHECKED: tuple[Checked, ...] = (
 )
 
 STORAGE = Area(
+    size_bar=3,
     name=storage_oracle.STORAGE, prefix="CSR", rules=storage_invariants.BOOK, protocol=4,
     page="checkpoint-storage.md",
     description="the state backend and checkpoint storage a configuration gives a job, and where its checkpoints "
@@ -339,6 +340,7 @@ _SNAPSHOT_CHECKED: tuple[Checked, ...] = (
 )
 
 SNAPSHOT = Area(
+    size_bar=7,  # a restore of an increment: put, snapshot, run, complete, snapshot, run, restore
     name=snapshot_oracle.SNAPSHOT, prefix="CSN", rules=snapshot_invariants.BOOK, protocol=4,
     page="checkpoint-snapshot.md",
     description="what the two-part (synchronous, then asynchronous) snapshots of the hashmap keyed state backend "

@@ -85,6 +85,7 @@ def _key(key: str, name: str, description: str) -> Feature:
 
 
 RESOLVE = Area(
+    size_bar=3,
     name=classloading.RESOLVE, prefix="CLR", rules=invariants.BOOK, page="v1.md#classloadingresolve",
     description="where FlinkUserCodeClassLoaders resolves each class and resource (child-first, parent-first)",
     requests=strategies.requests, size=strategies.name_count, corpus_key=strategies.corpus_key,

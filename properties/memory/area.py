@@ -39,7 +39,7 @@ def _memory(name: str, prefix: str, anchor: str, description: str, *defaults: Op
         corpora=(ExtraCorpus(name=f"{name}.edges", requests=strategies.edge_requests(name), corpus_key=str),),
         examples="properties/test_oracle_memory_examples.py",
         mutants=of_area(mutants.MUTANTS, name), bridge="MemoryArea", config_spelling=True,
-        changes=names.CHANGES[name], defaults=defaults, strict_messages=True,
+        changes=names.CHANGES[name], defaults=defaults, strict_messages=True, size_bar=3,
     )
 
 
@@ -64,6 +64,7 @@ _CONSUMERS_CHECKED: tuple[Checked, ...] = (
 )
 
 CONSUMERS = Area(
+    size_bar=4,
     name=consumers_oracle.CONSUMERS, prefix="MMC", rules=consumers_invariants.BOOK, protocol=4,
     page="memory-consumers.md",
     description="the managed-memory consumer weights a TaskManager reads and the fraction of a slot's managed "
@@ -117,6 +118,7 @@ def _gates_beyond_first_cut(req: Request) -> bool:
 
 
 NETWORK = Area(
+    size_bar=4,
     name=network_oracle.NETWORK, prefix="MNB", rules=network_invariants.BOOK, protocol=4,
     page="memory-network.md",
     description="a TaskManager's network buffers, the buffer pools of a task's result partitions and its input "

@@ -99,6 +99,7 @@ _TIMERS_CHECKED: tuple[Checked, ...] = (
 )
 
 VALVE = Area(
+    size_bar=6,
     name=names.VALVE, prefix="WM", rules=invariants.BOOK, page="v1.md#watermarkvalve",
     description="the watermarks and statuses a StatusWatermarkValve emits for its channels' events",
     requests=lambda ver: strategies.requests(names.VALVE, ver),
@@ -112,6 +113,7 @@ VALVE = Area(
                       "Flink 1.19+", _subpartitions_used, _strip_subpartitions),),
 )
 COMBINED = Area(
+    size_bar=6,
     name=names.COMBINED, prefix="CWM", rules=invariants.BOOK, page="v2.md#new-area-watermarkcombined", protocol=2,
     description="the combined watermark and status of a multi-input operator",
     requests=lambda ver: strategies.requests(names.COMBINED, ver),
@@ -125,6 +127,7 @@ COMBINED = Area(
     bridge="WatermarkArea", changes=names.CHANGES[names.COMBINED],
 )
 TIMERS = Area(
+    size_bar=6,
     name=names.TIMERS, prefix="TIMER", rules=invariants.BOOK, page="v1.md#watermarktimers",
     description="the event-time timers a watermark fires, in Flink's order",
     requests=lambda ver: strategies.requests(names.TIMERS, ver),
