@@ -1,7 +1,6 @@
 package flinkspec.bridge;
 
 import java.lang.reflect.Constructor;
-import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -70,7 +69,7 @@ public final class AssignerArea implements Area {
             progressive = (Boolean) input.get("emit_progressive");
         }
         Class<?> op = Class.forName(OP);
-        boolean activityClock = hasField(op, "inputActivityClock");
+        boolean activityClock = Reflect.declaresField(op, "inputActivityClock");
         if (!activityClock) {
             spec.checkSystemClockTimeout();
         }
@@ -172,7 +171,7 @@ public final class AssignerArea implements Area {
                     time.advance(((Number) ev.get("ms")).longValue());
                     break;
                 default:
-                    call(operator, hasMethod(op, "finish") ? "finish" : "close");
+                    call(operator, Reflect.declaresMethod(op, "finish") ? "finish" : "close");
             }
             outputs.add(new ArrayList<>(calls));
         }
@@ -202,14 +201,14 @@ public final class AssignerArea implements Area {
      */
     private static void open(AbstractStreamOperator<Object> operator, Class<?> op, ExecutionConfig config,
             ManualTime time, List<Object> calls) throws Exception {
-        set(AbstractStreamOperator.class, operator, "output", output(calls));
+        Reflect.set(AbstractStreamOperator.class, operator, "output", output(calls));
         Class<?> ptsType = Class.forName("org.apache.flink.streaming.runtime.tasks.ProcessingTimeService");
-        set(AbstractStreamOperator.class, operator, "processingTimeService", Reflect.proxy(ptsType, time));
-        set(AbstractStreamOperator.class, operator, "container", task(config));
+        Reflect.set(AbstractStreamOperator.class, operator, "processingTimeService", Reflect.proxy(ptsType, time));
+        Reflect.set(AbstractStreamOperator.class, operator, "container", task(config));
         operator.open();
-        Object emitter = get(op, operator, "wmOutput");
-        if (hasField(emitter.getClass(), "statusMaintainer")) { // 1.13: the task's operator chain, none here
-            set(emitter.getClass(), emitter, "statusMaintainer", Reflect.proxy(
+        Object emitter = Reflect.get(op, operator, "wmOutput");
+        if (Reflect.declaresField(emitter.getClass(), "statusMaintainer")) { // 1.13: the task's operator chain, none here
+            Reflect.set(emitter.getClass(), emitter, "statusMaintainer", Reflect.proxy(
                     emitter.getClass().getDeclaredField("statusMaintainer").getType(), (p, m, a) -> {
                         if (m.getName().equals("toggleStreamStatus")) {
                             calls.add(status(a[0]));
@@ -243,13 +242,8 @@ public final class AssignerArea implements Area {
             }
         });
         Object task = Reflect.allocate(Class.forName("org.apache.flink.streaming.runtime.tasks.OneInputStreamTask"));
-        for (Class<?> c = task.getClass(); c != null; c = c.getSuperclass()) { // StreamTask's, 1.13 AbstractInvokable's
-            if (hasField(c, "environment")) {
-                set(c, task, "environment", env);
-                return task;
-            }
-        }
-        throw new IllegalStateException("no environment field in the task's classes");
+        Reflect.set(task.getClass(), task, "environment", env); // StreamTask's, 1.13 AbstractInvokable's
+        return task;
     }
 
     /** An Output recording records, watermarks and statuses. */
@@ -298,36 +292,6 @@ public final class AssignerArea implements Area {
         } catch (ClassNotFoundException e) {
             return null;
         }
-    }
-
-    private static boolean hasField(Class<?> cls, String name) {
-        try {
-            cls.getDeclaredField(name);
-            return true;
-        } catch (NoSuchFieldException e) {
-            return false;
-        }
-    }
-
-    private static boolean hasMethod(Class<?> cls, String name) {
-        for (Method m : cls.getDeclaredMethods()) {
-            if (m.getName().equals(name) && m.getParameterCount() == 0) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static void set(Class<?> cls, Object target, String name, Object value) throws Exception {
-        Field f = cls.getDeclaredField(name);
-        f.setAccessible(true);
-        f.set(target, value);
-    }
-
-    private static Object get(Class<?> cls, Object target, String name) throws Exception {
-        Field f = cls.getDeclaredField(name);
-        f.setAccessible(true);
-        return f.get(target);
     }
 
     /** {@code operator.name(args)} by name (its parameter types differ across releases). */

@@ -1184,25 +1184,12 @@ public final class CoordinatorArea implements Area {
         }
     }
 
-    static Field field(Class<?> cls, String name) throws NoSuchFieldException {
-        for (Class<?> c = cls; c != null; c = c.getSuperclass()) {
-            try {
-                Field f = c.getDeclaredField(name);
-                f.setAccessible(true);
-                return f;
-            } catch (NoSuchFieldException e) {
-                // look further up
-            }
-        }
-        throw new NoSuchFieldException(cls.getName() + "." + name);
-    }
-
     static Object getField(Object target, String name) throws Exception {
-        return field(target.getClass(), name).get(target);
+        return Reflect.get(target.getClass(), target, name);
     }
 
     static void setField(Object target, String name, Object value) throws Exception {
-        Field f = field(target.getClass(), name);
+        Field f = Reflect.fieldOf(target.getClass(), name);
         if (Modifier.isFinal(f.getModifiers())) {
             unsafeSet(f, target, value);
         } else {

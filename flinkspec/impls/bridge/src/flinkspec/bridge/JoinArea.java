@@ -219,16 +219,16 @@ public final class JoinArea implements Area {
             }
             throw new IllegalStateException("unexpected output call " + m);
         });
-        set(AbstractStreamOperator.class, op, "output", output);
+        Reflect.set(AbstractStreamOperator.class, op, "output", output);
         Field combined = AbstractStreamOperator.class.getDeclaredField("combinedWatermark");
         if (combined.getType() != long.class) { // 1.14+: what setup builds for the operator's inputs
             Class<?> status = Class.forName("org.apache.flink.api.common.eventtime.IndexedCombinedWatermarkStatus");
-            set(AbstractStreamOperator.class, op, "combinedWatermark",
+            Reflect.set(AbstractStreamOperator.class, op, "combinedWatermark",
                     status.getMethod("forInputsCount", int.class).invoke(null, 2));
         }
         Object timers = WindowsArea.timerService(backend, op, StringSerializer.INSTANCE);
         Class<?> manager = Class.forName("org.apache.flink.streaming.api.operators.InternalTimeServiceManager");
-        set(AbstractStreamOperator.class, op, "timeServiceManager", Reflect.proxy(manager, (p, m, a) -> {
+        Reflect.set(AbstractStreamOperator.class, op, "timeServiceManager", Reflect.proxy(manager, (p, m, a) -> {
             switch (m.getName()) {
                 case "advanceWatermark":
                     WindowsArea.advance(timers, ((Watermark) a[0]).getTimestamp());
@@ -261,7 +261,7 @@ public final class JoinArea implements Area {
         });
         op.getClass().getMethod("initializeState", contextType).invoke(op, stateContext);
         // open: the collector, the user function's context, the cleanup timer service
-        set(IntervalJoinOperator.class, op, "collector", new TimestampedCollector<>((
+        Reflect.set(IntervalJoinOperator.class, op, "collector", new TimestampedCollector<>((
                 org.apache.flink.streaming.api.operators.Output) output));
         Class<?> contextImpl = Class.forName(IntervalJoinOperator.class.getName() + "$ContextImpl");
         Constructor<?> cc = null;
@@ -274,8 +274,8 @@ public final class JoinArea implements Area {
         Object[] args = new Object[cc.getParameterCount()];
         args[0] = op;
         args[1] = op.getUserFunction();
-        set(IntervalJoinOperator.class, op, "context", cc.newInstance(args));
-        set(IntervalJoinOperator.class, op, "internalTimerService", timers);
+        Reflect.set(IntervalJoinOperator.class, op, "context", cc.newInstance(args));
+        Reflect.set(IntervalJoinOperator.class, op, "internalTimerService", timers);
     }
 
     /** Flink's DefaultKeyedStateStore over {@code backend} (its second parameter an ExecutionConfig, or from 1.20 a
@@ -297,11 +297,5 @@ public final class JoinArea implements Area {
             return c.newInstance(backend, second);
         }
         throw new IllegalStateException("no DefaultKeyedStateStore(KeyedStateBackend, ...) constructor");
-    }
-
-    private static void set(Class<?> cls, Object target, String name, Object value) throws Exception {
-        Field f = cls.getDeclaredField(name);
-        f.setAccessible(true);
-        f.set(target, value);
     }
 }

@@ -1,6 +1,5 @@
 package flinkspec.bridge;
 
-import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.net.InetAddress;
@@ -93,7 +92,7 @@ public final class NetworkArea implements Area {
             }
             List<int[]> specs = specs(gates, gateTypes, nsec); // 1.17+: built with the task, before any pool
             NetworkBufferPool pool = new NetworkBufferPool(0, size);
-            set(pool, "totalNumberOfMemorySegments", total);
+            Reflect.setIfPresent(pool, "totalNumberOfMemorySegments", total);
             unavailable(pool);
             ResultPartitionFactory factory = factory(nsec, pool, size);
             Method create = ResultPartitionFactory.class.getDeclaredMethod("createBufferPoolFactory", int.class,
@@ -191,9 +190,7 @@ public final class NetworkArea implements Area {
         create.setAccessible(true);
         Method redistribute = NetworkBufferPool.class.getDeclaredMethod("tryRedistributeBuffers", int.class);
         redistribute.setAccessible(true);
-        Field lock = field(NetworkBufferPool.class, "factoryLock");
-        lock.setAccessible(true);
-        Object factoryLock = lock.get(pool);
+        Object factoryLock = Reflect.get(NetworkBufferPool.class, pool, "factoryLock");
         boolean unpooled = true; // 1.14+: requestUnpooledMemorySegments, after BufferManager's "nothing for 0"
         try {
             NetworkBufferPool.class.getDeclaredMethod("requestUnpooledMemorySegments", int.class);
@@ -298,10 +295,8 @@ public final class NetworkArea implements Area {
 
     /** The pool has no segment to give: its availability says so (else its pools ask it for ever). */
     private static void unavailable(NetworkBufferPool pool) throws Exception {
-        Field f = field(NetworkBufferPool.class, "availabilityHelper");
-        if (f != null) {
-            f.setAccessible(true);
-            Object helper = f.get(pool);
+        Object helper = Reflect.getIfPresent(pool, "availabilityHelper");
+        if (helper != null) {
             helper.getClass().getMethod("resetUnavailable").invoke(helper);
         }
     }
@@ -319,18 +314,18 @@ public final class NetworkArea implements Area {
     private static ResultPartitionFactory factory(NettyShuffleEnvironmentConfiguration nsec, NetworkBufferPool pool,
             int size) throws Exception {
         ResultPartitionFactory factory = (ResultPartitionFactory) Reflect.allocate(ResultPartitionFactory.class);
-        set(factory, "bufferPoolFactory", pool);
-        set(factory, "networkBuffersPerChannel", nsec.networkBuffersPerChannel());
-        set(factory, "configuredNetworkBuffersPerChannel", nsec.networkBuffersPerChannel());
-        set(factory, "floatingNetworkBuffersPerGate", nsec.floatingNetworkBuffersPerGate());
-        set(factory, "networkBufferSize", size);
-        set(factory, "maxBuffersPerChannel", nsec.getMaxBuffersPerChannel());
-        set(factory, "sortShuffleMinBuffers", nsec.sortShuffleMinBuffers());
-        set(factory, "sortShuffleMinParallelism", nsec.sortShuffleMinParallelism());
+        Reflect.setIfPresent(factory, "bufferPoolFactory", pool);
+        Reflect.setIfPresent(factory, "networkBuffersPerChannel", nsec.networkBuffersPerChannel());
+        Reflect.setIfPresent(factory, "configuredNetworkBuffersPerChannel", nsec.networkBuffersPerChannel());
+        Reflect.setIfPresent(factory, "floatingNetworkBuffersPerGate", nsec.floatingNetworkBuffersPerGate());
+        Reflect.setIfPresent(factory, "networkBufferSize", size);
+        Reflect.setIfPresent(factory, "maxBuffersPerChannel", nsec.getMaxBuffersPerChannel());
+        Reflect.setIfPresent(factory, "sortShuffleMinBuffers", nsec.sortShuffleMinBuffers());
+        Reflect.setIfPresent(factory, "sortShuffleMinParallelism", nsec.sortShuffleMinParallelism());
         for (String getter : new String[] {"getMaxOverdraftBuffersPerGate"}) {
             try {
                 Method m = nsec.getClass().getMethod(getter);
-                set(factory, "maxOverdraftBuffersPerGate", m.invoke(nsec));
+                Reflect.setIfPresent(factory, "maxOverdraftBuffersPerGate", m.invoke(nsec));
             } catch (NoSuchMethodException e) {
                 // before 1.16: no overdraft buffers
             }
@@ -343,28 +338,8 @@ public final class NetworkArea implements Area {
         } catch (NoSuchMethodException e) {
             // before 1.18
         }
-        set(factory, "tieredStorage", java.util.Optional.empty());
+        Reflect.setIfPresent(factory, "tieredStorage", java.util.Optional.empty());
         return factory;
-    }
-
-    private static Field field(Class<?> cls, String name) {
-        for (Class<?> c = cls; c != null; c = c.getSuperclass()) {
-            try {
-                return c.getDeclaredField(name);
-            } catch (NoSuchFieldException e) {
-                // the superclass may have it
-            }
-        }
-        return null;
-    }
-
-    private static void set(Object target, String name, Object value) throws Exception {
-        Field f = field(target.getClass(), name);
-        if (f == null) {
-            return; // not a field of this release
-        }
-        f.setAccessible(true);
-        f.set(target, value);
     }
 
     private static void partitions(Map<String, Object> input, List<int[]> out, List<ResultPartitionType> types)

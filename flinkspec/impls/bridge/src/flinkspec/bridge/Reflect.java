@@ -42,6 +42,73 @@ public final class Reflect {
         }
     }
 
+    /** The field {@code name} of {@code cls} or of a superclass, made accessible, or null if none has it. */
+    public static Field field(Class<?> cls, String name) {
+        for (Class<?> c = cls; c != null; c = c.getSuperclass()) {
+            try {
+                Field f = c.getDeclaredField(name);
+                f.setAccessible(true);
+                return f;
+            } catch (NoSuchFieldException e) {
+                // a superclass may have it
+            }
+        }
+        return null;
+    }
+
+    /** {@code target.name = value}: the field of {@code cls} or of a superclass. */
+    public static void set(Class<?> cls, Object target, String name, Object value) throws Exception {
+        fieldOf(cls, name).set(target, value);
+    }
+
+    /** {@code target.name}: the field of {@code cls} or of a superclass. */
+    public static Object get(Class<?> cls, Object target, String name) throws Exception {
+        return fieldOf(cls, name).get(target);
+    }
+
+    /** {@code target.name = value} where the release has that field (of the target's class or a superclass). */
+    public static void setIfPresent(Object target, String name, Object value) throws Exception {
+        Field f = field(target.getClass(), name);
+        if (f != null) {
+            f.set(target, value);
+        }
+    }
+
+    /** {@code target.name}, or null where the release has no such field. */
+    public static Object getIfPresent(Object target, String name) throws Exception {
+        Field f = field(target.getClass(), name);
+        return f == null ? null : f.get(target);
+    }
+
+    /** Whether {@code cls} itself declares the field {@code name}. */
+    public static boolean declaresField(Class<?> cls, String name) {
+        try {
+            cls.getDeclaredField(name);
+            return true;
+        } catch (NoSuchFieldException e) {
+            return false;
+        }
+    }
+
+    /** Whether {@code cls} itself declares a method {@code name} without parameters. */
+    public static boolean declaresMethod(Class<?> cls, String name) {
+        for (Method m : cls.getDeclaredMethods()) {
+            if (m.getName().equals(name) && m.getParameterCount() == 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The field {@code name} of {@code cls} or of a superclass, made accessible; NoSuchFieldException if none. */
+    public static Field fieldOf(Class<?> cls, String name) throws NoSuchFieldException {
+        Field f = field(cls, name);
+        if (f == null) {
+            throw new NoSuchFieldException(cls.getName() + "." + name);
+        }
+        return f;
+    }
+
     /** An instance created without running any constructor ({@code sun.misc.Unsafe.allocateInstance}). */
     public static Object allocate(Class<?> cls) throws Exception {
         Field f = Class.forName("sun.misc.Unsafe").getDeclaredField("theUnsafe");

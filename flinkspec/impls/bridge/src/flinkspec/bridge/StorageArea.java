@@ -167,15 +167,15 @@ public final class StorageArea implements Area {
         } catch (InvocationTargetException e) {
             return error(e.getCause());
         }
-        Path dir = (Path) field(location, "checkpointDirectory");
+        Path dir = (Path) Reflect.getIfPresent(location, "checkpointDirectory");
         if (dir == null) {
             return null; // the metadata stays in the JobManager's memory
         }
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("directory", dir.toString());
-        out.put("metadata", field(location, "metadataFilePath").toString());
-        Object shared = field(location, "sharedStateDirectory");
-        Object owned = field(location, "taskOwnedStateDirectory");
+        out.put("metadata", Reflect.getIfPresent(location, "metadataFilePath").toString());
+        Object shared = Reflect.getIfPresent(location, "sharedStateDirectory");
+        Object owned = Reflect.getIfPresent(location, "taskOwnedStateDirectory");
         out.put("shared", shared == null ? null : shared.toString());
         out.put("taskowned", owned == null ? null : owned.toString());
         return out;
@@ -192,8 +192,8 @@ public final class StorageArea implements Area {
             } catch (InvocationTargetException e) {
                 return error(e.getCause());
             }
-            String dir = field(location, "checkpointDirectory").toString();
-            String meta = field(location, "metadataFilePath").toString();
+            String dir = Reflect.getIfPresent(location, "checkpointDirectory").toString();
+            String meta = Reflect.getIfPresent(location, "metadataFilePath").toString();
             if (!meta.startsWith(dir + "/")) {
                 throw new IllegalStateException("savepoint metadata " + meta + " is not in " + dir);
             }
@@ -248,20 +248,6 @@ public final class StorageArea implements Area {
 
     private static Object call(Object target, String method) throws Exception {
         return target.getClass().getMethod(method).invoke(target);
-    }
-
-    /** A field of {@code target}'s class or a superclass, or null if there is none. */
-    private static Object field(Object target, String name) throws IllegalAccessException {
-        for (Class<?> c = target.getClass(); c != null; c = c.getSuperclass()) {
-            try {
-                Field f = c.getDeclaredField(name);
-                f.setAccessible(true);
-                return f.get(target);
-            } catch (NoSuchFieldException e) {
-                // look further up
-            }
-        }
-        return null;
     }
 
     private static String error(Throwable t) {

@@ -304,9 +304,7 @@ public final class WindowsArea implements Area {
         }
 
         private static Field field(String name) throws NoSuchFieldException {
-            Field f = WindowOperator.class.getDeclaredField(name);
-            f.setAccessible(true);
-            return f;
+            return Reflect.fieldOf(WindowOperator.class, name);
         }
 
         long dropped() {
