@@ -39,6 +39,7 @@ from pathlib import Path
 
 import attrs
 
+from flinkspec.impls.jdklist import JVM_FLAGS
 from oracle.versions import parse_version, select_versions
 
 BRIDGE_SRC = Path(__file__).parent / "bridge" / "src"
@@ -234,7 +235,7 @@ def _bridge_argv(jar: Path, home: Path, version: str) -> list[str]:
         raise FlinkUnavailable("java not found: real Flink needs a JDK (17) on PATH")
     # --add-opens as Flink's own start scripts give a JDK 17 JVM (env.java.opts): the TaskManager's fatal error
     # handler rewrites a Throwable's detailMessage by reflection (classloading.lifecycle, CLL-8)
-    return [java, "-Xss4m", "-XX:+UseSerialGC", "-XX:+TieredCompilation", "--add-opens=java.base/java.lang=ALL-UNNAMED",
+    return [java, *JVM_FLAGS, "--add-opens=java.base/java.lang=ALL-UNNAMED",
             f"-Dflinkspec.unsupported={out / 'unsupported'}", f"-Dflinkspec.areas={bridge_areas()}",
             "-cp", f"{out / 'classes'}{os.pathsep}{jar}", "flinkspec.bridge.Main", version]
 
