@@ -18,7 +18,7 @@ AREAS = ("checkpoint.alignment, checkpoint.coordinator, checkpoint.recovery, che
          "classloading.lifecycle, classloading.resolve, memory.consumers, memory.jobmanager, memory.network, "
          "memory.taskmanager, "
          "watermark.assigner, watermark.async, watermark.combined, watermark.generation, watermark.join, "
-         "watermark.timers, watermark.valve, watermark.windows")
+         "watermark.output, watermark.timers, watermark.valve, watermark.windows")
 WM = {"area": "watermark.valve", "flink": "2.3"}
 CASES = [
     ({"area": "memory.taskmanager", "flink": "3.0", "input": {}},

@@ -111,6 +111,8 @@ EXAMPLES: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
     "watermark.join": (req("watermark.join", {"lower_bound_ms": 0, "upper_bound_ms": 1, "events": [
         {"side": "left", "key": "a", "timestamp": 5, "value": 1},
         {"side": "right", "key": "a", "timestamp": 6, "value": 2}]}), None),
+    "watermark.output": (req("watermark.output", {"source": "operator", "events": [
+        {"kind": "status", "status": "idle"}, {"kind": "watermark", "timestamp": 5}, {"kind": "end"}]}), None),
     "checkpoint.snapshot": (req("checkpoint.snapshot", {"events": [
         {"kind": "put", "key": "a", "value": "x"}, {"kind": "snapshot", "checkpoint": 1},
         {"kind": "put", "key": "a", "value": "y"}, {"kind": "run", "checkpoint": 1}]}), None),

@@ -58,7 +58,7 @@ AREA_OF_FILE = {
     "memory": ("memory", "memory_jm", "memory_options", "memory_process", "memory_tm", "memsize", "memory_consumers",
                "memory_network"),
     "watermark": ("valve", "combined", "timers", "watermark", "watermark_generation", "watermark_windows",
-                  "watermark_async", "watermark_assigner", "watermark_join"),
+                  "watermark_async", "watermark_assigner", "watermark_join", "watermark_output"),
     "classloading": ("classloading", "classloading_config", "classloading_lifecycle"),
     "checkpoint": ("alignment", "alignment_handlers", "coordinator", "coordinator_machine",
                    "coordinator_rules", "recovery", "checkpoint_storage", "flinkpath", "checkpoint_snapshot"),
@@ -94,6 +94,7 @@ def area_tests(area: str) -> list[str]:
                  "properties/watermark/test_windows_meta.py", "properties/watermark/test_windows_bad_input.py",
                  "properties/watermark/test_async_meta.py", "properties/watermark/test_async_bad_input.py",
                  "properties/watermark/test_assigner_meta.py", "properties/watermark/test_assigner_bad_input.py",
+                 "properties/watermark/test_output_meta.py", "properties/watermark/test_output_bad_input.py",
                  "properties/test_protocol_errors.py",
                  *_recorded(*_corpora("watermark"))]
     classloading = ["properties/classloading/test_bad_input.py", "properties/classloading/test_lifecycle_bad_input.py",
