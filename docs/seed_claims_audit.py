@@ -103,11 +103,17 @@ DECISIONS: dict[str, tuple[str, tuple[str, ...], str]] = {
                                 "ClassLoader.resolveClass(c) does nothing but throw NullPointerException for a null "
                                 "c (the JVM links a class when it needs to, whether or not resolveClass was called)."),
     "RecordWriterOutput blocks watermarks while task IDLE": (
-        COVERED, ("WM-6",), "At the valve, whose output status the task's output follows: no watermark is emitted "
-        "while the output is idle. RecordWriterOutput itself is not modelled."),
+        NEW, ("WMO-2", "RWO-2", "RWO-3", "WM-6"), "watermark.output drives Flink's RecordWriterOutput over its "
+        "RecordWriter and decodes what it serializes: no watermark leaves while the task is idle (WMO-2, RWO-2: from "
+        "1.14 its announcedStatus, in 1.13 the operator chain's status it asks), a status leaves only when it changes "
+        "(RWO-3); records and latency markers pass (WMO-4). At the valve, whose output status the task's output "
+        "follows, WM-6 (docs/protocol/watermark-output.md)."),
     "finished source sends MAX_WATERMARK, not IDLE": (
-        NOT_YET, (), "Observable, not modelled yet: sources are in no area; what the valve and the timers do with "
-        "a MAX_WATERMARK input is judged by WM-2 ... WM-4 and TIMER-2."),
+        NEW, ("WMO-3", "RWO-5", "RWO-6"), "watermark.output's end event runs a source task's own "
+        "advanceToEndOfEventTime: Long.MAX_VALUE and no IDLE status (WMO-3). Real Flink breaks it in every release "
+        "when the output is idle at the end: the watermark goes out with no ACTIVE status first and RecordWriterOutput "
+        "drops it (RWO-5, SourceOperatorStreamTask; RWO-6, a legacy SourceStreamTask from 1.14.0, FLINK-23808; 1.13's "
+        "StreamSource marks ACTIVE first); FLINK-40499, open, proposes the fix (docs/documented-rules.md)."),
     "window/interval-join/KeyedCoProcess firing on watermark": (
         NEW, ("WMW-2", "WMW-6", "WW-5", "WW-7", "WMJ-5", "IJ-5", "IJ-6"), "The window half: watermark.windows "
         "drives Flink's WindowOperator with the EventTimeTrigger: WMW-2, a window fires only once the watermark has "

@@ -52,7 +52,7 @@ AREAS: dict[str, Area] = registry((
     memory.TASKMANAGER, memory.JOBMANAGER, memory.CONSUMERS, memory.NETWORK,
     watermark.VALVE, watermark.COMBINED, watermark.TIMERS, watermark.GENERATION, watermark.WINDOWS, watermark.ASYNC,
     watermark.ASSIGNER,
-    watermark.JOIN,
+    watermark.JOIN, watermark.OUTPUT,
     classloading.RESOLVE, classloading.LIFECYCLE,
     checkpoint.ALIGNMENT, checkpoint.COORDINATOR, checkpoint.RECOVERY, checkpoint.STORAGE, checkpoint.SNAPSHOT,
 ))

@@ -9,6 +9,7 @@ from oracle import watermark_assigner as assigner
 from oracle import watermark_async as async_queue
 from oracle import watermark_generation as generation
 from oracle import watermark_join as join
+from oracle import watermark_output as output
 from oracle import watermark_windows as windows
 from oracle.versions import pick
 from oracle.watermark import SUBPARTITIONS_SINCE
@@ -30,6 +31,9 @@ from properties.watermark import (
     join_mutants,
     join_strategies,
     mutants,
+    output_invariants,
+    output_mutants,
+    output_strategies,
     strategies,
     windows_invariants,
     windows_mutants,
@@ -285,4 +289,29 @@ JOIN = Area(
                                           checked=_JOIN_CHECKED)},
     mutants=tuple(join_mutants.MUTANTS), bridge="JoinArea",
     changes=join.CHANGES[join.JOIN], strict_messages=True,
+)
+
+_OUTPUT_META = "properties/watermark/test_output_meta.py::"
+# what checks each rule of the oracle's RecordWriterOutput and source task end
+_OUTPUT_CHECKED: tuple[Checked, ...] = (
+    checked("RWO-1", "WMO-4"),
+    checked("RWO-2", "WMO-2", f"{_OUTPUT_META}test_a_watermark_is_dropped_while_idle"),
+    checked("RWO-3", f"{_OUTPUT_META}test_a_status_leaves_only_when_it_changes"),
+    checked("RWO-4", f"{_OUTPUT_META}test_a_latency_marker_passes_an_idle_output"),
+    checked("RWO-5", "WMO-3", f"{_OUTPUT_META}test_an_idle_finished_source_sends_nothing"),
+    checked("RWO-6", f"{_OUTPUT_META}test_a_legacy_source_marks_active_first_only_in_1_13"),
+)
+
+OUTPUT = Area(
+    size_bar=4,
+    name=output.OUTPUT, prefix="WMO", rules=output_invariants.BOOK, protocol=4,
+    page="watermark-output.md",
+    description="what leaves a task through its network output (Flink's RecordWriterOutput over a RecordWriter): "
+    "records, watermarks (dropped while idle), statuses (only changes), latency markers, and what a finished source "
+    "task's advanceToEndOfEventTime sends",
+    requests=output_strategies.requests, size=output_strategies.size, shape=EMITS_STATUS,
+    oracle={"watermark_output": OracleRules(rules=output.RULES, files=("oracle/watermark_output.py",),
+                                            checked=_OUTPUT_CHECKED)},
+    mutants=tuple(output_mutants.MUTANTS), bridge="OutputArea", exhaustive=enumerated.OUTPUT,
+    changes=output.CHANGES[output.OUTPUT], strict_messages=True,
 )

@@ -60,3 +60,23 @@ ASSIGNER = Exhaustive(
     + [{"kind": "status", "status": s} for s in ("idle", "active")]
     + [{"kind": "advance", "ms": w}, {"kind": "advance", "ms": 60_001}, {"kind": "end_of_input"}],
     shapes=("1x4",))
+
+
+def _output_events(letters: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The letters up to the first end (nothing follows a task's end)."""
+    out: list[dict[str, Any]] = []
+    for letter in letters:
+        out.append(letter)
+        if letter["kind"] == "end":
+            break
+    return out
+
+
+OUTPUT = Exhaustive(
+    width="the source tasks: 1 a SourceOperatorStreamTask, 2 also a legacy SourceStreamTask",
+    bases=lambda w: [{"source": s} for s in ("operator", "legacy")[:max(1, min(w, 2))]],
+    alphabet=lambda w, timestamps: [{"kind": "record", "timestamp": t} for t in timestamps[:1]]
+    + [{"kind": "watermark", "timestamp": t} for t in timestamps]
+    + [{"kind": "status", "status": s} for s in ("idle", "active")]
+    + [{"kind": "latency", "marked_time": 0}, {"kind": "end"}],
+    events=_output_events, shapes=("1x5", "2x5"))

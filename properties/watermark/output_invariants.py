@@ -1,0 +1,116 @@
+"""The documented rules of what leaves a task's network output, as checks on any implementation's own answers.
+
+Source: the javadoc of ``StreamStatus`` (1.13; ``WatermarkStatus`` from 1.14 says the same): "for watermarks, since
+there may be watermark generators that might produce watermarks anywhere in the middle of topologies regardless of
+whether there are input data at the operator, the current status of the task must be checked before forwarding
+watermarks emitted from an operator. If the status is actually idle, the watermark must be blocked", "downstream
+tasks can always safely process and propagate records through their operator chain when they receive them", and
+"to notify downstream tasks that a source task is permanently closed and will no longer send any more elements, the
+source should still send a Watermark#MAX_WATERMARK instead of StreamStatus#IDLE"; and the protocol page for the
+answer's shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from oracle.versions import FlinkVersion
+from oracle.watermark_output import LONG_MAX, LONG_MIN, OUTPUT
+from properties.rules import Request, Response, RuleBook, Violation, output_steps
+
+BOOK = RuleBook()  # the rules this module declares, named by the area's declaration
+BOOK.differential(OUTPUT, "WMO")
+
+STATUS_DOCS = "StreamStatus javadoc (1.13), WatermarkStatus javadoc (1.14+)"
+
+
+def _long(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and LONG_MIN <= x <= LONG_MAX
+
+
+def _item_ok(item: Any) -> bool:
+    if not isinstance(item, Mapping) or len(item) != 1:
+        return False
+    if "record" in item:
+        return item["record"] is None or _long(item["record"])
+    if "watermark" in item:
+        return _long(item["watermark"])
+    if "latency" in item:
+        return _long(item["latency"])
+    return item.get("status") in ("idle", "active")
+
+
+def _events(req: Request) -> list[Any]:
+    events: list[Any] = req.get("input", {}).get("events", [])
+    return events
+
+
+@BOOK.invariant("WMO-1", OUTPUT, "The answer holds one list per event of the elements leaving the task's output, "
+                "each {record: its timestamp or null}, {watermark: long}, {status: idle|active} or {latency: long}.",
+                "docs/protocol/watermark-output.md")
+def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    if "output" not in resp or resp.get("error") is not None:
+        return []
+    outputs = output_steps(resp, "outputs")
+    if outputs is None or len(outputs) != len(_events(req)):
+        return [Violation("WMO-1", "output.outputs must be a list with one entry per event")]
+    for i, elements in enumerate(outputs):
+        if not isinstance(elements, list) or not all(_item_ok(c) for c in elements):
+            return [Violation("WMO-1", f"output.outputs[{i}] = {elements!r} is not a list of stream elements")]
+    return []
+
+
+def _replay(req: Request, resp: Response) -> Iterator[tuple[int, Mapping[str, Any], list[Any]]]:
+    """Per event of a well-shaped answer: its index, the event and the elements it sent."""
+    outputs = output_steps(resp, "outputs")
+    if outputs is None or shape(req, resp, None) != []:  # type: ignore[arg-type]
+        return
+    for i, (ev, elements) in enumerate(zip(_events(req), outputs, strict=True)):
+        yield i, ev, elements
+
+
+@BOOK.invariant("WMO-2", OUTPUT, "The task's status is checked before a watermark is forwarded: no watermark leaves "
+                "while the task is idle (after an IDLE status the output sent, before the next ACTIVE).", STATUS_DOCS)
+def blocked_while_idle(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    idle = False
+    for i, _ev, elements in _replay(req, resp):
+        for c in elements:
+            if "status" in c:
+                idle = c["status"] == "idle"
+            elif "watermark" in c and idle:
+                return [Violation("WMO-2", f"event {i}: watermark {c['watermark']} left the idle task")]
+    return []
+
+
+@BOOK.invariant("WMO-3", OUTPUT, "A source task that is permanently closed sends Long.MAX_VALUE (MAX_WATERMARK), "
+                "not an IDLE status: the end of its input sends the watermark Long.MAX_VALUE and no IDLE status.",
+                STATUS_DOCS)
+def finished_sends_max(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    for i, ev, elements in _replay(req, resp):
+        if ev.get("kind") != "end":
+            continue
+        if {"status": "idle"} in elements:
+            return [Violation("WMO-3", f"event {i}: the finished source sent an IDLE status")]
+        if {"watermark": LONG_MAX} not in elements:
+            return [Violation("WMO-3", f"event {i}: the finished source sent {elements}, no Long.MAX_VALUE watermark")]
+    return []
+
+
+@BOOK.invariant("WMO-4", OUTPUT, "Records are propagated whenever they come, whatever the task's status: each record "
+                "leaves once, with its timestamp, when it is given to the output, and no other event sends one.",
+                STATUS_DOCS)
+def records_propagate(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    for i, ev, elements in _replay(req, resp):
+        recs = [c for c in elements if "record" in c]
+        expected = [{"record": ev.get("timestamp")}] if ev.get("kind") == "record" else []
+        if recs != expected:
+            return [Violation("WMO-4", f"event {i} ({ev.get('kind')}) sent the records {recs}, not {expected}")]
+    return []
+
+
+# Documented rules that real Flink itself breaks (docs/documented-rules.md)
+BOOK.flink_violates("WMO-3", "a source task whose output is idle at the end of its input sends nothing: "
+                    "advanceToEndOfEventTime emits Long.MAX_VALUE with no ACTIVE status first and RecordWriterOutput "
+                    "drops it while idle (SourceOperatorStreamTask in every release, SourceStreamTask from 1.14.0; "
+                    "FLINK-40499, open, proposes an ACTIVE status first)")

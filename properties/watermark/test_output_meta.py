@@ -1,0 +1,116 @@
+"""Meta-tests: the watermark.output strategy reaches the corners where implementations go wrong (a watermark
+dropped while idle, a status sent again, records and latency markers through an idle output, an idle finished
+source), the invariants reject what they must, and the oracle's rules hold on pinned inputs (each the answer real
+Flink gives: ``flinkspec check --impl flink``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import oracle
+from oracle.versions import SUPPORTED
+from oracle.watermark_output import LONG_MAX, OUTPUT
+from properties.corpus import Corner, answered_with
+from properties.meta import corner_tests
+from properties.watermark import output_invariants as inv
+from properties.watermark.output_strategies import requests
+
+SAMPLE = 2000  # requests drawn once; every corner must be among them
+KEEPS = (inv.shape, inv.blocked_while_idle, inv.records_propagate)  # WMO-3: Flink breaks it
+
+
+def _pairs(pred: Any) -> Corner:
+    """Some event and its elements satisfy ``pred(event, elements, input)``."""
+    return answered_with(lambda out, inp: any(pred(e, c, inp) for e, c in zip(inp["events"], out["outputs"],
+                                                                               strict=True)))
+
+
+CORNERS: dict[str, Corner] = {
+    "a watermark leaves": _pairs(lambda e, c, i: e["kind"] == "watermark" and bool(c)),
+    "a watermark dropped while idle": _pairs(lambda e, c, i: e["kind"] == "watermark" and not c),
+    "a status sent": _pairs(lambda e, c, i: e["kind"] == "status" and bool(c)),
+    "a status equal to the last not sent": _pairs(lambda e, c, i: e["kind"] == "status" and not c),
+    "a record without a timestamp": _pairs(lambda e, c, i: c == [{"record": None}]),
+    "a latency marker": _pairs(lambda e, c, i: e["kind"] == "latency"),
+    "an active source ends with Long.MAX_VALUE": _pairs(lambda e, c, i: e["kind"] == "end" and c == [
+        {"watermark": LONG_MAX}]),
+    "an idle source ends with nothing": _pairs(lambda e, c, i: e["kind"] == "end" and not c),
+    "a legacy source ends": _pairs(lambda e, c, i: e["kind"] == "end" and i.get("source") == "legacy"),
+}
+BY_VERSION: dict[str, tuple[str, Corner]] = {
+    "1.13: an idle legacy source marks ACTIVE before Long.MAX_VALUE": ("1.13", _pairs(
+        lambda e, c, i: e["kind"] == "end" and c == [{"status": "active"}, {"watermark": LONG_MAX}])),
+}
+
+(test_strategy_reaches, test_strategy_reaches_version_corner,
+ test_every_generated_request_is_well_formed_and_keeps_the_rules) = corner_tests(
+    requests, SAMPLE, CORNERS, BY_VERSION, keeps=KEEPS)
+
+IDLE = {"kind": "status", "status": "idle"}
+ACTIVE = {"kind": "status", "status": "active"}
+END = {"kind": "end"}
+
+
+def _wm(ts: int) -> dict[str, Any]:
+    return {"kind": "watermark", "timestamp": ts}
+
+
+def _ask(flink: str, *events: dict[str, Any], source: str = "operator") -> Any:
+    resp = oracle.answer({"id": 0, "area": OUTPUT, "flink": flink, "input": {"source": source,
+                                                                             "events": list(events)}})
+    return resp.get("output", {}).get("outputs", resp)
+
+
+def test_a_watermark_is_dropped_while_idle() -> None:
+    """RWO-2: blocked between IDLE and ACTIVE, in 1.13 (the chain's status) as from 1.14 (the output's)."""
+    for flink in ("1.13", "2.3"):
+        assert _ask(flink, _wm(1), IDLE, _wm(2), ACTIVE, _wm(3)) == [
+            [{"watermark": 1}], [{"status": "idle"}], [], [{"status": "active"}], [{"watermark": 3}]]
+
+
+def test_a_status_leaves_only_when_it_changes() -> None:
+    """RWO-3: the status starts ACTIVE; only a change leaves."""
+    assert _ask("2.3", ACTIVE, IDLE, IDLE, ACTIVE, ACTIVE) == [[], [{"status": "idle"}], [], [{"status": "active"}],
+                                                               []]
+
+
+def test_a_latency_marker_passes_an_idle_output() -> None:
+    """RWO-4, RWO-1: latency markers and records leave an idle output."""
+    got = _ask("2.3", IDLE, {"kind": "latency", "marked_time": 7}, {"kind": "record", "timestamp": 3})
+    assert got == [[{"status": "idle"}], [{"latency": 7}], [{"record": 3}]]
+
+
+def test_an_idle_finished_source_sends_nothing() -> None:
+    """RWO-5: SourceOperatorStreamTask's Long.MAX_VALUE is dropped by an idle output in every release."""
+    for version in SUPPORTED:
+        assert _ask(str(version), IDLE, END) == [[{"status": "idle"}], []]
+        assert _ask(str(version), END) == [[{"watermark": LONG_MAX}]]
+
+
+def test_a_legacy_source_marks_active_first_only_in_1_13() -> None:
+    """RWO-6: 1.13's StreamSource goes through its WatermarkContext (ACTIVE first); 1.14's SourceStreamTask does
+    not (FLINK-23808)."""
+    assert _ask("1.13", IDLE, END, source="legacy") == [[{"status": "idle"}],
+                                                        [{"status": "active"}, {"watermark": LONG_MAX}]]
+    assert _ask("1.14.0", IDLE, END, source="legacy") == [[{"status": "idle"}], []]
+    assert _ask("1.13", END, source="legacy") == [[{"watermark": LONG_MAX}]]
+
+
+def _violations(events: list[dict[str, Any]], outputs: list[Any]) -> list[str]:
+    req = {"area": OUTPUT, "flink": "2.3", "input": {"events": events}}
+    resp = {"id": 0, "output": {"outputs": outputs}}
+    checks = (*KEEPS, inv.finished_sends_max)
+    return [v.rule for check in checks for v in check(req, resp, SUPPORTED[-1])]
+
+
+def test_the_invariants_reject_what_they_must() -> None:
+    """Each documented rule rejects an answer that breaks it."""
+    assert _violations([IDLE, _wm(2)], [[{"status": "idle"}], [{"watermark": 2}]]) == ["WMO-2"]
+    assert _violations([END], [[]]) == ["WMO-3"]
+    assert _violations([END], [[{"status": "idle"}]]) == ["WMO-3"]
+    assert _violations([{"kind": "record", "timestamp": 1}], [[]]) == ["WMO-4"]
+    assert _violations([_wm(1)], [[{"record": 1}]]) == ["WMO-4"]
+    assert _violations([_wm(1)], [[{"watermark": "1"}]]) == ["WMO-1"]
+    assert _violations([_wm(1)], []) == ["WMO-1"]
+    assert _violations([IDLE, _wm(2), END], [[{"status": "idle"}], [], [{"status": "active"},
+                                                                        {"watermark": LONG_MAX}]]) == []
