@@ -55,15 +55,21 @@ RULES: tuple[Declared, ...] = (
     Declared("HA-3",
              "The store retains state.checkpoints.num-retained checkpoints (default 1; a value below 1 is 1 with a "
              "warning; one that does not parse is IllegalArgumentException(\"Could not parse value '<v>' for key "
-             "'<key>'.\")): adding one beyond it subsumes the oldest added, removing its znode and its file and "
-             "discarding the checkpoint (its chk-N directory).",
+             "'<key>'.\")): adding one beyond it subsumes the oldest added, removing its znode and its file "
+             "(the checkpoint itself is discarded as HA-8 says).",
              "DefaultCompletedCheckpointStoreUtils.getMaximumNumberOfRetainedCheckpoints, CheckpointSubsumeHelper"),
     Declared("HA-4",
              "Adding a checkpoint whose znode exists fails: AlreadyExistException(\"ZooKeeper node /<N as 19 "
              "digits> already exists.\"), its file deleted; a negative id is IllegalArgumentException (no "
-             "message); a store shut down refuses: IllegalStateException(\"Checkpoint store has already been "
+             "message), before a store shut down refuses: IllegalStateException(\"Checkpoint store has already been "
              "shutdown.\").",
              "DefaultCompletedCheckpointStore.addCheckpointAndSubsumeOldestOne, ZooKeeperStateHandleStore"),
+    Declared("HA-8",
+             "A subsumed checkpoint is discarded (its chk-N directory deleted) only once the oldest checkpoint the "
+             "store keeps has a higher id (at a globally terminal shutdown: the lowest one it keeps on the file "
+             "system, or any); until then the checkpoints cleaner holds it, across a new store too.",
+             "CheckpointsCleaner.addSubsumedCheckpoint / cleanSubsumedCheckpoints, "
+             "DefaultCompletedCheckpointStore.findLowest"),
     Declared("HA-5",
              "A globally terminal shutdown (FINISHED, CANCELED, FAILED) removes every checkpoint's znode and file, "
              "the /checkpoints znode and the counter's znode, and discards each checkpoint whose retention policy "
@@ -129,6 +135,7 @@ class _State:
     metadata: set[int] = attrs.Factory(set)  # chk-N/_metadata files
     store: list[_Checkpoint] = attrs.Factory(list)  # the store's checkpoints, in the order added
     in_zk: dict[int, _Checkpoint] = attrs.Factory(dict)  # checkpoints with a znode (and an HA file)
+    pending: list[int] = attrs.Factory(list)  # subsumed checkpoints the cleaner has not discarded yet
     running: bool = True
     counter: int = 1  # the counter's cached count
 
@@ -167,7 +174,8 @@ def _events(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
         where = f"input.events[{i}]"
         if not isinstance(e, dict):
             raise BadRequest(f"{where} must be an object")
-        if "add" in e and type(e["add"]) is int and (len(e) == 1 or (len(e) == 2 and isinstance(e.get("retention"), str))):
+        with_retention = len(e) == 2 and isinstance(e.get("retention"), str)
+        if "add" in e and type(e["add"]) is int and (len(e) == 1 or with_retention):
             if len(e) == 2 and e["retention"] not in RETENTIONS:
                 raise BadRequest(f"{where}.retention must be one of {', '.join(RETENTIONS)}")
             continue
@@ -214,8 +222,8 @@ def ha_area(payload: Mapping[str, Any], version: FlinkVersion) -> HaOutput | Rej
                    storage=storage_dir.rstrip("/") + "/" + _trim(cluster))
     state.open()
     steps = [_step(state, e) for e in events]
-    handles = {f"{state.job}/checkpoints/{i:019d}": {"class": HANDLE, "file": f"{state.storage}/completedCheckpoint<hex>"}
-               for i in sorted(state.in_zk)}
+    file = f"{state.storage}/completedCheckpoint<hex>"
+    handles = {f"{state.job}/checkpoints/{i:019d}": {"class": HANDLE, "file": file} for i in sorted(state.in_zk)}
     files = [f"{CHECKPOINTS}/chk-{i}/_metadata" for i in state.metadata] + [h["file"] for h in handles.values()]
     return {"retained_max": retain, "steps": steps, "znodes": sorted(state.znodes),
             "handles": dict(sorted(handles.items())), "files": sorted(files)}
@@ -233,14 +241,21 @@ def _remove(state: _State, cid: int) -> None:
     state.znodes.discard(node + "/locks")
 
 
+def _clean_subsumed(state: _State, up_to: int) -> None:
+    """``CheckpointsCleaner.cleanSubsumedCheckpoints``: the subsumed checkpoints below ``up_to`` are discarded."""
+    for cid in [i for i in state.pending if i < up_to]:
+        state.pending.remove(cid)
+        state.metadata.discard(cid)
+
+
 def _step(state: _State, event: dict[str, Any]) -> dict[str, Any]:
     if "add" in event:
         cid = event["add"]
         state.metadata.add(cid)  # the checkpoint's own metadata, written before it reaches the store
-        if not state.running:  # HA-4
-            return _error("IllegalStateException", "Checkpoint store has already been shutdown.")
-        if cid < 0:
+        if cid < 0:  # HA-4: the checkpoint itself refuses a negative id
             return _error("IllegalArgumentException", None)
+        if not state.running:
+            return _error("IllegalStateException", "Checkpoint store has already been shutdown.")
         if cid in state.in_zk:
             return _error("AlreadyExistException", f"ZooKeeper node /{cid:019d} already exists.")
         checkpoint = _Checkpoint(cid, event.get("retention", RETENTIONS[0]))
@@ -252,8 +267,9 @@ def _step(state: _State, event: dict[str, Any]) -> dict[str, Any]:
         subsumed = state.store[: max(0, len(state.store) - state.retain)]  # HA-3: the oldest added go
         for old in subsumed:
             _remove(state, old.id)
-            state.metadata.discard(old.id)
+            state.pending.append(old.id)
         state.store = state.store[len(subsumed):]
+        _clean_subsumed(state, state.store[0].id)  # HA-8: below the oldest one the store keeps
         after = [c.id for c in state.store]
         return {"subsumed": [i for i in before if i not in after], "retained": after}
     if "get" in event:
@@ -281,10 +297,14 @@ def _step(state: _State, event: dict[str, Any]) -> dict[str, Any]:
     if "shutdown" in event:  # HA-5
         status = event["shutdown"]
         if state.running and status != "SUSPENDED":
+            lowest_kept = 2**63 - 1
             for c in state.store:
                 _remove(state, c.id)
                 if _discarded_on_shutdown(c.retention, status):
                     state.metadata.discard(c.id)
+                else:
+                    lowest_kept = min(lowest_kept, c.id)
+            _clean_subsumed(state, lowest_kept)  # HA-8
             state.znodes.discard(f"{state.job}/checkpoints")
             state.znodes.discard(f"{state.job}/checkpoint_id_counter")
             state.counter_node = None
