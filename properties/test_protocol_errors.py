@@ -14,7 +14,8 @@ VERSIONS = ("give a minor (1.13, 1.14, 1.15, 1.16, 1.17, 1.18, 1.19, 1.20, 2.0, 
             "patch) or a patch release on PyPI (1.14.0, 1.14.2, 1.14.3, 1.14.4, 1.14.5, 1.15.0, 1.15.1, 1.15.2, "
             "1.15.3, 1.16.0, 1.16.1, 1.16.2, 1.17.0, 1.17.1, 1.18.0, 1.19.0, 1.19.1, 1.19.2, 1.20.0, 1.20.1, "
             "1.20.2, 1.20.3, 1.20.4, 2.0.0, 2.0.1, 2.1.0, 2.1.1, 2.1.2, 2.2.0)")
-AREAS = ("checkpoint.alignment, checkpoint.coordinator, checkpoint.recovery, checkpoint.snapshot, checkpoint.storage, "
+AREAS = ("checkpoint.alignment, checkpoint.coordinator, checkpoint.ha, checkpoint.recovery, checkpoint.snapshot, "
+         "checkpoint.storage, "
          "classloading.lifecycle, classloading.resolve, memory.consumers, memory.jobmanager, memory.network, "
          "memory.taskmanager, "
          "watermark.assigner, watermark.async, watermark.combined, watermark.generation, watermark.join, "

@@ -191,5 +191,5 @@ def test_a_strict_version_1_implementation_with_real_flink_behind_passes_every_a
                                 "checkpoint.storage", "memory.consumers", "memory.network",
                                 "watermark.generation", "watermark.windows", "watermark.async",
                                 "checkpoint.snapshot",
-                                "watermark.assigner", "watermark.join"}
+                                "watermark.assigner", "watermark.join", "checkpoint.ha"}
     assert all(why.startswith(("needs protocol 2", "needs protocol 4")) for why in not_checked.values())

@@ -18,7 +18,8 @@ MAX_SIZE = {"memory.taskmanager": 3, "memory.jobmanager": 3, "watermark.valve": 
             "checkpoint.storage": 3, "memory.consumers": 4, "memory.network": 4,
             "watermark.generation": 8, "watermark.windows": 8, "watermark.async": 8,
             "checkpoint.snapshot": 7,  # a restore of an increment: put, snapshot, run, complete, snapshot, run, restore
-            "watermark.assigner": 8, "watermark.join": 8}
+            "watermark.assigner": 8, "watermark.join": 8,
+            "checkpoint.ha": 4}  # a store's config key and up to three events (add, add, shutdown)
 
 
 # Requests per mutant: a memory request costs microseconds, so its mutants get a wider margin

@@ -90,6 +90,8 @@ EXAMPLES: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
     "checkpoint.storage": (req("checkpoint.storage", {"config": {"state.checkpoints.dir": "s3://bucket/ckpt"},
                                                       "job_id": "0123456789abcdef0123456789abcdef",
                                                       "checkpoint_id": 17}), None),
+    "checkpoint.ha": (req("checkpoint.ha", {"config": {"high-availability.storageDir": "<storageDir>"},
+                                            "events": [{"add": 1}, {"get": "latest"}]}), None),
     "memory.consumers": (req("memory.consumers", {"config": {}, "use_cases": ["OPERATOR", "PYTHON"]}), None),
     "memory.network": (req("memory.network", {"config": {"taskmanager.memory.process.size": "1g"},
                                               "partitions": [{"subpartitions": 4, "type": "PIPELINED"}]}), None),
