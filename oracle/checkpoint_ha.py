@@ -24,7 +24,7 @@ import attrs
 from oracle.changes import Change
 from oracle.javanum import JavaException
 from oracle.memory_options import ConfigOption, Configuration, FallbackKey
-from oracle.protocol import AreaFn, BadRequest, Rejected, string_map
+from oracle.protocol import AreaFn, BadRequest, NotModelled, Rejected, string_map
 from oracle.rules import Declared
 from oracle.versions import FlinkVersion, parse_version, pick
 
@@ -35,6 +35,8 @@ JOB = "0123456789abcdef0123456789abcdef"  # the job's id (its znode)
 STORAGE = "<storageDir>"  # the storage directory the bridge gives high-availability.storageDir
 CHECKPOINTS = "<checkpoints>"  # where each checkpoint's own metadata goes (its storage location)
 HANDLE = "RetrievableStreamStateHandle"
+BAD_STORAGE = (f"input.config: high-availability.storageDir must be {STORAGE}[/dir] (a directory the implementation "
+               "chooses)")
 RETENTIONS = ("NEVER_RETAIN_AFTER_TERMINATION", "RETAIN_ON_FAILURE", "RETAIN_ON_CANCELLATION")
 STATUSES = ("FINISHED", "CANCELED", "FAILED", "SUSPENDED")
 INT_MAX = 2**31 - 1
@@ -202,7 +204,10 @@ def ha_area(payload: Mapping[str, Any], version: FlinkVersion) -> HaOutput | Rej
         raise BadRequest("input must be an object")
     if version < parse_version(FIRST):
         raise BadRequest(f"{HA} starts at Flink {FIRST} (the first flink-dist that bundles ZooKeeper)")
-    config = Configuration(string_map(payload, "config", "input"))
+    raw_config = string_map(payload, "config", "input")
+    if any(v.strip() and not v.startswith(STORAGE) for k, v in raw_config.items() if k in STORAGE_DIR.keys):
+        raise BadRequest(BAD_STORAGE)  # never a directory of the caller's: Flink would write there
+    config = Configuration(raw_config)
     events = _events(payload)
     try:  # HA-3
         retained = config.get(pick(_RETAINED_OPTION, version))
@@ -214,9 +219,8 @@ def ha_area(payload: Mapping[str, Any], version: FlinkVersion) -> HaOutput | Rej
         return Rejected("IllegalConfigurationException",
                         f"Configuration is missing the mandatory parameter: {STORAGE_DIR}")
     root, cluster = (str(opt.default if config.raw(opt) is None else config.raw(opt)) for opt in (ROOT, CLUSTER_ID))
-    if not storage_dir.startswith(STORAGE) or not cluster.strip("/") or "//" in cluster or "//" in storage_dir:
-        raise BadRequest(f"input.config: the oracle models high-availability.storageDir as {STORAGE}[/dir] and a "
-                         "non-empty cluster-id without doubled slashes")
+    if not cluster.strip("/") or "//" in cluster or "//" in storage_dir:
+        raise NotModelled("input.config", "an empty cluster-id or doubled slashes in it or the storage directory")
     namespace = "/".join(p for p in (_trim(root), _trim(cluster)) if p)
     state = _State(retain=retain, job=f"/{namespace}/{JOB}" if namespace else f"/{JOB}",
                    storage=storage_dir.rstrip("/") + "/" + _trim(cluster))

@@ -29,6 +29,8 @@ BAD: list[tuple[dict[str, Any], str]] = [
     ({"events": [{"recover": False}]}, "input.events[0]"),
     ({"config": {"high-availability.storageDir": 5}, "events": []}, "config"),
     ({"config": None, "events": []}, "config"),
+    ({"config": {"high-availability.storageDir": "file:///tmp/x"}, "events": []}, "high-availability.storageDir"),
+    ({"config": {"high-availability.storageDir": "<storagedir>"}, "events": []}, "high-availability.storageDir"),
 ]
 
 

@@ -66,6 +66,10 @@ public final class HaArea implements Area {
     static final JobID JOB = JobID.fromHexString("0123456789abcdef0123456789abcdef");
     private static final String STORAGE = "<storageDir>";
     private static final String CHECKPOINTS = "<checkpoints>";
+    static final String[] STORAGE_KEYS = {"high-availability.storageDir", "high-availability.zookeeper.storageDir",
+        "recovery.zookeeper.storageDir"};
+    static final String BAD_STORAGE = "input.config: high-availability.storageDir must be <storageDir>[/dir] "
+            + "(a directory the implementation chooses)";
     private static ZooKeeperServer server;
     private static String quorum;
     private static CuratorFramework admin;
@@ -109,6 +113,13 @@ public final class HaArea implements Area {
             throw new BadRequest("HaArea does not answer " + area);
         }
         Map<String, String> configMap = Area.config(input);
+        for (String key : STORAGE_KEYS) {
+            String dir = configMap.get(key);
+            if (dir != null && !dir.trim().isEmpty() && !dir.startsWith(STORAGE)) {
+                // never a directory of the caller's: Flink would write there (a relative one under the cwd)
+                throw new BadRequest(BAD_STORAGE);
+            }
+        }
         Object rawEvents = input.get("events");
         if (!(rawEvents instanceof List)) {
             throw new BadRequest("input.events must be an array");
@@ -196,7 +207,7 @@ public final class HaArea implements Area {
         Configuration config = new Configuration();
         for (Map.Entry<String, String> e : configMap.entrySet()) {
             String v = e.getValue();
-            if (e.getKey().equals("high-availability.storageDir") && v.startsWith(STORAGE)) {
+            if (java.util.Arrays.asList(STORAGE_KEYS).contains(e.getKey()) && v.startsWith(STORAGE)) {
                 v = storageRoot + v.substring(STORAGE.length());
             }
             config.setString(e.getKey(), v);
