@@ -172,9 +172,9 @@ BOOK.accepted("CHA-ACCEPTED", AREA,
 # ---- mutants ----------------------------------------------------------------------------------------
 
 
-def _handle_in_znode(req: Request, _resp: Response) -> Response:
+def _handle_in_znode(req: dict[str, Any], _resp: dict[str, Any]) -> dict[str, Any]:
     """The metadata itself in the znode: no file under the storage directory."""
-    resp = oracle.answer(req)
+    resp = dict(oracle.answer(req))
     out = resp.get("output")
     if isinstance(out, dict):
         out["handles"] = {k: {"class": "ByteStreamStateHandle", "file": None} for k in out["handles"]}
@@ -182,22 +182,22 @@ def _handle_in_znode(req: Request, _resp: Response) -> Response:
     return resp
 
 
-def _retain_all(req: Request, _resp: Response) -> Response:
+def _retain_all(req: dict[str, Any], _resp: dict[str, Any]) -> dict[str, Any]:
     """num-retained ignored: nothing is ever subsumed."""
     config = {**req["input"].get("config", {})}
     if config.get("state.checkpoints.num-retained", "1").lstrip("-").isdigit():
         config["state.checkpoints.num-retained"] = "1000"
-    resp = oracle.answer({**req, "input": {**req["input"], "config": config}})
+    resp = dict(oracle.answer({**req, "input": {**req["input"], "config": config}}))
     out = resp.get("output")
     if isinstance(out, dict):
         out["retained_max"] = max(1, int(req["input"].get("config", {}).get("state.checkpoints.num-retained", "1")))
     return resp
 
 
-def _suspend_deletes(req: Request, _resp: Response) -> Response:
+def _suspend_deletes(req: dict[str, Any], _resp: dict[str, Any]) -> dict[str, Any]:
     """A SUSPENDED job's checkpoints are removed as a FAILED job's."""
     events = [{"shutdown": "FAILED"} if e == {"shutdown": "SUSPENDED"} else e for e in req["input"].get("events", [])]
-    resp = oracle.answer({**req, "input": {**req["input"], "events": events}})
+    resp = dict(oracle.answer({**req, "input": {**req["input"], "events": events}}))
     out = resp.get("output")
     if isinstance(out, dict):
         for e, step in zip(req["input"].get("events", []), out["steps"], strict=False):
@@ -206,9 +206,9 @@ def _suspend_deletes(req: Request, _resp: Response) -> Response:
     return resp
 
 
-def _counter_from_zero(req: Request, _resp: Response) -> Response:
+def _counter_from_zero(req: dict[str, Any], _resp: dict[str, Any]) -> dict[str, Any]:
     """The checkpoint ID counter starts at 0 (Flink's starts at 1)."""
-    resp = oracle.answer(req)
+    resp = dict(oracle.answer(req))
     out = resp.get("output")
     if isinstance(out, dict):
         fresh = True
