@@ -227,8 +227,8 @@ MUTANTS: list[Mutant] = [
            after=_retain_all),
     Mutant("cha-suspend-deletes", AREA, "A SUSPENDED shutdown removes the checkpoints as a FAILED one does, so a "
            "new JobManager recovers none.", after=_suspend_deletes,
-           undocumented="Flink's docs say a suspended job keeps its HA data only in words about job lifecycles; "
-           "only DefaultCompletedCheckpointStore.shutdown decides that SUSPENDED releases instead of removing."),
+           undocumented="No documented rule says what a suspended job's store keeps in ZooKeeper; only "
+           "DefaultCompletedCheckpointStore.shutdown decides that SUSPENDED releases the locks instead of removing."),
     Mutant("cha-counter-from-zero", AREA, "The checkpoint ID counter starts at 0 instead of 1.",
            after=_counter_from_zero,
            undocumented="No documented rule names the first checkpoint id; only ZooKeeperCheckpointIDCounter's "
