@@ -48,11 +48,14 @@ DECISIONS: dict[str, tuple[str, tuple[str, ...], str]] = {
         NEW, ("CCR-13", "CC-24"), "The id_counter event (protocol 4) makes the checkpoint ID counter fail: CCR-13, no "
         "checkpoint is triggered afterwards; CC-24, the trigger fails TRIGGER_CHECKPOINT_FAILURE without an id."),
     "savepoint/externalized metadata written to FS; ZK holds handle": (
-        NEW, ("CSR-7", "CSR-8", "CST-11", "CST-12"), "The file-system half: checkpoint.storage answers where a "
-        "checkpoint's and a savepoint's metadata file go (CSR-7 and CST-11: <dir>/<job id>/chk-N/_metadata; CSR-8 "
-        "and CST-12: <savepoint dir>/savepoint-<short job id>-<random>/_metadata). The ZooKeeper half is not yet "
-        "covered: high-availability services are in no area, though observable (flink-dist.jar bundles ZooKeeper's "
-        "server and Curator from 1.17, next to ZooKeeperStateHandleStore); what recovery may restore from is CCR-10."),
+        NEW, ("CSR-7", "CSR-8", "CST-11", "CST-12", "CHA-2", "HA-1", "HA-2"), "The file-system half: "
+        "checkpoint.storage answers where a checkpoint's and a savepoint's metadata file go (CSR-7 and CST-11: "
+        "<dir>/<job id>/chk-N/_metadata; CSR-8 and CST-12: <savepoint dir>/savepoint-<short job id>-<random>/"
+        "_metadata). The ZooKeeper half: checkpoint.ha (1.17 on, the releases whose flink-dist bundles ZooKeeper) "
+        "drives the completed checkpoint store against an in-process ZooKeeper: CHA-2, every checkpoint znode holds "
+        "a RetrievableStreamStateHandle of a file under high-availability.storageDir, which is there; HA-1, the "
+        "znode paths (/<root>/<cluster-id>/<job id>/checkpoints/<id as 19 digits>); HA-2, the metadata file "
+        "<storageDir>/<cluster-id>/completedCheckpoint<random>."),
     "snapshots stored in configurable place (JM memory default / HDFS)": (
         NEW, ("CSR-2", "CSR-3", "CSR-6", "CST-1", "CST-3"), "checkpoint.storage answers which state backend and "
         "checkpoint storage Flink builds from a configuration: CSR-2 (the JobManager's memory when no checkpoint "

@@ -55,6 +55,7 @@ AREAS: dict[str, Area] = registry((
     watermark.JOIN, watermark.OUTPUT,
     classloading.RESOLVE, classloading.LIFECYCLE,
     checkpoint.ALIGNMENT, checkpoint.COORDINATOR, checkpoint.RECOVERY, checkpoint.STORAGE, checkpoint.SNAPSHOT,
+    checkpoint.HA,
 ))
 
 # the areas' extra corpora (:class:`properties.area.ExtraCorpus`), by name, each knowing its area

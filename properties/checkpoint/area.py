@@ -8,15 +8,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from oracle import alignment, coordinator
+from oracle import checkpoint_ha as ha_oracle
 from oracle import checkpoint_snapshot as snapshot_oracle
 from oracle import checkpoint_storage as storage_oracle
 from oracle import recovery as recovery_oracle
+from oracle.versions import RELEASES, parse_version
 from properties.area import AnswerShape, Area, Checked, ExtraCorpus, OptionDefault, OracleRules, checked, scenarios
 from properties.checkpoint import (
     alignment_invariants,
     alignment_strategies,
     coordinator_invariants,
     coordinator_strategies,
+    ha,
     mutants,
     recovery,
     snapshot_invariants,
@@ -357,4 +360,33 @@ SNAPSHOT = Area(
                                                checked=_SNAPSHOT_CHECKED)},
     mutants=tuple(snapshot_mutants.MUTANTS), bridge="SnapshotArea",
     changes=snapshot_oracle.CHANGES[snapshot_oracle.SNAPSHOT],
+)
+
+_HA_META = "properties/checkpoint/test_ha_meta.py::test_the_oracle_answers_flinks_pinned_requests"
+# what checks each rule of the oracle's ZooKeeper high availability
+_HA_CHECKED: tuple[Checked, ...] = (
+    checked("HA-1", "CHA-2", _HA_META),
+    checked("HA-2", "CHA-2", _HA_META),
+    checked("HA-3", "CHA-3", _HA_META),
+    checked("HA-4", _HA_META, note="Flink's exceptions for a duplicate, a negative id and a store shut down: CHA-EQ"),
+    checked("HA-5", _HA_META, note="what each job status removes and keeps: CHA-EQ"),
+    checked("HA-6", _HA_META, note="what a new store recovers: CHA-EQ"),
+    checked("HA-7", _HA_META, note="the counter's values and its overflow: CHA-EQ"),
+    checked("HA-8", _HA_META, note="when a subsumed checkpoint's directory goes: CHA-EQ"),
+)
+
+HA = Area(
+    size_bar=4,
+    name=ha_oracle.HA, prefix="CHA", rules=ha.BOOK, protocol=4,
+    page="checkpoint-ha.md",
+    description="ZooKeeper high availability's completed checkpoint store and checkpoint ID counter: the znodes "
+    "holding handles, the metadata files under high-availability.storageDir, subsumption, shutdown by job status "
+    "and recovery (1.17 on)",
+    versions=tuple(r for r in RELEASES if r >= parse_version(ha_oracle.FIRST)),
+    requests=ha.requests, size=ha.size,
+    oracle={"checkpoint_ha": OracleRules(rules=ha_oracle.RULES, files=("oracle/checkpoint_ha.py",),
+                                         checked=_HA_CHECKED)},
+    mutants=tuple(ha.MUTANTS), bridge="HaArea",
+    changes=ha_oracle.CHANGES[ha_oracle.HA],
+    strict_messages=True,
 )
