@@ -71,11 +71,13 @@ public final class HaArea implements Area {
     static final String BAD_STORAGE = "input.config: high-availability.storageDir must be <storageDir>[/dir] "
             + "(a directory the implementation chooses)";
     private static ZooKeeperServer server;
-    private static final java.util.concurrent.ExecutorService CLOSER = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "flinkspec-zk-closer");
-        t.setDaemon(true);
-        return t;
-    });
+    // a thread per closing client: ZooKeeper's close joins its send thread, which may sleep up to a second first
+    private static final java.util.concurrent.ExecutorService CLOSER =
+            java.util.concurrent.Executors.newCachedThreadPool(r -> {
+                Thread t = new Thread(r, "flinkspec-zk-closer");
+                t.setDaemon(true);
+                return t;
+            });
     private static String quorum;
     private static CuratorFramework admin;
 
