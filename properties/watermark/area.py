@@ -303,6 +303,6 @@ JOIN = Area(
     corpus_key=lambda ver: ver >= join.LATE_OUTPUTS.at, shape=AnswerShape(),
     oracle={"watermark_join": OracleRules(rules=join.RULES, files=("oracle/watermark_join.py",),
                                           checked=_JOIN_CHECKED)},
-    mutants=tuple(join_mutants.MUTANTS), bridge="JoinArea",
+    mutants=tuple(join_mutants.MUTANTS), bridge="JoinArea", exhaustive=enumerated.JOIN,
     changes=join.CHANGES[join.JOIN], strict_messages=True,
 )
