@@ -106,6 +106,8 @@ EXAMPLES: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
     "watermark.async": (req("watermark.async", {"mode": "unordered", "capacity": 1, "events": [
         {"kind": "record", "name": "a", "timestamp": 5}, {"kind": "watermark", "timestamp": 6},
         {"kind": "complete", "name": "a", "results": [1]}]}), None),
+    "watermark.async.timeouts": (req("watermark.async", {"mode": "ordered", "capacity": 1, "timeout": 2, "events": [
+        {"kind": "record", "name": "a", "timestamp": 5}, {"kind": "advance", "ms": 2}]}), None),
     "watermark.assigner": (req("watermark.assigner", {"generator": "monotonous", "auto_watermark_interval_ms": 5,
                                                       "events": [{"kind": "record", "timestamp": 5}]}), None),
     "watermark.join": (req("watermark.join", {"lower_bound_ms": 0, "upper_bound_ms": 1, "events": [
