@@ -1,12 +1,15 @@
 """Protocol area ``watermark.async``: what an ``AsyncWaitOperator`` emits, in ORDERED and UNORDERED output mode
-with a capacity, for records whose async requests the request itself completes, watermarks and end of input
-(AQ-1 ... AQ-6, declared in :data:`RULES`; docs/protocol/watermark-async.md).
+with a capacity, for records whose async requests the request itself completes (or fails), watermarks, processing
+time and end of input (AQ-1 ... AQ-9, declared in :data:`RULES`; docs/protocol/watermark-async.md).
 
 The queue level is Flink's (``OrderedStreamElementQueue`` / ``UnorderedStreamElementQueue`` of
 ``org.apache.flink.streaming.api.operators.async.queue``: capacity, emission order, watermark segments, the
 timestamps of the results); around it, the operator's loop as ``AsyncWaitOperator`` runs it on its mailbox
 (``addToWorkQueue`` yielding while the queue is full, ``outputCompletedElement`` after a watermark and after a
-completion, ``endInput`` waiting for the queue to drain), with the mailbox's mails run before the next input.
+completion, ``endInput`` waiting for the queue to drain), with the mailbox's mails run before the next input; and
+its ``ResultHandler`` (protocol feature ``watermark.async.timeouts``): the processing-time timer each record
+registers when the operator has a timeout, ``AsyncFunction.timeout`` when it fires, ``completeExceptionally``
+failing the task, and the handler's ``completed`` flag, which lets only the first completion count.
 """
 
 from __future__ import annotations
@@ -26,11 +29,17 @@ from oracle.versions import FlinkVersion
 ASYNC = "watermark.async"  # the protocol area (docs/protocol/watermark-async.md)
 Mode = Literal["ordered", "unordered"]
 MODES: tuple[Mode, ...] = ("ordered", "unordered")
-EVENT_KINDS = ("record", "complete", "watermark", "end")
+EVENT_KINDS = ("record", "complete", "fail", "watermark", "advance", "end")
+AFTER_END = ("complete", "fail", "advance")  # endInput yields to its mailbox: completions and timers still come
 # the queues allocate their capacity up front (ArrayDeque, HashSet per segment): a request keeps it small
 MAX_CAPACITY = 1000
 CAPACITY_MESSAGE = "The capacity must be larger than 0."
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
+# processing time (ms) and a timeout stay below 2^62, so that a timer's time (now + timeout) fits a long
+MAX_CLOCK_MS = 2**62
+TIMEOUT_CAUSE = ("java.util.concurrent.TimeoutException", "Async function call has timed out.")
+FAIL_CAUSE = "java.io.IOException"  # what the bridge's function completes exceptionally with, the event's message
+DEFAULT_FAIL_MESSAGE = "async request failed"
 
 RULES: tuple[Declared, ...] = (
     Declared("AQ-1",
@@ -63,9 +72,32 @@ RULES: tuple[Declared, ...] = (
              "(one per mail, the mails run before the next input); endInput waits until the queue is empty.",
              "AsyncWaitOperator.addToWorkQueue, processWatermark, outputCompletedElement, "
              "ResultHandler.processResults, endInput (waitInFlightInputsFinished)"),
+    Declared("AQ-7",
+             "With a timeout above 0, processElement registers a processing-time timer per record at the current "
+             "processing time plus the timeout (ResultHandler.registerTimeout), when the record is taken into the "
+             "queue; a timer due fires when processing time reaches it (in time order, then registration order), "
+             "and if the record's request has not completed it calls AsyncFunction.timeout, whose default "
+             "completes it exceptionally with TimeoutException(\"Async function call has timed out.\"); a timeout "
+             "override completes it with its results. A timeout of 0 or less registers no timer.",
+             "AsyncWaitOperator.processElement, ResultHandler.registerTimeout, ResultHandler.timerTriggered, "
+             "AsyncFunction.timeout"),
+    Declared("AQ-8",
+             "completeExceptionally fails the task: Environment.failExternally(new Exception(\"Could not complete "
+             "the stream element: \" + record + \".\", cause)), the record printed by StreamRecord.toString "
+             "(\"Record @ <timestamp or (undef)> : <value>\"); then the entry completes with no results, in a "
+             "mail like a completion, so that the queue moves on (the operator goes on until the task is "
+             "cancelled).",
+             "ResultHandler.completeExceptionally, StreamRecord.toString"),
+    Declared("AQ-9",
+             "Only a request's first completion counts (ResultHandler.completed): a completion, an exceptional "
+             "completion or a timeout after it is ignored; the completion's mail cancels the record's timer.",
+             "ResultHandler.complete, completeExceptionally, timerTriggered, processResults"),
 )
 
-# the queues are the same from 1.13 to 2.3: no change of Flink's in this area yet
+# the queues and the ResultHandler behave the same from 1.13 to 2.3 (read from every release's jar: the handler's
+# bytecode differs only by the compiler, the MailboxExecutor's move to flink-core in 1.14, 1.15's
+# ProcessingTimeCallback move, 1.16's retry delegator around it and 1.16.2's registerTimer helper, the same
+# now + timeout; 1.13-1.15's complete(null) NullPointerException cannot be sent): no change of Flink's in this area
 CHANGES: dict[str, tuple[Change, ...]] = {ASYNC: ()}
 
 
@@ -75,6 +107,8 @@ class Event:
     name: str = ""
     timestamp: int | None = None
     results: tuple[int, ...] = ()
+    ms: int = 0  # advance: how far processing time moves
+    message: str = ""  # fail: the message of the exception the request fails with
 
 
 @attrs.frozen
@@ -82,6 +116,8 @@ class Request:
     mode: Mode
     capacity: int
     events: tuple[Event, ...]
+    timeout: int = 0
+    timeout_results: tuple[int, ...] | None = None  # the function's timeout override; None: AsyncFunction's default
 
 
 # ------------------------------------------------------------------ Flink's two queues
@@ -92,6 +128,8 @@ class Entry:
     def __init__(self, event: Event) -> None:
         self.event = event
         self.results: tuple[int, ...] | None = () if event.kind == "watermark" else None
+        self.handled = False  # ResultHandler.completed: a first completion came (AQ-9)
+        self.timer: int | None = None  # the timeout timer's time, while registered (AQ-7)
 
     @property
     def done(self) -> bool:
@@ -229,14 +267,35 @@ def queue_of(mode: Mode, capacity: int) -> Queue:
 
 # ------------------------------------------------------------------ the operator around the queue
 
-class Operator:
-    """AQ-6: ``AsyncWaitOperator``'s loop on its mailbox, the request's completions as its mails."""
+def record_string(event: Event) -> str:
+    """``StreamRecord.toString`` of the record the bridge's operator takes (its value is the record's name)."""
+    ts = "(undef)" if event.timestamp is None else str(event.timestamp)
+    return f"Record @ {ts} : {event.name}"
 
-    def __init__(self, queue: Queue) -> None:
+
+def failure(event: Event, cause: tuple[str, str]) -> dict[str, Any]:
+    """AQ-8: what ``completeExceptionally`` hands ``Environment.failExternally``."""
+    because("AQ-8")
+    return {"exception": "java.lang.Exception",
+            "message": f"Could not complete the stream element: {record_string(event)}.",
+            "cause": {"exception": cause[0], "message": cause[1]}}
+
+
+class Operator:
+    """AQ-6: ``AsyncWaitOperator``'s loop on its mailbox, the request's completions as its mails; AQ-7 ... AQ-9: its
+    ``ResultHandler``s, their timeout timers on a manual processing-time clock."""
+
+    def __init__(self, queue: Queue, timeout: int = 0, timeout_results: tuple[int, ...] | None = None) -> None:
         self.queue = queue
+        self.timeout = timeout
+        self.timeout_results = timeout_results
         self.held: deque[tuple[int, Event]] = deque()  # inputs not processed yet: the first waits for a slot
         self.entries: dict[str, Entry] = {}
         self.ended = False
+        self.now = 0  # processing time, ms
+        self.registered = 0
+        self.timers: list[tuple[int, int, Entry]] = []  # (time, registration order, entry)
+        self.failures: list[dict[str, Any]] = []  # what failExternally was handed in the current step
 
     def drain(self) -> list[dict[str, Any]]:
         """``outputCompletedElement``, then the mails it schedules while completed elements are left."""
@@ -257,6 +316,11 @@ class Operator:
         self.queue.put(entry)
         if event.kind == "record":
             self.entries[event.name] = entry
+            if self.timeout > 0:
+                because("AQ-7")
+                entry.timer = self.now + self.timeout
+                self.timers.append((entry.timer, self.registered, entry))
+                self.registered += 1
             return True, []
         return True, self.drain()
 
@@ -274,16 +338,71 @@ class Operator:
             out.extend(emitted)
         return admitted, out
 
+    def complete(self, entry: Entry, results: tuple[int, ...]) -> bool:
+        """``ResultHandler.complete``: whether it counted (AQ-9); its mail is :meth:`results`."""
+        because("AQ-9")
+        if entry.handled:
+            return False
+        entry.handled = True
+        entry.results = results
+        return True
+
+    def complete_exceptionally(self, entry: Entry, cause: tuple[str, str]) -> bool:
+        """``ResultHandler.completeExceptionally`` (AQ-8): the task fails, the entry completes with no results."""
+        because("AQ-9")
+        if entry.handled:
+            return False
+        entry.handled = True
+        self.failures.append(failure(entry.event, cause))
+        entry.results = ()
+        return True
+
+    def results(self, entry: Entry) -> list[dict[str, Any]]:
+        """The completion's mail, ``processResults``: the timer cancelled, the entry completed, the queue drained."""
+        because("AQ-9")
+        if entry.timer is not None:
+            self.timers = [t for t in self.timers if t[2] is not entry]
+            entry.timer = None
+        self.queue.completed(entry)
+        return self.drain()
+
+    def advance(self, ms: int) -> list[dict[str, Any]]:
+        """Processing time moves: the timers due fire in time order (AQ-7), then the mails they scheduled run."""
+        self.now += ms
+        mails: list[Entry] = []
+        for _time, _, entry in sorted(t for t in self.timers if t[0] <= self.now):
+            because("AQ-7")
+            self.timers = [t for t in self.timers if t[2] is not entry]
+            entry.timer = None
+            if entry.handled:
+                continue
+            if self.timeout_results is not None:
+                counted = self.complete(entry, self.timeout_results)
+            else:
+                counted = self.complete_exceptionally(entry, TIMEOUT_CAUSE)
+            if counted:
+                mails.append(entry)
+        out: list[dict[str, Any]] = []
+        for entry in mails:
+            out.extend(self.results(entry))
+        return out
+
     def step(self, i: int, event: Event) -> dict[str, Any]:
-        if event.kind == "complete":
-            entry = self.entries.pop(event.name)
-            entry.results = event.results
-            self.queue.completed(entry)
-            out = self.drain()
+        self.failures = []
+        if event.kind in ("complete", "fail", "advance"):
+            if event.kind == "advance":
+                out = self.advance(event.ms)
+            else:
+                entry = self.entries[event.name]
+                counted = self.complete(entry, event.results) if event.kind == "complete" \
+                    else self.complete_exceptionally(entry, (FAIL_CAUSE, event.message))
+                out = self.results(entry) if counted else []
             admitted, more = self.admit()
             step: dict[str, Any] = {"emitted": out + more}
             if admitted:
                 step["admitted"] = admitted
+            if self.failures:
+                step["failures"] = self.failures
             return step
         if self.held:
             self.held.append((i, event))
@@ -297,6 +416,13 @@ class Operator:
 
 # ------------------------------------------------------------------ reading the request
 
+def _longs(raw: Any, where: str) -> tuple[int, ...]:
+    if not isinstance(raw, list) or not all(isinstance(r, int) and not isinstance(r, bool) and LONG_MIN <= r <= LONG_MAX
+                                            for r in raw):
+        raise BadRequest(f"{where} must be an array of integers that fit a signed 64-bit long")
+    return tuple(raw)
+
+
 def _event(raw: Any, i: int, names: dict[str, str]) -> Event:
     where = f"input.events[{i}]"
     if not isinstance(raw, Mapping):
@@ -309,17 +435,25 @@ def _event(raw: Any, i: int, names: dict[str, str]) -> Event:
         names[name] = "pending"
         ts = java_long(raw, "timestamp", where) if raw.get("timestamp") is not None else None
         return Event("record", name=name, timestamp=ts)
-    if kind == "complete":
+    if kind in ("complete", "fail"):
         name = field(raw, "name", str, where)
         if names.get(name) != "pending":
             raise BadRequest(f"{where}.name {name!r} names no earlier record whose request is pending")
         names[name] = "completed"
-        results = field(raw, "results", list, where)
-        if not all(isinstance(r, int) and not isinstance(r, bool) and LONG_MIN <= r <= LONG_MAX for r in results):
-            raise BadRequest(f"{where}.results must be an array of integers that fit a signed 64-bit long")
-        return Event("complete", name=name, results=tuple(results))
+        if kind == "fail":
+            message = raw.get("message", DEFAULT_FAIL_MESSAGE)
+            if not isinstance(message, str):
+                raise BadRequest(f"{where}.message must be a string")
+            return Event("fail", name=name, message=message)
+        field(raw, "results", list, where)
+        return Event("complete", name=name, results=_longs(raw["results"], f"{where}.results"))
     if kind == "watermark":
         return Event("watermark", timestamp=java_long(raw, "timestamp", where))
+    if kind == "advance":
+        ms = java_long(raw, "ms", where)
+        if ms < 0:
+            raise BadRequest(f"{where}.ms must not be negative (processing time does not go back)")
+        return Event("advance", ms=ms)
     if kind == "end":
         return Event("end")
     raise BadRequest(f"{where}.kind must be one of {', '.join(EVENT_KINDS)}, got {kind!r}")
@@ -335,21 +469,30 @@ def parse(inp: Mapping[str, Any]) -> Request:
         raise BadRequest(f"input.capacity must be at most {MAX_CAPACITY} (the queues allocate it up front)")
     if capacity < -(2**31):
         raise BadRequest("input.capacity must fit a signed 32-bit int")
+    timeout = java_long(inp, "timeout", "input") if "timeout" in inp else 0
+    if timeout > MAX_CLOCK_MS:
+        raise BadRequest(f"input.timeout must be at most {MAX_CLOCK_MS} (a timer's time must fit a long)")
+    timeout_results = _longs(inp["timeout_results"], "input.timeout_results") if "timeout_results" in inp else None
     raw = field(inp, "events", list, "input")
     names: dict[str, str] = {}
     events: list[Event] = []
     ended = False
+    clock = 0
     for i, e in enumerate(raw):
         event = _event(e, i, names)
-        if ended and event.kind != "complete":
-            raise BadRequest(f"input.events[{i}]: after end only completions may follow")
+        if ended and event.kind not in AFTER_END:
+            raise BadRequest(f"input.events[{i}]: after end only completions, failures and advances may follow")
+        clock += event.ms
+        if clock > MAX_CLOCK_MS:
+            raise BadRequest(f"input.events[{i}]: processing time must stay at most {MAX_CLOCK_MS} ms")
         ended = ended or event.kind == "end"
         events.append(event)
-    return Request(mode, capacity, tuple(events))
+    return Request(mode, capacity, tuple(events), timeout, timeout_results)
 
 
 def async_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] | Rejected:
-    """Per event, what the operator emitted, whether the event was held and which held inputs it admitted."""
+    """Per event, what the operator emitted, whether the event was held, which held inputs it admitted and what
+    the task was failed with."""
     req = parse(inp)
     at(*INPUT)
     try:
@@ -357,11 +500,11 @@ def async_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] 
     except QueueRejected as exc:
         rejected_because("AQ-1")
         return Rejected("IllegalArgumentException", str(exc))
-    op = Operator(queue)
+    op = Operator(queue, req.timeout, req.timeout_results)
     steps: list[dict[str, Any]] = []
     for i, event in enumerate(req.events):
         at("steps", i)
-        if event.kind == "complete" and event.name not in op.entries:
+        if event.kind in ("complete", "fail") and event.name not in op.entries:
             raise BadRequest(f"input.events[{i}].name {event.name!r}: that record is still waiting for a slot in "
                              "the queue (its request is not made yet)")
         steps.append(op.step(i, event))

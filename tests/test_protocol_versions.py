@@ -101,6 +101,8 @@ EXAMPLES: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
     "memory.network.hybrid": (req("memory.network", {"config": {"taskmanager.memory.process.size": "1g"},
                                                      "partitions": [{"subpartitions": 4, "type": "HYBRID_FULL"}]}),
                               None),
+    "watermark.async.timeouts": (req("watermark.async", {"mode": "ordered", "capacity": 1, "timeout": 2, "events": [
+        {"kind": "record", "name": "a", "timestamp": 5}, {"kind": "advance", "ms": 2}]}), None),
     "checkpoint.snapshot.rocksdb": (req("checkpoint.snapshot", {"backend": "rocksdb", "events": [
         {"kind": "put", "key": "a", "value": "x"}, {"kind": "snapshot", "checkpoint": 1},
         {"kind": "run", "checkpoint": 1}]}), None),

@@ -14,7 +14,15 @@ from oracle import watermark_windows as windows
 from oracle.versions import pick
 from oracle.watermark import SUBPARTITIONS_SINCE
 from properties.area import AnswerShape, Area, Checked, OracleRules, checked, over_inputs
-from properties.features import Feature, Request, event_field_used, input_of, without_event_field, without_field
+from properties.features import (
+    Feature,
+    Request,
+    event_field_used,
+    events_of,
+    input_of,
+    without_event_field,
+    without_field,
+)
 from properties.mutant import of_area
 from properties.watermark import (
     assigner_invariants,
@@ -213,9 +221,19 @@ _ASYNC_CHECKED: tuple[Checked, ...] = (
     checked("AQ-3", "WMA-2", f"{_ASYNC_META}test_ordered_waits_for_the_head"),
     checked("AQ-4", "WMA-3", f"{_ASYNC_META}test_unordered_reorders_only_between_watermarks"),
     checked("AQ-5", "WMA-4"),
-    checked("AQ-6", "WMA-5", "WMA-6", f"{_ASYNC_META}test_end_waits_for_the_queue_to_drain",
-            note="the operator's loop is the bridge's own around Flink's queues: WMA-EQ checks the queues only"),
+    checked("AQ-6", "WMA-5", "WMA-6", f"{_ASYNC_META}test_end_waits_for_the_queue_to_drain"),
+    checked("AQ-7", "WMA-7", f"{_ASYNC_META}test_a_timeout_fails_the_task_once_processing_time_reaches_it",
+            f"{_ASYNC_META}test_a_timeout_override_completes_with_its_results"),
+    checked("AQ-8", "WMA-8", f"{_ASYNC_META}test_a_failed_request_fails_the_task_and_frees_its_slot",
+            note="the outer exception's message: WMA-EQ with --strict-messages"),
+    checked("AQ-9", "WMA-4", "WMA-7", f"{_ASYNC_META}test_a_late_completion_after_a_timeout_is_ignored"),
 )
+
+
+def _timeouts_used(req: Request) -> bool:
+    inp = input_of(req)
+    return "timeout" in inp or "timeout_results" in inp or any(
+        isinstance(e, dict) and e.get("kind") in ("advance", "fail") for e in events_of(req))
 
 ASYNC = Area(
     name=async_queue.ASYNC, prefix="WMA", rules=async_invariants.BOOK, protocol=4,
@@ -223,11 +241,16 @@ ASYNC = Area(
     description="what an AsyncWaitOperator emits in ordered and unordered mode with a capacity, for records whose "
     "requests the request completes, watermarks and end of input (Flink's async stream element queues)",
     requests=async_strategies.requests, size=async_strategies.size,
-    shape=AnswerShape(empty_when_absent=("admitted",), optional_fields=("held", "timestamp")),
+    shape=AnswerShape(empty_when_absent=("admitted", "failures"), optional_fields=("held", "timestamp")),
     oracle={"watermark_async": OracleRules(rules=async_queue.RULES, files=("oracle/watermark_async.py",),
                                            checked=_ASYNC_CHECKED)},
     mutants=tuple(async_mutants.MUTANTS), bridge="AsyncArea", exhaustive=enumerated.ASYNC,
     changes=async_queue.CHANGES[async_queue.ASYNC], strict_messages=True,
+    # an implementation that does not speak timeouts is never sent them: a request without its timeout, advances
+    # and failures would be another request (its completions come in other steps), so it is not checked
+    features=(Feature(f"{async_queue.ASYNC}.timeouts", 4, async_queue.ASYNC, "a timeout with processing-time "
+                      "advances (AsyncFunction.timeout, default or overridden) and requests that fail "
+                      "(completeExceptionally failing the task)", _timeouts_used),),
 )
 
 _ASSIGNER_META = "properties/watermark/test_assigner_meta.py::"
@@ -287,7 +310,7 @@ JOIN = Area(
     corpus_key=lambda ver: ver >= join.LATE_OUTPUTS.at, shape=AnswerShape(),
     oracle={"watermark_join": OracleRules(rules=join.RULES, files=("oracle/watermark_join.py",),
                                           checked=_JOIN_CHECKED)},
-    mutants=tuple(join_mutants.MUTANTS), bridge="JoinArea",
+    mutants=tuple(join_mutants.MUTANTS), bridge="JoinArea", exhaustive=enumerated.JOIN,
     changes=join.CHANGES[join.JOIN], strict_messages=True,
 )
 

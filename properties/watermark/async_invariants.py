@@ -1,11 +1,14 @@
 """The documented async I/O rules, as checks on any implementation's own answers.
 
 Sources: Flink's documentation "Asynchronous I/O for External Data Access" (its sections "Order of Results",
-"Event Time" and the capacity parameter of ``AsyncDataStream.orderedWait`` / ``unorderedWait``), the javadoc of
-``AsyncDataStream`` and ``AsyncWaitOperator``, and the protocol page for the answer's shape. Each check replays the
+"Event Time", "Timeout Handling" and the capacity and timeout parameters of ``AsyncDataStream.orderedWait`` /
+``unorderedWait``), the javadoc of ``AsyncDataStream``, ``AsyncFunction.timeout``, ``ResultFuture`` and
+``AsyncWaitOperator``, and the protocol page for the answer's shape. Each check replays the
 request's events with the answer's ``held`` and ``admitted`` (which inputs the operator has taken, and when) and
 compares what was emitted with what the documentation promises; none needs to know which record an emitted result
-came from beyond its value and timestamp.
+came from beyond its value and timestamp. A request with a timeout is replayed on processing time: a record taken
+at time t whose request has not completed by t + timeout times out then (completed with the timeout override's
+results, or with none and a TimeoutException failing the job), and only a request's first completion counts.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any
 import attrs
 
 from oracle.versions import FlinkVersion
-from oracle.watermark_async import ASYNC, LONG_MAX, LONG_MIN
+from oracle.watermark_async import ASYNC, FAIL_CAUSE, LONG_MAX, LONG_MIN, TIMEOUT_CAUSE
 from properties.rules import Request, Response, RuleBook, Violation, output_steps
 
 BOOK = RuleBook()  # the rules this module declares, named by the area's declaration
@@ -25,6 +28,14 @@ BOOK.differential(ASYNC, "WMA")
 
 DOCS = "Flink docs: Asynchronous I/O for External Data Access (Order of Results, Event Time); AsyncDataStream javadoc"
 CAPACITY_DOCS = "Flink docs: Asynchronous I/O for External Data Access (Async I/O API: capacity); AsyncDataStream"
+TIMEOUT_DOCS = ("Flink docs: Asynchronous I/O for External Data Access (Timeout Handling: 'When an async I/O request "
+                "times out, by default an exception is thrown and job is restarted'); AsyncFunction.timeout javadoc "
+                "('By default, the result future is exceptionally completed with a timeout exception'); "
+                "AsyncDataStream javadoc (timeout: for the asynchronous operation to complete)")
+FAILURE_DOCS = ("ResultFuture.completeExceptionally javadoc ('Completes the result future exceptionally with an "
+                "exception'; complete: 'should be called for exactly one time'); Flink docs: Asynchronous I/O "
+                "(Timeout Handling: the job is restarted); docs/protocol/watermark-async.md (the function's "
+                "exception)")
 
 
 def _long(x: Any) -> bool:
@@ -40,17 +51,28 @@ def _item_ok(item: Any) -> bool:
         and _long(item.get("timestamp", 0))
 
 
+def _exception_ok(x: Any) -> bool:
+    return isinstance(x, Mapping) and isinstance(x.get("exception"), str) and isinstance(x.get("message"), str)
+
+
+def _failure_ok(x: Any) -> bool:
+    return _exception_ok(x) and set(x) == {"exception", "message", "cause"} and _exception_ok(x["cause"]) \
+        and set(x["cause"]) == {"exception", "message"}
+
+
 def _step_ok(step: Any, n: int) -> bool:
-    if not isinstance(step, Mapping) or not set(step) <= {"emitted", "held", "admitted"}:
+    if not isinstance(step, Mapping) or not set(step) <= {"emitted", "held", "admitted", "failures"}:
         return False
-    emitted, admitted = step.get("emitted"), step.get("admitted", [])
+    emitted, admitted, failures = step.get("emitted"), step.get("admitted", []), step.get("failures", [])
     return isinstance(emitted, list) and all(_item_ok(i) for i in emitted) and step.get("held", True) is True \
-        and isinstance(admitted, list) and all(_long(a) and 0 <= a < n for a in admitted)
+        and isinstance(admitted, list) and all(_long(a) and 0 <= a < n for a in admitted) \
+        and isinstance(failures, list) and all(_failure_ok(f) for f in failures)
 
 
 @BOOK.invariant("WMA-1", ASYNC, "The answer holds one step per event: what the operator emitted then ({record} with "
                 "its timestamp if it has one, or {watermark}), whether the event was held (not processed on arrival) "
-                "and which held inputs it admitted.", "docs/protocol/watermark-async.md")
+                "and which held inputs it admitted (and, with timeouts and failures, what the job was failed with: "
+                "an exception and its cause).", "docs/protocol/watermark-async.md")
 def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     if "output" not in resp or resp.get("error") is not None:
         return []
@@ -67,29 +89,53 @@ def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation
 @attrs.frozen
 class Moment:
     """One step replayed: its index, what it emitted, the inputs admitted by then (in order, with the step each
-    was admitted at), the records completed by then (name: results)."""
+    was admitted at), the records completed by then (name: results; a record timed out or failed has the timeout
+    override's results or none), and the causes the job is failed with at this step (exception, message)."""
 
     index: int
     emitted: tuple[Mapping[str, Any], ...]
     admitted: tuple[tuple[int, int], ...]  # (event index, admitted at step)
     completed: Mapping[str, tuple[int, ...]]
+    causes: tuple[tuple[str, str], ...] = ()
 
 
 def _replay(req: Request, resp: Response) -> tuple[list[Mapping[str, Any]], list[Moment]] | None:
     steps = output_steps(resp)
     if steps is None or shape(req, resp, None) != []:  # type: ignore[arg-type]
         return None
-    events: list[Mapping[str, Any]] = req["input"]["events"]
+    inp = req["input"]
+    events: list[Mapping[str, Any]] = inp["events"]
+    timeout = inp.get("timeout", 0)
+    override = inp.get("timeout_results")
     admitted: list[tuple[int, int]] = []
     completed: dict[str, tuple[int, ...]] = {}
+    taken_at: dict[str, int] = {}  # record: the processing time it was taken at
+    clock = 0
     out: list[Moment] = []
     for i, (ev, step) in enumerate(zip(events, steps, strict=True)):
-        if ev.get("kind") == "complete":
+        causes: list[tuple[str, str]] = []
+        kind = ev.get("kind")
+        if kind == "complete" and ev["name"] not in completed:
             completed[ev["name"]] = tuple(ev["results"])
-        elif not step.get("held"):
+        elif kind == "fail" and ev["name"] not in completed:
+            completed[ev["name"]] = ()
+            causes.append((FAIL_CAUSE, ev.get("message", "async request failed")))
+        elif kind == "advance":
+            clock += ev["ms"]
+            for name, t in taken_at.items():
+                if isinstance(timeout, int) and timeout > 0 and t + timeout <= clock and name not in completed:
+                    completed[name] = tuple(override) if override is not None else ()
+                    if override is None:
+                        causes.append(TIMEOUT_CAUSE)
+        elif kind in ("record", "watermark", "end") and not step.get("held"):
             admitted.append((i, i))
-        admitted.extend((a, i) for a in step.get("admitted", []))
-        out.append(Moment(i, tuple(step["emitted"]), tuple(admitted), dict(completed)))
+            if kind == "record":
+                taken_at[ev["name"]] = clock
+        for a in step.get("admitted", []):
+            admitted.append((a, i))
+            if events[a].get("kind") == "record":
+                taken_at[events[a]["name"]] = clock
+        out.append(Moment(i, tuple(step["emitted"]), tuple(admitted), dict(completed), tuple(causes)))
     return events, out
 
 
@@ -248,4 +294,43 @@ def watermark_at_head(req: Request, resp: Response, version: FlinkVersion) -> li
             if all(name in m.completed for name in earlier) and {"watermark": ev["timestamp"]} not in m.emitted:
                 return [Violation("WMA-6", f"step {m.index} took the watermark {ev['timestamp']} with every earlier "
                                   "request completed, and did not emit it")]
+    return []
+
+
+def _causes(step: Mapping[str, Any]) -> Counter[tuple[str, str]]:
+    return Counter((f["cause"]["exception"], f["cause"]["message"]) for f in step.get("failures", []))
+
+
+@BOOK.invariant("WMA-7", ASYNC, "With a timeout, a record whose request has not completed when processing time "
+                "reaches the time it was taken plus the timeout times out at that advance, once: by default the job "
+                "fails with a TimeoutException, with a timeout override its results are the override's; a request "
+                "completed before never times out, and nothing else fails with a TimeoutException.", TIMEOUT_DOCS)
+def timeouts(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    replay = _replay(req, resp)
+    if replay is None:
+        return []
+    _, moments = replay
+    for m, step in zip(moments, output_steps(resp) or [], strict=False):
+        want = sum(1 for c in m.causes if c == TIMEOUT_CAUSE)
+        got = sum(n for (cls, _), n in _causes(step).items() if cls == TIMEOUT_CAUSE[0])
+        if got != want:
+            return [Violation("WMA-7", f"step {m.index}: {got} requests failed with a TimeoutException, "
+                              f"{want} timed out then")]
+    return []
+
+
+@BOOK.invariant("WMA-8", ASYNC, "A request completed exceptionally fails the job at that step, with the function's "
+                "exception as the cause, unless it had completed (or timed out) before; no step fails otherwise.",
+                FAILURE_DOCS)
+def failures(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
+    replay = _replay(req, resp)
+    if replay is None:
+        return []
+    _, moments = replay
+    for m, step in zip(moments, output_steps(resp) or [], strict=False):
+        want = Counter(c for c in m.causes if c != TIMEOUT_CAUSE)
+        got = Counter({c: n for c, n in _causes(step).items() if c[0] != TIMEOUT_CAUSE[0]})
+        if got != want:
+            return [Violation("WMA-8", f"step {m.index}: the job failed with the causes {sorted(got.elements())}, "
+                              f"the requests that failed then give {sorted(want.elements())}")]
     return []

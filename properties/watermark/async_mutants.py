@@ -46,6 +46,38 @@ def _watermark_waits(self: wa.Operator, event: wa.Event) -> tuple[bool, list[dic
     return (done, []) if event.kind == "watermark" and done else (done, out)
 
 
+def _timers_never_fire(self: wa.Operator, ms: int) -> list[dict[str, Any]]:
+    """The timeout is ignored: processing time moves, no timer fires."""
+    self.now += ms
+    return []
+
+
+def _late_completion(self: wa.Operator, entry: wa.Entry, results: tuple[int, ...]) -> bool:
+    """ResultHandler without its completed flag: a completion after a timeout completes the entry again."""
+    if entry.handled and entry.event.kind == "record" and entry not in _in_queue(self):
+        self.queue.put(entry)  # emitted already: its late results go out as a new element of the queue
+    entry.handled = True
+    entry.results = results
+    return True
+
+
+def _in_queue(self: wa.Operator) -> list[wa.Entry]:
+    q = self.queue
+    if isinstance(q, wa.Ordered):
+        return list(q.queue)
+    assert isinstance(q, wa.Unordered)
+    return [e for seg in q.segments for e in (*seg.incomplete, *seg.complete)]
+
+
+def _timeout_from_start(self: wa.Operator, event: wa.Event) -> tuple[bool, list[dict[str, Any]]]:
+    """The timer is registered at the timeout itself, not at the processing time plus the timeout."""
+    now, self.now = self.now, 0
+    try:
+        return _process(self, event)
+    finally:
+        self.now = now
+
+
 _process = wa.Operator.process
 
 for _name, _doc, _patches in (
@@ -57,5 +89,11 @@ for _name, _doc, _patches in (
      "capacity in flight.", ((wa.Queue, "has_room", _room_at_capacity),)),
     ("wa-watermark-waits", "A watermark is not emitted when it is put, even at the head of the queue: it waits for "
      "the next completion to drain the queue.", ((wa.Operator, "process", _watermark_waits),)),
+    ("wa-timeout-ignored", "The operator's timeout registers no timer that fires: a request that never completes "
+     "never times out.", ((wa.Operator, "advance", _timers_never_fire),)),
+    ("wa-late-completion-emitted", "ResultHandler has no completed flag: a completion after the request timed out "
+     "(or failed) is emitted too.", ((wa.Operator, "complete", _late_completion),)),
+    ("wa-timeout-from-start", "The timeout timer is set at the timeout itself, not at the processing time the "
+     "record is taken plus the timeout.", ((wa.Operator, "process", _timeout_from_start),)),
 ):
     MUTANTS.append(Mutant(_name, AREA, _doc, after=with_patches(*_patches)))

@@ -7,6 +7,11 @@ in eight), watermarks (around the last record's timestamp), completions of a pen
 newest or any, so completions come out of order; with 0-3 results) and, at most once, end of input, after which
 only completions follow. The oracle's operator replays the events as they are drawn, so that a completion names
 only a record whose request was made (one not still waiting for a slot).
+
+Half the requests use timeouts and failures (feature ``watermark.async.timeouts``): a timeout of a few ms (now and
+then 0 or negative: no timer), a third of them with a timeout override's results, processing-time advances of
+0-12 ms among the events (after end too: timers fire while end of input waits) and requests that fail; a
+completion may then name a record that has timed out already (a late completion, which Flink ignores).
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from oracle.watermark_async import ASYNC, MODES, Event, Operator, queue_of
 AREA = ASYNC
 CAPACITIES = (1, 1, 2, 2, 3, 4, 5)
 CAPACITY_CORNERS = (1000, 0, -1, -(2**31))
+TIMEOUTS = (1, 2, 3, 3, 5, 5, 8, 10, 0, -4)
+ADVANCES = (0, 1, 1, 2, 3, 4, 5, 12)
 
 
 @st.composite
@@ -29,16 +36,31 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     capacity = draw(st.sampled_from(CAPACITY_CORNERS)) if draw(st.integers(0, 19)) == 0 \
         else draw(st.sampled_from(CAPACITIES))
     out: dict[str, Any] = {"mode": mode, "capacity": capacity}
-    op = Operator(queue_of(mode, max(capacity, 1)))
+    timed = draw(st.booleans())
+    timeout, override = 0, None
+    if timed:
+        timeout = draw(st.sampled_from(TIMEOUTS))
+        out["timeout"] = timeout
+        if draw(st.integers(0, 2)) == 0:
+            override = tuple(draw(st.lists(st.integers(-5, 50), max_size=2)))
+            out["timeout_results"] = list(override)
+    op = Operator(queue_of(mode, max(capacity, 1)), timeout, override)
     events: list[dict[str, Any]] = []
     ts = draw(st.sampled_from((0, 100, -5)))
     ended = False
+    completed: set[str] = set()  # the records a complete or fail event named (a request completes once)
     for i in range(draw(st.integers(0, 30))):
-        pending = list(op.entries)
-        kind = "complete" if ended else draw(st.sampled_from(
-            ("record", "record", "complete", "complete", "complete", "watermark", "end")))
+        pending = [n for n in op.entries if n not in completed]
+        kinds = ("record", "record", "complete", "complete", "complete", "watermark", "end") if not timed else \
+            ("record", "record", "complete", "complete", "advance", "advance", "watermark", "end", "fail")
+        kind = draw(st.sampled_from(("complete", "advance", "fail") if timed else ("complete",))) if ended \
+            else draw(st.sampled_from(kinds))
         if kind == "end" and draw(st.integers(0, 3)) != 0:
             kind = "complete"
+        if kind == "fail" and draw(st.integers(0, 1)) == 0:
+            kind = "advance"
+        if kind == "fail" and not pending:
+            kind = "advance"
         if kind == "complete" and not pending:
             if ended:
                 break
@@ -53,6 +75,14 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
         elif kind == "watermark":
             ev = {"kind": "watermark", "timestamp": ts + draw(st.sampled_from((-1, 0, 0, 1)))}
             event = Event("watermark", timestamp=ev["timestamp"])
+        elif kind == "advance":
+            ev = {"kind": "advance", "ms": draw(st.sampled_from(ADVANCES))}
+            event = Event("advance", ms=ev["ms"])
+        elif kind == "fail":
+            name = draw(st.sampled_from(pending))
+            completed.add(name)
+            ev = {"kind": "fail", "name": name, "message": f"{name} failed"}
+            event = Event("fail", name=name, message=ev["message"])
         elif kind == "end":
             ended = True
             ev = {"kind": "end"}
@@ -62,6 +92,7 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
             name = pending[0] if which == "oldest" else pending[-1] if which == "newest" \
                 else draw(st.sampled_from(pending))
             results = draw(st.lists(st.integers(-5, 50), max_size=3))
+            completed.add(name)
             ev = {"kind": "complete", "name": name, "results": results}
             event = Event("complete", name=name, results=tuple(results))
         op.step(i, event)

@@ -1,5 +1,6 @@
 """What ``flinkspec exhaustive`` enumerates for the watermark operators beyond the valve: every short event
-sequence of the generators, the window operator and the async operator (:class:`properties.area.Exhaustive`)."""
+sequence of the generators, the window operator, the async operator, the timestamps-and-watermarks operator and the
+interval join (:class:`properties.area.Exhaustive`)."""
 
 from __future__ import annotations
 
@@ -80,3 +81,31 @@ OUTPUT = Exhaustive(
     + [{"kind": "status", "status": s} for s in ("idle", "active")]
     + [{"kind": "latency", "marked_time": 0}, {"kind": "end"}],
     events=_output_events, shapes=("1x5", "2x5"))
+
+
+def _join_events(letters: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Records of the one key ``k``, each valued by its place among the records (so every pair is told apart); a
+    watermark letter without a side is that watermark on both inputs, left then right (one letter moving the
+    combined watermark, so that a late record or a cleanup is three letters away, not four)."""
+    out: list[dict[str, Any]] = []
+    records = 0
+    for letter in letters:
+        if "timestamp" in letter:
+            out.append({**letter, "key": "k", "value": records})
+            records += 1
+        elif "side" in letter:
+            out.append(letter)
+        else:
+            out.extend({"side": s, "watermark": letter["watermark"]} for s in ("left", "right"))
+    return out
+
+
+JOIN = Exhaustive(
+    width="milliseconds: the bounds (between(-W, W) inclusive and exclusive, and between(0, W) upper-exclusive)",
+    bases=lambda w: [{"lower_bound_ms": -w, "upper_bound_ms": w},
+                     {"lower_bound_ms": -w, "upper_bound_ms": w, "lower_exclusive": True, "upper_exclusive": True},
+                     {"lower_bound_ms": 0, "upper_bound_ms": w, "upper_exclusive": True}],
+    alphabet=lambda w, timestamps: [{"side": s, "timestamp": t} for s in ("left", "right") for t in timestamps]
+    + [{"side": s, "watermark": t} for s in ("left", "right") for t in timestamps]
+    + [{"watermark": t} for t in timestamps],
+    events=_join_events, shapes=("1x3", "2x3"))

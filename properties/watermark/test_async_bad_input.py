@@ -25,6 +25,18 @@ BAD: list[tuple[dict[str, Any], str]] = [
     ({**_U, "events": {}}, "input.events"),
     ({**_U, "events": [1]}, "input.events[0]"),
     ({**_U, "events": [{"kind": "timeout"}]}, "input.events[0].kind"),
+    ({**_U, "timeout": "5", "events": []}, "input.timeout"),
+    ({**_U, "timeout": 2**62 + 1, "events": []}, "input.timeout"),
+    ({**_U, "timeout": 5, "timeout_results": [1.5], "events": []}, "input.timeout_results"),
+    ({**_U, "timeout": 5, "timeout_results": 3, "events": []}, "input.timeout_results"),
+    ({**_U, "events": [{"kind": "advance"}]}, "input.events[0].ms"),
+    ({**_U, "events": [{"kind": "advance", "ms": -1}]}, "input.events[0].ms"),
+    ({**_U, "events": [{"kind": "advance", "ms": 2**62}, {"kind": "advance", "ms": 1}]}, "input.events[1]"),
+    ({**_U, "events": [{"kind": "fail", "name": "a"}]}, "input.events[0].name"),
+    ({**_U, "events": [_R, {"kind": "fail", "name": "a", "message": 3}]}, "input.events[1].message"),
+    ({**_U, "events": [_R, {"kind": "fail", "name": "a"}, {"kind": "complete", "name": "a", "results": []}]},
+     "input.events[2].name"),
+    ({**_U, "events": [{"kind": "end"}, {"kind": "watermark", "timestamp": 1}]}, "input.events[1]"),
     ({**_U, "events": [{"kind": "record"}]}, "input.events[0].name"),
     ({**_U, "events": [{"kind": "record", "name": "a", "timestamp": 1.5}]}, "input.events[0].timestamp"),
     ({**_U, "events": [_R, _R]}, "input.events[1].name"),
@@ -58,6 +70,12 @@ FLINKS_VERDICTS: list[dict[str, Any]] = [
     {"mode": "unordered", "capacity": -(2**31), "events": []},
     {"mode": "unordered", "capacity": 1, "events": [{"kind": "record", "name": "a"}, {"kind": "end"},
                                                     {"kind": "complete", "name": "a", "results": [1, 1]}]},
+    # a timeout of 0 or below registers no timer; a timer due at once after end of input; a late completion
+    {"mode": "ordered", "capacity": 1, "timeout": -5, "events": [_R, {"kind": "advance", "ms": 9}]},
+    {"mode": "ordered", "capacity": 1, "timeout": 1, "events": [_R, {"kind": "end"}, {"kind": "advance", "ms": 1},
+                                                                {"kind": "complete", "name": "a", "results": [2]}]},
+    {"mode": "unordered", "capacity": 2, "timeout": 3, "timeout_results": [],
+     "events": [_R, {"kind": "advance", "ms": 3}, {"kind": "fail", "name": "a"}]},
 ]
 
 

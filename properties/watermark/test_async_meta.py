@@ -10,7 +10,7 @@ from typing import Any
 
 import oracle
 from oracle.versions import SUPPORTED
-from oracle.watermark_async import ASYNC, CAPACITY_MESSAGE
+from oracle.watermark_async import ASYNC, CAPACITY_MESSAGE, TIMEOUT_CAUSE
 from properties.corpus import Corner, answered_with, refused_with
 from properties.meta import corner_tests
 from properties.watermark import async_invariants as inv
@@ -79,12 +79,42 @@ CORNERS: dict[str, Corner] = {
         i["events"][a]["kind"] == "end" for x in s for a in x.get("admitted", []))),
     "a capacity of 1000": answered_with(lambda o, i: i["capacity"] == 1000),
     "a capacity not above zero": refused_with("IllegalArgumentException", CAPACITY_MESSAGE),
+    "a timeout fails the task": _steps(lambda s, i: any(
+        f["cause"]["exception"] == TIMEOUT_CAUSE[0] for x in s for f in x.get("failures", []))),
+    "two requests time out at one advance": _steps(lambda s, i: any(
+        sum(f["cause"]["exception"] == TIMEOUT_CAUSE[0] for f in x.get("failures", [])) >= 2 for x in s)),
+    "a timeout override emits its results": _steps(lambda s, i: bool(i.get("timeout_results")) and any(
+        e["kind"] == "advance" and any("record" in item for item in x["emitted"]) for e, x in _events_with(s, i))),
+    "a timeout admits a held input": _steps(lambda s, i: any(
+        e["kind"] == "advance" and x.get("admitted") for e, x in _events_with(s, i))),
+    "a failed request fails the task": _steps(lambda s, i: any(
+        e["kind"] == "fail" and x.get("failures") for e, x in _events_with(s, i))),
+    "a late completion after a timeout": _steps(lambda s, i: _late(s, i)),
+    "a timeout while end of input waits": _steps(lambda s, i: any(
+        i["events"][a]["kind"] == "end" for e, x in _events_with(s, i) if e["kind"] == "advance"
+        for a in x.get("admitted", []))),
+    "a timeout of 0: no timer": answered_with(lambda o, i: i.get("timeout") == 0 and any(
+        e["kind"] == "advance" for e in i["events"])),
 }
+
+
+def _late(steps: list[Any], inp: dict[str, Any]) -> bool:
+    """A complete or fail event naming a record that timed out before (by the step it timed out at)."""
+    timed_out: set[str] = set()
+    for ev, step in _events_with(steps, inp):
+        if ev["kind"] in ("complete", "fail") and ev["name"] in timed_out:
+            return True
+        if ev["kind"] == "advance" and (step.get("failures") or inp.get("timeout_results") is not None):
+            for f in step.get("failures", []):
+                timed_out.add(f["message"].rsplit(" : ", 1)[-1].rstrip("."))
+            if inp.get("timeout_results") is not None and step["emitted"]:
+                return any(e["kind"] == "complete" for e in inp["events"][inp["events"].index(ev):])
+    return False
 
 
 (test_strategy_reaches, _, test_every_generated_request_is_well_formed_and_keeps_the_rules) = corner_tests(
     requests, SAMPLE, CORNERS, keeps=(inv.shape, inv.ordered, inv.unordered_boundary, inv.after_completion,
-                                      inv.capacity, inv.watermark_at_head))
+                                      inv.capacity, inv.watermark_at_head, inv.timeouts, inv.failures))
 
 
 def _rec(name: str, ts: int | None = None) -> dict[str, Any]:
@@ -99,8 +129,9 @@ def _wm(ts: int) -> dict[str, Any]:
     return {"kind": "watermark", "timestamp": ts}
 
 
-def _ask(mode: str, capacity: int, *events: dict[str, Any]) -> dict[str, Any]:
-    req = {"area": ASYNC, "flink": "2.3", "input": {"mode": mode, "capacity": capacity, "events": list(events)}}
+def _ask(mode: str, capacity: int, *events: dict[str, Any], **options: Any) -> dict[str, Any]:
+    req = {"area": ASYNC, "flink": "2.3", "input": {"mode": mode, "capacity": capacity, "events": list(events),
+                                                    **options}}
     resp = oracle.answer({"id": 0, **req})
     return {"request": req, "response": resp, "steps": resp.get("output", {}).get("steps")}
 
@@ -144,11 +175,60 @@ def test_a_capacity_of_zero_is_flinks_rejection() -> None:
                                         "message": CAPACITY_MESSAGE}
 
 
-def _violations(mode: str, capacity: int, events: list[dict[str, Any]], steps: list[Any]) -> list[str]:
-    req = {"area": ASYNC, "flink": "2.3", "input": {"mode": mode, "capacity": capacity, "events": events}}
+def _advance(ms: int) -> dict[str, Any]:
+    return {"kind": "advance", "ms": ms}
+
+
+def _timed_out(name: str, ts: int | None = None) -> dict[str, Any]:
+    record = f"Record @ {'(undef)' if ts is None else ts} : {name}"
+    return {"exception": "java.lang.Exception", "message": f"Could not complete the stream element: {record}.",
+            "cause": {"exception": TIMEOUT_CAUSE[0], "message": TIMEOUT_CAUSE[1]}}
+
+
+def test_a_timeout_fails_the_task_once_processing_time_reaches_it() -> None:
+    """AQ-7, AQ-8: timeout 5: a (taken at 0) times out at 5, not at 4; b, taken at 3, at 8; the default timeout
+    fails the task with Flink's TimeoutException and the entry completes with nothing, so the queue moves on."""
+    got = _ask("ordered", 2, _rec("a", 1), _advance(3), _rec("b"), _wm(9), _advance(1), _advance(1), _advance(3),
+               timeout=5)
+    assert got["steps"] == [{"emitted": []}, {"emitted": []}, {"emitted": []}, {"emitted": [], "held": True},
+                            {"emitted": []}, {"emitted": [], "admitted": [3], "failures": [_timed_out("a", 1)]},
+                            {"emitted": [{"watermark": 9}], "failures": [_timed_out("b")]}]
+
+
+def test_a_timeout_override_completes_with_its_results() -> None:
+    """AQ-7: AsyncFunction.timeout overridden to complete with [7]: no failure, the results carry the timestamp;
+    a timeout of 0 or less registers no timer."""
+    got = _ask("unordered", 2, _rec("a", 4), _advance(2), timeout=2, timeout_results=[7])
+    assert got["steps"] == [{"emitted": []}, {"emitted": [{"record": 7, "timestamp": 4}]}]
+    assert _ask("unordered", 2, _rec("a", 4), _advance(100), timeout=0)["steps"] == [{"emitted": []}, {"emitted": []}]
+
+
+def test_a_late_completion_after_a_timeout_is_ignored() -> None:
+    """AQ-9: a completes after it timed out (ResultHandler.completed): nothing more is emitted, nothing fails; a
+    completion before the timeout cancels the timer."""
+    got = _ask("ordered", 2, _rec("a", 1), _advance(5), _done("a", 10), timeout=5, timeout_results=[3])
+    assert got["steps"] == [{"emitted": []}, {"emitted": [{"record": 3, "timestamp": 1}]}, {"emitted": []}]
+    got = _ask("ordered", 2, _rec("a", 1), _done("a", 10), _advance(50), timeout=5)
+    assert got["steps"] == [{"emitted": []}, {"emitted": [{"record": 10, "timestamp": 1}]}, {"emitted": []}]
+
+
+def test_a_failed_request_fails_the_task_and_frees_its_slot() -> None:
+    """AQ-8: b's request fails: failExternally with Flink's message around the function's exception; the entry
+    completes with no results, so a's results (behind nothing now) and the held c go on."""
+    got = _ask("unordered", 1, _rec("b", 2), _rec("c", 3), {"kind": "fail", "name": "b", "message": "no"})
+    failed = {"exception": "java.lang.Exception", "message": "Could not complete the stream element: Record @ 2 : b.",
+              "cause": {"exception": "java.io.IOException", "message": "no"}}
+    assert got["steps"] == [{"emitted": []}, {"emitted": [], "held": True},
+                            {"emitted": [], "admitted": [1], "failures": [failed]}]
+
+
+def _violations(mode: str, capacity: int, events: list[dict[str, Any]], steps: list[Any],
+                **options: Any) -> list[str]:
+    req = {"area": ASYNC, "flink": "2.3", "input": {"mode": mode, "capacity": capacity, "events": events, **options}}
     resp = {"id": 0, "output": {"steps": steps}}
     return [v.rule for check in (inv.shape, inv.ordered, inv.unordered_boundary, inv.after_completion,
-                                 inv.capacity, inv.watermark_at_head) for v in check(req, resp, SUPPORTED[-1])]
+                                 inv.capacity, inv.watermark_at_head, inv.timeouts, inv.failures)
+            for v in check(req, resp, SUPPORTED[-1])]
 
 
 def test_the_invariants_reject_what_they_must() -> None:
@@ -170,3 +250,21 @@ def test_the_invariants_reject_what_they_must() -> None:
     aw = [_rec("a", 1), _wm(1)]
     assert _violations("ordered", 3, aw, [{"emitted": e}, {"emitted": [{"watermark": 1}]}]) == ["WMA-2"]
     assert _violations("unordered", 3, aw, [{"emitted": e}, {"emitted": [{"watermark": 1}]}]) == ["WMA-3"]
+
+
+
+def test_the_timeout_invariants_reject_what_they_must() -> None:
+    """WMA-7, WMA-8 and WMA-4 on timeouts: a timeout that does not fail, a failure without a timeout, a late
+    completion emitted, a failure lost."""
+    e: list[Any] = []
+    a = [_rec("a", 1), _advance(5), _done("a", 10)]
+    assert _violations("ordered", 2, a, [{"emitted": e}, {"emitted": e}, {"emitted": e}], timeout=5) == ["WMA-7"]
+    assert _violations("ordered", 2, a, [{"emitted": e}, {"emitted": e, "failures": [_timed_out("a", 1)]},
+                                         {"emitted": e}], timeout=6) == ["WMA-7"]
+    assert _violations("ordered", 2, a, [{"emitted": e}, {"emitted": [{"record": 3, "timestamp": 1}]},
+                                         {"emitted": [{"record": 10, "timestamp": 1}]}], timeout=5,
+                       timeout_results=[3]) == ["WMA-2", "WMA-4"]
+    f = [_rec("a", 1), {"kind": "fail", "name": "a", "message": "x"}]
+    assert _violations("ordered", 2, f, [{"emitted": e}, {"emitted": e}]) == ["WMA-8"]
+    assert _violations("ordered", 2, f, [{"emitted": e}, {"emitted": e, "failures": [{"exception": "E"}]}]) == [
+        "WMA-1"]
