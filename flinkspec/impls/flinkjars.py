@@ -152,8 +152,11 @@ def dist_jar(version: str) -> Path:
     return jar
 
 
+BUILD = 2  # how _build builds: a new value makes every cached build stale (2: an area failing leaves the others)
+
+
 def _sources_hash() -> str:
-    h = hashlib.sha256()
+    h = hashlib.sha256(str(BUILD).encode())
     for src in sorted(BRIDGE_SRC.rglob("*.java")):
         h.update(src.name.encode())
         h.update(src.read_bytes())
@@ -179,14 +182,19 @@ def _build(jar: Path, out: Path) -> None:
     core = _javac(["-cp", str(jar), "-d", str(classes), *[str(pkg / c) for c in CORE]])
     if core.returncode != 0:
         raise FlinkUnavailable(f"the bridge core does not compile against {jar}:\n{core.stderr}")
-    areas = [src for src in sorted(pkg.glob("*.java")) if src.name not in CORE]
-    # one javac for every area (a JVM start each is most of a build); only if one of them does not compile
-    # against this jar, each on its own, so the others are still built and the failure is recorded
-    if _javac(["-cp", f"{classes}{os.pathsep}{jar}", "-d", str(classes), *map(str, areas)]).returncode != 0:
-        for src in areas:
-            res = _javac(["-cp", f"{classes}{os.pathsep}{jar}", "-d", str(classes), str(src)])
-            if res.returncode != 0:
-                (unsupported / (src.stem + ".txt")).write_text(res.stderr)
+    # one javac for every area (a JVM start each is most of a build); the areas with an error against this jar are
+    # recorded and left out, and the others compiled again (an area that uses one left out then fails in its turn)
+    remaining = [src for src in sorted(pkg.glob("*.java")) if src.name not in CORE]
+    while remaining:
+        res = _javac(["-Xmaxerrs", "100000", "-cp", f"{classes}{os.pathsep}{jar}", "-d", str(classes),
+                      *map(str, remaining)])
+        if res.returncode == 0:
+            break
+        failed = {Path(m) for m in re.findall(r"^(.+?\.java):\d+: error:", res.stderr, re.M)}
+        out_now = [src for src in remaining if src in failed] or remaining  # an error of no area's: all of them
+        for src in out_now:
+            (unsupported / (src.stem + ".txt")).write_text(res.stderr)
+        remaining = [src for src in remaining if src not in out_now]
     shutil.rmtree(out, ignore_errors=True)
     tmp.rename(out)
     skipped = sorted(p.stem for p in (out / "unsupported").glob("*.txt"))
