@@ -22,6 +22,7 @@ from typing import Any, TypedDict
 import attrs
 
 from oracle.changes import Change
+from oracle.explain import at, because, rejected_because
 from oracle.javanum import JavaException
 from oracle.memory_options import ConfigOption, Configuration, FallbackKey
 from oracle.protocol import AreaFn, BadRequest, NotModelled, Rejected, string_map
@@ -209,13 +210,17 @@ def ha_area(payload: Mapping[str, Any], version: FlinkVersion) -> HaOutput | Rej
         raise BadRequest(BAD_STORAGE)  # never a directory of the caller's: Flink would write there
     config = Configuration(raw_config)
     events = _events(payload)
+    at("retained_max")
+    because("HA-3")
     try:  # HA-3
         retained = config.get(pick(_RETAINED_OPTION, version))
     except JavaException as exc:
+        rejected_because("HA-3")
         return Rejected(exc.simple_name, exc.message)
     retain = retained if retained >= 1 else 1
     storage_dir = config.raw(STORAGE_DIR)
     if not isinstance(storage_dir, str) or not storage_dir.strip():
+        rejected_because("HA-2")
         return Rejected("IllegalConfigurationException",
                         f"Configuration is missing the mandatory parameter: {STORAGE_DIR}")
     root, cluster = (str(opt.default if config.raw(opt) is None else config.raw(opt)) for opt in (ROOT, CLUSTER_ID))
@@ -225,7 +230,16 @@ def ha_area(payload: Mapping[str, Any], version: FlinkVersion) -> HaOutput | Rej
     state = _State(retain=retain, job=f"/{namespace}/{JOB}" if namespace else f"/{JOB}",
                    storage=storage_dir.rstrip("/") + "/" + _trim(cluster))
     state.open()
-    steps = [_step(state, e) for e in events]
+    steps = []
+    for i, e in enumerate(events):
+        at("steps", i)
+        steps.append(_step(state, e))
+    at("znodes")
+    because("HA-1", "HA-2", *(("HA-5",) if not state.running else ()))
+    at("handles")
+    because("HA-2")
+    at("files")
+    because("HA-2", "HA-8", *(("HA-5",) if not state.running else ()))
     file = f"{state.storage}/completedCheckpoint<hex>"
     handles = {f"{state.job}/checkpoints/{i:019d}": {"class": HANDLE, "file": file} for i in sorted(state.in_zk)}
     files = [f"{CHECKPOINTS}/chk-{i}/_metadata" for i in state.metadata] + [h["file"] for h in handles.values()]
@@ -256,12 +270,14 @@ def _step(state: _State, event: dict[str, Any]) -> dict[str, Any]:
     if "add" in event:
         cid = event["add"]
         state.metadata.add(cid)  # the checkpoint's own metadata, written before it reaches the store
+        because("HA-4")
         if cid < 0:  # HA-4: the checkpoint itself refuses a negative id
             return _error("IllegalArgumentException", None)
         if not state.running:
             return _error("IllegalStateException", "Checkpoint store has already been shutdown.")
         if cid in state.in_zk:
             return _error("AlreadyExistException", f"ZooKeeper node /{cid:019d} already exists.")
+        because("HA-2", "HA-3")
         checkpoint = _Checkpoint(cid, event.get("retention", RETENTIONS[0]))
         state.in_zk[cid] = checkpoint  # HA-2
         node = f"{state.job}/checkpoints/{cid:019d}"
@@ -277,10 +293,12 @@ def _step(state: _State, event: dict[str, Any]) -> dict[str, Any]:
         after = [c.id for c in state.store]
         return {"subsumed": [i for i in before if i not in after], "retained": after}
     if "get" in event:
+        because("HA-3")
         if event["get"] == "latest":
             return {"latest": state.store[-1].id if state.store else None}
         return {"all": [c.id for c in state.store]}
     if "counter" in event:  # HA-7
+        because("HA-7")
         if state.counter + 1 > INT_MAX or state.counter + 1 < 0:
             return _error("Exception", "Checkpoint counter overflow. ZooKeeper checkpoint counter only supports "
                                        f"checkpoints Ids up to {INT_MAX}")
@@ -291,6 +309,7 @@ def _step(state: _State, event: dict[str, Any]) -> dict[str, Any]:
         state.counter_node = state.counter
         return {"counter": value}
     if "set_count" in event:
+        because("HA-7")
         value = event["set_count"]
         if value > INT_MAX or value < -(2**31):
             raise BadRequest("input.events: the oracle models set_count within a Java int")
@@ -299,6 +318,7 @@ def _step(state: _State, event: dict[str, Any]) -> dict[str, Any]:
         state.counter = state.counter_node = value
         return {"counter": value}
     if "shutdown" in event:  # HA-5
+        because("HA-5")
         status = event["shutdown"]
         if state.running and status != "SUSPENDED":
             lowest_kept = 2**63 - 1
@@ -315,6 +335,7 @@ def _step(state: _State, event: dict[str, Any]) -> dict[str, Any]:
         state.store = []
         state.running = False
         return {"shutdown": status}
+    because("HA-6")
     state.open()  # HA-6: a new JobManager's store and counter
     return {"recovered": [c.id for c in state.store], "counter": state.counter}
 

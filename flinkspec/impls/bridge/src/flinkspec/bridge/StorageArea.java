@@ -1,7 +1,6 @@
 package flinkspec.bridge;
 
 import java.lang.reflect.Constructor;
-import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.net.URI;
@@ -99,23 +98,39 @@ public final class StorageArea implements Area {
                 ? call(storage, "getMinFileSizeThreshold") : null);
         out.put("write_buffer_size", has(storage, "getWriteBufferSize") ? call(storage, "getWriteBufferSize") : null);
 
-        for (Path p : new Path[] {checkpoints, savepoints}) {
-            if (p != null) {
-                noMkdirsFor(p.toUri());
+        // the no-mkdirs file systems stand in for this request only: the cache is the JVM's, which other areas'
+        // requests (checkpoint.ha's files under its storage directory) share
+        Map<Object, FileSystem> cache = fsCache();
+        Map<Object, FileSystem> before = new HashMap<>(cache);
+        try {
+            for (Path p : new Path[] {checkpoints, savepoints}) {
+                if (p != null) {
+                    noMkdirsFor(p.toUri());
+                }
+            }
+            Object access;
+            try {
+                access = storage.getClass().getMethod("createCheckpointStorage", JobID.class).invoke(storage, jobId);
+            } catch (InvocationTargetException e) {
+                String text = error(e.getCause());
+                out.put("checkpoint", text);
+                out.put("savepoint", text);
+                return out;
+            }
+            out.put("checkpoint", checkpoint(access, checkpointId));
+            out.put("savepoint", savepoints == null ? null : savepoint(access, checkpointId));
+            return out;
+        } finally {
+            synchronized (cache) {
+                cache.clear();
+                cache.putAll(before);
             }
         }
-        Object access;
-        try {
-            access = storage.getClass().getMethod("createCheckpointStorage", JobID.class).invoke(storage, jobId);
-        } catch (InvocationTargetException e) {
-            String text = error(e.getCause());
-            out.put("checkpoint", text);
-            out.put("savepoint", text);
-            return out;
-        }
-        out.put("checkpoint", checkpoint(access, checkpointId));
-        out.put("savepoint", savepoints == null ? null : savepoint(access, checkpointId));
-        return out;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<Object, FileSystem> fsCache() throws Exception {
+        return (Map<Object, FileSystem>) Reflect.get(FileSystem.class, null, "CACHE");
     }
 
     private static Object loadBackend(Configuration config, ClassLoader cl) throws Exception {
@@ -231,10 +246,7 @@ public final class StorageArea implements Area {
         Class<?> keyClass = Class.forName("org.apache.flink.core.fs.FileSystem$FSKey");
         Constructor<?> ctor = keyClass.getDeclaredConstructor(String.class, String.class);
         ctor.setAccessible(true);
-        Field cache = FileSystem.class.getDeclaredField("CACHE");
-        cache.setAccessible(true);
-        ((HashMap<Object, FileSystem>) cache.get(null)).put(ctor.newInstance(uri.getScheme(), uri.getAuthority()),
-                new NoMkdirs());
+        fsCache().put(ctor.newInstance(uri.getScheme(), uri.getAuthority()), new NoMkdirs());
     }
 
     private static boolean has(Object target, String method) {
