@@ -13,7 +13,7 @@ processing-time clock) beside the answer's calls.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from oracle.versions import FlinkVersion
@@ -32,14 +32,31 @@ def _long(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) and LONG_MIN <= x <= LONG_MAX
 
 
-def _item_ok(item: Any) -> bool:
+def element_ok(item: Any, latency: bool = False) -> bool:
+    """One stream element of an answer: {record: timestamp or null}, {watermark: long}, {status: idle|active}, and
+    with ``latency`` {latency: long} (watermark.output's too)."""
     if not isinstance(item, Mapping) or len(item) != 1:
         return False
     if "record" in item:
         return item["record"] is None or _long(item["record"])
     if "watermark" in item:
         return _long(item["watermark"])
+    if latency and "latency" in item:
+        return _long(item["latency"])
     return item.get("status") in ("idle", "active")
+
+
+def outputs_shape(rule: str, req: Request, resp: Response, ok: Callable[[Any], bool], what: str) -> list[Violation]:
+    """``rule`` broken unless ``output.outputs`` holds one list per event, each of elements ``ok`` accepts."""
+    if "output" not in resp or resp.get("error") is not None:
+        return []
+    outputs = output_steps(resp, "outputs")
+    if outputs is None or len(outputs) != len(_events(req)):
+        return [Violation(rule, "output.outputs must be a list with one entry per event")]
+    for i, items in enumerate(outputs):
+        if not isinstance(items, list) or not all(ok(c) for c in items):
+            return [Violation(rule, f"output.outputs[{i}] = {items!r} is not a list of {what}")]
+    return []
 
 
 def _events(req: Request) -> list[Any]:
@@ -51,15 +68,7 @@ def _events(req: Request) -> list[Any]:
                 "each {record: its timestamp or null}, {watermark: long} or {status: idle|active}.",
                 "docs/protocol/watermark-assigner.md")
 def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
-    if "output" not in resp or resp.get("error") is not None:
-        return []
-    outputs = output_steps(resp, "outputs")
-    if outputs is None or len(outputs) != len(_events(req)):
-        return [Violation("WMS-1", "output.outputs must be a list with one entry per event")]
-    for i, calls in enumerate(outputs):
-        if not isinstance(calls, list) or not all(_item_ok(c) for c in calls):
-            return [Violation("WMS-1", f"output.outputs[{i}] = {calls!r} is not a list of calls")]
-    return []
+    return outputs_shape("WMS-1", req, resp, element_ok, "calls")
 
 
 def _replay(req: Request, resp: Response) -> Iterator[tuple[int, Mapping[str, Any], list[Any], int]]:

@@ -16,29 +16,14 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from oracle.versions import FlinkVersion
-from oracle.watermark_output import LONG_MAX, LONG_MIN, OUTPUT
+from oracle.watermark_output import LONG_MAX, OUTPUT
 from properties.rules import Request, Response, RuleBook, Violation, output_steps
+from properties.watermark.assigner_invariants import element_ok, outputs_shape
 
 BOOK = RuleBook()  # the rules this module declares, named by the area's declaration
 BOOK.differential(OUTPUT, "WMO")
 
 STATUS_DOCS = "StreamStatus javadoc (1.13), WatermarkStatus javadoc (1.14+)"
-
-
-def _long(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool) and LONG_MIN <= x <= LONG_MAX
-
-
-def _item_ok(item: Any) -> bool:
-    if not isinstance(item, Mapping) or len(item) != 1:
-        return False
-    if "record" in item:
-        return item["record"] is None or _long(item["record"])
-    if "watermark" in item:
-        return _long(item["watermark"])
-    if "latency" in item:
-        return _long(item["latency"])
-    return item.get("status") in ("idle", "active")
 
 
 def _events(req: Request) -> list[Any]:
@@ -50,15 +35,7 @@ def _events(req: Request) -> list[Any]:
                 "each {record: its timestamp or null}, {watermark: long}, {status: idle|active} or {latency: long}.",
                 "docs/protocol/watermark-output.md")
 def shape(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
-    if "output" not in resp or resp.get("error") is not None:
-        return []
-    outputs = output_steps(resp, "outputs")
-    if outputs is None or len(outputs) != len(_events(req)):
-        return [Violation("WMO-1", "output.outputs must be a list with one entry per event")]
-    for i, elements in enumerate(outputs):
-        if not isinstance(elements, list) or not all(_item_ok(c) for c in elements):
-            return [Violation("WMO-1", f"output.outputs[{i}] = {elements!r} is not a list of stream elements")]
-    return []
+    return outputs_shape("WMO-1", req, resp, lambda item: element_ok(item, latency=True), "stream elements")
 
 
 def _replay(req: Request, resp: Response) -> Iterator[tuple[int, Mapping[str, Any], list[Any]]]:
