@@ -88,10 +88,7 @@ public final class HaArea implements Area {
         // the server's transaction log in memory (/dev/shm where the machine has it) and not synced per write: a
         // request makes tens of writes, and a sync each made them most of its time; nothing an answer shows changes
         System.setProperty("zookeeper.forceSync", "no");
-        File shm = new File("/dev/shm");
-        File data = (shm.isDirectory() && shm.canWrite()
-                ? Files.createTempDirectory(shm.toPath(), "flinkspec-zk") : Files.createTempDirectory("flinkspec-zk"))
-                .toFile();
+        File data = SnapshotArea.memoryTempDir("flinkspec-zk");
         data.deleteOnExit();
         ZooKeeperServer zks = new ZooKeeperServer(data, data, 2000);
         ServerCnxnFactory factory = ServerCnxnFactory.createFactory(new InetSocketAddress("127.0.0.1", 0), 100);

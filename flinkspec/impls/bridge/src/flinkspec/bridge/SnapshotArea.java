@@ -417,10 +417,14 @@ public final class SnapshotArea implements Area {
      * where the files are changes nothing the answers show.
      */
     static File rocksRoot() throws IOException {
+        return memoryTempDir("flinkspec-rocksdb");
+    }
+
+    /** A new temporary folder in memory ({@code /dev/shm}) where the machine has it, else in the default one. */
+    static File memoryTempDir(String prefix) throws IOException {
         File shm = new File("/dev/shm");
         return (shm.isDirectory() && shm.canWrite()
-                ? Files.createTempDirectory(shm.toPath(), "flinkspec-rocksdb")
-                : Files.createTempDirectory("flinkspec-rocksdb")).toFile();
+                ? Files.createTempDirectory(shm.toPath(), prefix) : Files.createTempDirectory(prefix)).toFile();
     }
 
     static void delete(File f) throws IOException {
