@@ -5,12 +5,12 @@ profile), each stage timed on the same requests in one run.
 
 For every area it prints the cases/s of ``flinkspec check --impl oracle`` end to end (what a user
 gets), and of each stage alone on the same number of requests: drawing them through Hypothesis's
-engine (as ``check``'s search pass does, and the corpora did before :mod:`properties.bulk`), drawing
+engine (as the pytest property does, and ``check`` and the corpora did before :mod:`properties.bulk`), drawing
 them as the corpora now are (``properties.corpus.draw``: :mod:`properties.bulk`, the same strategy
 without the engine's per-choice bookkeeping), the oracle answering them, and the judge (invariants and
 the oracle's expected answer) judging the answers. Two ratios, each of rates measured in the same run:
 bulk drawing over engine drawing (the speed-up of every corpus: ``fanout``'s chunks, ``check``'s
-requests beyond its search pass), and the end-to-end rate over the oracle's own answering rate (1.0
+requests), and the end-to-end rate over the oracle's own answering rate (1.0
 would mean the pipeline adds nothing to what the implementation costs). The shares say which stage
 of a bulk run (drawing in bulk, answering, judging) to cut next.
 """

@@ -1,11 +1,10 @@
 """Drawing many values of a strategy without Hypothesis's search engine (issue 30).
 
-``properties.corpus.draw`` fills the corpora that bulk runs check (``check`` beyond its search pass,
-every ``fanout`` chunk, the meta-tests' samples). Through the engine, each value costs a test run:
+``properties.corpus.draw`` fills the corpora that every run checks (every case of ``check``, every
+``fanout`` chunk, the meta-tests' samples). Through the engine, each value costs a test run:
 a new ``ConjectureData`` recording every choice as a node with its span, labels and observations,
-plus the engine's bookkeeping. None of that is used for a corpus: its values are judged in batches,
-and a divergence among them is shrunk by delta debugging (:mod:`flinkspec.judge.reduce`), never by
-Hypothesis. Here each value is drawn by the strategy's own ``do_draw`` code from Hypothesis's own
+plus the engine's bookkeeping. None of that is needed to draw a case: its values are judged in
+batches, and only a failing one is worth Hypothesis's bookkeeping, while it is shrunk. Here each value is drawn by the strategy's own ``do_draw`` code from Hypothesis's own
 ``HypothesisProvider`` (the same distributions: boundary values, the constants pool, the
 ``weights`` of ``sampled_from``), with the per-choice bookkeeping left out.
 
@@ -14,8 +13,11 @@ drawn and wherever (``fanout``'s partitions), and a value can be drawn again alo
 recorded as drawn, replay it under Hypothesis: ``ConjectureData.for_choices(choices)`` draws the same
 value (:func:`replay`, which the tests check on every area).
 
-This reaches below Hypothesis's public API (``ConjectureData``'s draw methods), so the suite pins the
-Hypothesis release it is tested with (pyproject.toml).
+A value found failing is shrunk by Hypothesis's own shrinker, started from its recorded choices
+(:func:`shrink`): nothing before it is drawn again to reach it.
+
+This reaches below Hypothesis's public API (``ConjectureData``'s draw methods, ``ConjectureRunner``),
+so the suite pins the Hypothesis release it is tested with (pyproject.toml).
 """
 
 from __future__ import annotations
@@ -23,13 +25,16 @@ from __future__ import annotations
 import contextlib
 import math
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.control import BuildContext
 from hypothesis.errors import StopTest, UnsatisfiedAssumption
 from hypothesis.internal.conjecture.data import ConjectureData
+from hypothesis.internal.conjecture.engine import ConjectureRunner, RunIsComplete
+from hypothesis.internal.escalation import InterestingOrigin
 from hypothesis.internal.floats import float_to_int, int_to_float
 from hypothesis.strategies._internal.lazy import unwrap_strategies
 
@@ -102,3 +107,27 @@ def replay(strategy: st.SearchStrategy[T], choices: tuple[Any, ...]) -> T:
     data = ConjectureData.for_choices(choices)
     with BuildContext(data, wrapped_test=replay):
         return data.draw(strategy)
+
+
+class _Fails(Exception):
+    """The one way a value shrunk by :func:`shrink` is interesting."""
+
+
+_FAILS = InterestingOrigin.from_exception(_Fails())
+_SHRINK = settings(database=None, deadline=None, phases=[Phase.shrink], suppress_health_check=list(HealthCheck))
+
+
+def shrink(strategy: st.SearchStrategy[T], choices: tuple[Any, ...], fails: Callable[[T], bool]) -> None:
+    """Hypothesis's shrinker on the value ``choices`` replay (those :func:`one` recorded), keeping
+    every smaller value of which ``fails`` holds: ``fails`` sees each value tried, and the caller keeps
+    what it needs of them (and ends the shrinking when it wants by raising a ``BaseException``)."""
+    def test(data: ConjectureData) -> None:
+        with BuildContext(data, wrapped_test=shrink):
+            value = data.draw(strategy)
+        if fails(value):
+            data.mark_interesting(_FAILS)
+
+    runner = ConjectureRunner(test, settings=_SHRINK, random=random.Random(0))
+    with contextlib.suppress(RunIsComplete):
+        runner.cached_test_function(choices)
+        runner.shrink_interesting_test_cases()

@@ -72,22 +72,38 @@ def answered(requests: Callable[[FlinkVersion], st.SearchStrategy[dict[str, Any]
     return tuple((r, oracle.answer({"id": 0, **r})) for r in sample(requests, version, n))
 
 
+def _source(area: str) -> tuple[ExtraCorpus | Area, Callable[[dict[str, Any], FlinkVersion], dict[str, Any]] | None]:
+    """What ``area``'s corpus is drawn from, and how each drawn input is made one of ``area`` (None: as drawn)."""
+    if area in EXTRA_CORPORA:  # drawn by its own strategy, used as drawn
+        return EXTRA_CORPORA[area], None
+    spec = AREAS[area]
+    return AREAS[spec.corpus_of or area], spec.adapt  # an area may extend another's inputs (see Area.corpus_of)
+
+
 def inputs(area: str, version: FlinkVersion, n: int, seed: int) -> list[dict[str, Any]]:
     """``n`` generated ``input`` objects for ``area`` (or an extra corpus) at ``version`` (cached per
-    strategy and seed)."""
-    source: ExtraCorpus | Area
-    if area in EXTRA_CORPORA:  # drawn by its own strategy, used as drawn
-        source, adapt = EXTRA_CORPORA[area], None
-    else:
-        spec = AREAS[area]
-        source = AREAS[spec.corpus_of or area]  # an area may extend another's inputs (see Area.corpus_of)
-        adapt = spec.adapt
+    strategy and seed): input ``i`` is :func:`input_strategy`'s value ``i`` of ``seed``
+    (:func:`properties.bulk.one`)."""
+    source, adapt = _source(area)
     key = (source.name, source.corpus_key(version), n, seed)
     if key not in _CACHE:
         _CACHE[key] = [r["input"] for r in draw(source.requests(version), n, seed)]
     if adapt is None:
         return list(_CACHE[key])
     return [adapt(inp, version) for inp in _CACHE[key]]
+
+
+def input_strategy(area: str, version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
+    """The inputs :func:`inputs` draws, as a strategy (which Hypothesis shrinks them by)."""
+    source, adapt = _source(area)
+    inputs_ = source.requests(version).map(lambda r: r["input"])
+    return inputs_ if adapt is None else inputs_.map(lambda inp: adapt(inp, version))
+
+
+def choices(area: str, version: FlinkVersion, seed: int, index: int) -> tuple[Any, ...]:
+    """The choices that replay :func:`inputs`' input ``index`` of ``seed`` under :func:`input_strategy`."""
+    source, _ = _source(area)
+    return bulk.one(source.requests(version), seed, index)[1]
 
 
 def answered_with(pred: Callable[[dict[str, Any], dict[str, Any]], bool]) -> Corner:

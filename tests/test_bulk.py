@@ -47,3 +47,42 @@ def test_a_strategy_that_rejects_everything_is_named() -> None:
     never = st.integers(0, 10).filter(lambda x: str(x) == "z")
     with pytest.raises(ValueError, match="rejected 1000 draws in a row"):
         bulk.values(never, 1, 0)
+
+
+def test_hypothesis_shrinks_a_value_from_its_choices() -> None:
+    """The shrinker starts from the failing value the choices replay (nothing else is drawn first) and
+    reaches Hypothesis's minimal failing value; every value it tries is one the strategy can draw."""
+    strategy = st.lists(st.integers(0, 1000), max_size=20)
+    index = next(i for i in range(100) if sum(bulk.one(strategy, 3, i)[0]) > 3000)
+    start, choices = bulk.one(strategy, 3, index)
+    tried: list[list[int]] = []
+
+    def fails(value: list[int]) -> bool:
+        tried.append(value)
+        return sum(value) > 3000
+
+    bulk.shrink(strategy, choices, fails)
+    assert tried[0] == start
+    assert all(len(v) <= 20 and all(0 <= x <= 1000 for x in v) for v in tried)
+    assert min((v for v in tried if fails(v)), key=lambda v: (len(v), v)) == [1, 1000, 1000, 1000]
+
+
+class _Stop(BaseException):
+    pass
+
+
+def test_the_caller_ends_a_shrink_when_it_wants() -> None:
+    """A ``BaseException`` raised by ``fails`` leaves the shrinker at once (``check``'s budget in requests)."""
+    strategy = st.lists(st.integers(0, 1000), max_size=20)
+    choices = bulk.one(strategy, 3, next(i for i in range(100) if sum(bulk.one(strategy, 3, i)[0]) > 3000))[1]
+    calls = []
+
+    def fails(value: list[int]) -> bool:
+        calls.append(value)
+        if len(calls) == 5:
+            raise _Stop
+        return sum(value) > 3000
+
+    with pytest.raises(_Stop):
+        bulk.shrink(strategy, choices, fails)
+    assert len(calls) == 5

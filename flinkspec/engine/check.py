@@ -1,6 +1,6 @@
 """The conformance check: generate requests, ask the implementation, judge, group, shrink.
 
-For one (area, version) Hypothesis generates requests from the area's strategy; each is answered
+For one (area, version) requests are drawn from the area's Hypothesis strategy; each is answered
 by the implementation under test; every invariant of the area judges the answer and (at the
 ``flink`` conformance level) the answer is compared with the oracle's. Every requested example is
 checked, and the failing ones are grouped into *divergences* (:mod:`flinkspec.judge.divergence`: how the
@@ -20,22 +20,21 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import attrs
-from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
 from flinkspec.impls import Implementation, ImplementationBroken
 from flinkspec.impls.capabilities import EVERYTHING, Capabilities
 from flinkspec.judge.divergence import Cause, Signature, features, parts
 from flinkspec.judge.verdict import REDUCE_CALLS, Conformance, Group, Judge, replay_command, said
 from oracle.versions import FlinkVersion
-from properties import corpus
+from properties import bulk, corpus
 from properties.areas import AREAS, ORACLE_RULES, RULES
 
 # Shrinking budgets, in requests sent (not seconds, so that a seed gives the same report on any machine):
 SHRINK_CASES = 500  # Hypothesis's shrinking of one divergence (then delta debugging takes over)
+SHRINK_STALL = 100  # ... which ends early after this many requests without a smaller failing one
 SHRINK_DIVERGENCES = 10  # the most frequent divergences Hypothesis shrinks; the others are delta-debugged only
 REDUCE_FEW_CALLS = 200  # ... of each divergence after the first REDUCE_DIVERGENCES
 REDUCE_DIVERGENCES = 20
-SEARCH_EXAMPLES = 1000  # per (area, version): judged one by one under Hypothesis; the rest in batches
 BATCH = 256
 
 
@@ -97,10 +96,6 @@ class AreaRun:
         return "unknown" if self.infra_error or not self.checked else "valid"  # nothing checked is no pass
 
 
-class _Violated(AssertionError):
-    """Raised on the divergence Hypothesis is told to shrink."""
-
-
 class _Abort(BaseException):
     """Leaves Hypothesis at once (it only catches Exception) when the implementation broke; its
     argument is the :class:`ImplementationBroken`."""
@@ -121,24 +116,25 @@ def _answer(jg: Judge, request: dict[str, Any]) -> tuple[dict[str, Any], dict[st
 def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVersion, *,
                examples: int, seed_value: int, conformance: Conformance = "flink",
                strict_messages: bool = False, progress: Callable[[AreaRun], None] | None = None,
-               max_failures: int | None = None, capabilities: Capabilities = EVERYTHING) -> AreaRun:
+               max_failures: int | None = None, capabilities: Capabilities = EVERYTHING,
+               shrink: bool = True) -> AreaRun:
     """Check one area at one version with ``examples`` generated requests, and report every
     divergence (:mod:`flinkspec.judge.divergence`) with one minimal representative.
 
-    All ``examples`` are checked (unless ``max_failures`` failing cases are seen first): up to
-    :data:`SEARCH_EXAMPLES` drawn one at a time by Hypothesis, the rest from a pre-drawn corpus
-    (:mod:`properties.corpus`, shared by the versions that draw the same inputs) pipelined through
-    the implementation in batches. Then each divergence is shrunk: for the most frequent ones the
-    search pass is drawn again and Hypothesis shrinks that divergence alone, and delta debugging
+    All ``examples`` are checked (unless ``max_failures`` failing cases are seen first): drawn from
+    the area's strategy in bulk, without the search engine's per-example cost (:mod:`properties.corpus`,
+    shared by the versions that draw the same inputs), and pipelined through the implementation in
+    batches. Then each divergence is shrunk: Hypothesis's shrinker takes the most frequent ones, each
+    alone, from the recorded choices of its smallest case (:func:`properties.bulk.shrink`), and delta debugging
     (:mod:`flinkspec.judge.reduce`) takes what is left, down to the plainest spelling that still fails the
     same way (budgets in requests sent, so a seed gives the same report anywhere). ``capabilities``
     says what the implementation speaks and supports
     (:mod:`flinkspec.impls.capabilities`): each generated request is fitted to it, one it cannot be sent
     is not checked (counted in ``AreaRun.not_checked`` with why), and the rules it declares
-    unsupported are not held against it."""
-    spec = AREAS[area]
+    unsupported are not held against it. ``shrink`` False reports each divergence by its smallest case
+    as drawn (whether an implementation is caught, not how small its counterexample is)."""
     run = AreaRun(area, str(version))
-    jg = Judge(impl, spec, version, conformance, strict_messages, capabilities)
+    jg = Judge(impl, AREAS[area], version, conformance, strict_messages, capabilities)
     started = time.monotonic()
 
     def enough() -> bool:
@@ -148,68 +144,25 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
         if progress is not None:
             progress(attrs.evolve(run, cases=jg.cases, failing=jg.failing))
 
-    drawn = [0]  # examples of the search pass so far
-
-    def one_pass(focus: Cause | None, n: int, limit: int = 0) -> None:
-        """``focus`` None: judge ``n`` drawn requests, raising nothing (every failure is counted);
-        else draw the same requests again and raise on the focused divergence, so that Hypothesis
-        shrinks it (until ``limit`` requests were sent in all: what it has reached is kept)."""
-        @settings(max_examples=n, deadline=None, database=None, verbosity=Verbosity.quiet,
-                  derandomize=False,  # Hypothesis derandomizes under CI=true; the seed given must count
-                  report_multiple_bugs=False, print_blob=False,
-                  phases=(Phase.explicit, Phase.generate, Phase.shrink),
-                  suppress_health_check=[HealthCheck.too_slow])
-        @seed(seed_value)
-        @given(spec.requests(version))
-        def one(request: dict[str, Any]) -> None:
-            if focus is not None and jg.cases >= limit:
-                raise _Enough
-            sent = jg.prepare(request)
-            if focus is None:
-                drawn[0] += 1
-            if sent is None:
-                return
-            req, actual = _answer(jg, sent)
-            sig = jg.judge(req, actual)
-            if focus is None:
-                if sig is not None and jg.groups[sig.key].first_drawn is None:
-                    jg.groups[sig.key].first_drawn = drawn[0]
-                if jg.cases % 500 == 0:
-                    tick()
-                if enough():
-                    raise _Enough
-                return
-            if sig is not None and sig.key == focus:
-                raise _Violated(sig.text())
-
-        with contextlib.suppress(_Violated, _Enough):  # the smallest request of each divergence was kept
-            one()
-
-    search = min(examples, SEARCH_EXAMPLES)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Generating overly large repr")
         try:
-            try:
-                _batched(jg, corpus.inputs(area, version, examples - search, seed_value), enough, tick)
-                one_pass(None, search)
-            except _Enough:
-                pass
-            # Shrinking: the search pass is drawn again for each divergence it showed, and Hypothesis
-            # shrinks that divergence alone (the most frequent first, each within a budget of requests).
+            with contextlib.suppress(_Enough):
+                _batched(jg, corpus.inputs(area, version, examples, seed_value), enough, tick)
+            # Shrinking: Hypothesis shrinks each of the most frequent divergences alone, from the choices
+            # that drew its smallest case (each within a budget of requests).
             jg.counting = False
-            shrunk = 0
-            for key, group in sorted(jg.groups.items(), key=lambda kv: -kv[1].cases):
-                if group.first_drawn is None or shrunk >= SHRINK_DIVERGENCES:
-                    continue
-                shrunk += 1
-                one_pass(key, group.first_drawn, jg.cases + group.first_drawn + SHRINK_CASES)
+            for key, group in sorted(jg.groups.items(), key=lambda kv: -kv[1].cases)[:SHRINK_DIVERGENCES * shrink]:
+                if group.drawn is not None:
+                    _shrink(jg, key, corpus.choices(area, version, seed_value, group.drawn),
+                            jg.cases + SHRINK_CASES)
         except _Abort as exc:
             broke = exc.args[0]
             run.infra_error = str(broke)
             if broke.request is not None and "area" in broke.request:
                 run.infra_replay = replay_command(impl_spec, broke.request, strict_messages)
     found = sorted(jg.groups.values(), key=lambda g: -g.cases)
-    if run.infra_error is None:
+    if run.infra_error is None and shrink:
         found = [_reduce_group(g, jg, REDUCE_CALLS if i < REDUCE_DIVERGENCES else REDUCE_FEW_CALLS)
                  for i, g in enumerate(found)]
     run.counterexamples = sorted(dissolve([_counterexample(g, impl_spec, strict_messages) for g in found]),
@@ -246,25 +199,57 @@ def _counterexample(g: Group, impl_spec: str, strict: bool) -> Counterexample:
 
 
 def _batched(jg: Judge, inputs: list[dict[str, Any]], enough: Callable[[], bool], tick: Callable[[], object]) -> None:
-    """Answer ``inputs`` in pipelined batches and judge every answer."""
-    pending: list[dict[str, Any]] = []
-    for inp in inputs:
+    """Answer ``inputs`` in pipelined batches and judge every answer (each divergence remembers the index
+    of the drawn input of its smallest case: :attr:`Group.drawn`)."""
+    pending: list[tuple[int, dict[str, Any]]] = []
+    for index, inp in enumerate(inputs):
         sent = jg.prepare({"area": jg.area, "flink": str(jg.version), "input": inp})
         if sent is not None:
-            pending.append(sent)
+            pending.append((index, sent))
+
+    def judged(index: int, req: dict[str, Any], actual: dict[str, Any]) -> None:
+        sig = jg.judge(req, actual)
+        if sig is not None and jg.groups[sig.key].request["input"] is req["input"]:  # its smallest so far
+            jg.groups[sig.key].drawn = index
+
     for start in range(0, len(pending), BATCH):
-        reqs = [{"id": jg.next_id(), **r} for r in pending[start:start + BATCH]]
+        indices = [i for i, _ in pending[start:start + BATCH]]
+        reqs = [{"id": jg.next_id(), **r} for _, r in pending[start:start + BATCH]]
         try:
             answers = jg.impl.answer_many(reqs)
         except ImplementationBroken as exc:
-            for req, actual in zip(reqs, exc.answered, strict=False):  # the answers before the break count
-                jg.judge(req, actual)
+            for index, req, actual in zip(indices, reqs, exc.answered, strict=False):  # the answers before the break
+                judged(index, req, actual)
             raise _Abort(exc) from exc
-        for req, actual in zip(reqs, answers, strict=True):
-            jg.judge(req, actual)
+        for index, req, actual in zip(indices, reqs, answers, strict=True):
+            judged(index, req, actual)
         tick()
         if enough():
             raise _Enough
+
+
+def _shrink(jg: Judge, key: Cause, choices: tuple[Any, ...], limit: int) -> None:
+    """Hypothesis shrinks the divergence ``key`` from the input ``choices`` draw, until ``limit`` requests
+    were sent in all or :data:`SHRINK_STALL` in a row found nothing smaller (every failing value the
+    shrinker tries is smaller than the last); the judge keeps the smallest failing request it sees
+    (:meth:`Judge.judge`)."""
+    progress = [jg.cases]  # requests sent when the last smaller failing one was found
+
+    def fails(inp: dict[str, Any]) -> bool:
+        if jg.cases >= min(limit, progress[0] + SHRINK_STALL):
+            raise _Enough
+        sent = jg.prepare({"area": jg.area, "flink": str(jg.version), "input": inp})
+        if sent is None:
+            return False
+        req, actual = _answer(jg, sent)
+        sig = jg.judge(req, actual)
+        if sig is None or sig.key != key:
+            return False
+        progress[0] = jg.cases
+        return True
+
+    with contextlib.suppress(_Enough):
+        bulk.shrink(corpus.input_strategy(jg.area, jg.version), choices, fails)
 
 
 def _reduce_group(g: Group, jg: Judge, calls: int) -> Group:

@@ -183,7 +183,7 @@ class Group:
     actual: dict[str, Any]
     expected: dict[str, Any]
     broken: Broken
-    first_drawn: int | None = None  # the search pass's example that first showed it (None: a batch case)
+    drawn: int | None = None  # the index of the drawn input of its smallest case (None: not drawn)
 
 
 class Judge:

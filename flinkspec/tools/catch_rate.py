@@ -3,8 +3,11 @@
 Whether one check catches a mutant depends on what its seed draws. This runs the check of
 flinkspec check (500 generated requests by default, as the command does) with seeds 0 .. N-1
 for each chosen mutant: a historical one (flink-NNNNN) at the first release with its fix and
-at the newest release, any other at the newest. For each it prints how many seeds caught the
-mutant, and the most requests and seconds one check took.
+at the newest release, any other at the newest. Each check ends at the first failing case, unshrunk
+(whether it is caught does not depend on shrinking; how small its counterexample shrinks is
+tests/test_mutants.py's question). For each mutant it prints how many seeds caught it, and the most
+requests and seconds one check took to catch it (requests go in batches of 256; all of them where it
+escaped).
 
     python -m flinkspec.tools.catch_rate                    # the historical mutants, seeds 0-9
     python -m flinkspec.tools.catch_rate --mutants 'cc-*' --seeds 20 --jobs 2 --json rates.json
@@ -132,7 +135,7 @@ def run(task: Task) -> Outcome:
     impl = open_impl(spec)
     try:
         result = check_area(impl, spec, area, parse_version(task.version), examples=task.examples,
-                             seed_value=task.seed, conformance=task.conformance)
+                             seed_value=task.seed, conformance=task.conformance, max_failures=1, shrink=False)
     finally:
         impl.close()
     found = sorted(result.counterexamples, key=lambda c: AREAS[area].size(c.request))
