@@ -120,6 +120,12 @@ def judge(area: str, request: Request, response: Response, version: FlinkVersion
                                   ask=ask, strict_messages=strict_messages)
 
 
+def judge_levels(area: str, request: Request, response: Response, version: FlinkVersion,
+                 ) -> tuple[list[Violation], list[Violation]]:
+    """:func:`judge` at both levels at once (``flink``, ``documented``), each invariant applied once."""
+    return AREAS[area].rules.judge_levels(area, request, response, version)
+
+
 def area_of_corpus(name: str) -> str:
     """The protocol area of an area's own corpus or of an :data:`EXTRA_CORPORA` entry."""
     return EXTRA_CORPORA[name].area if name in EXTRA_CORPORA else name

@@ -1,12 +1,13 @@
 """Drawing many values of a strategy without Hypothesis's search engine (issue 30).
 
 ``properties.corpus.draw`` fills the corpora that every run checks (every case of ``check``, every
-``fanout`` chunk, the meta-tests' samples). Through the engine, each value costs a test run:
-a new ``ConjectureData`` recording every choice as a node with its span, labels and observations,
-plus the engine's bookkeeping. None of that is needed to draw a case: its values are judged in
-batches, and only a failing one is worth Hypothesis's bookkeeping, while it is shrunk. Here each value is drawn by the strategy's own ``do_draw`` code from Hypothesis's own
-``HypothesisProvider`` (the same distributions: boundary values, the constants pool, the
-``weights`` of ``sampled_from``), with the per-choice bookkeeping left out.
+``fanout`` chunk, the meta-tests' samples). Through the engine, each value costs a test run: a new
+``ConjectureData`` recording every choice as a node with its span, labels and observations, plus the
+engine's bookkeeping. None of that is needed to draw a case: its values are judged in batches, and
+only a failing one is worth Hypothesis's bookkeeping, while it is shrunk. Here each value is drawn
+by the strategy's own ``do_draw`` code from Hypothesis's own ``HypothesisProvider`` (the same
+distributions: boundary values, the constants pool, the ``weights`` of ``sampled_from``), with the
+per-choice bookkeeping left out.
 
 Value ``i`` of seed ``s`` depends on ``(s, i)`` only, so a corpus is the same whatever slice of it is
 drawn and wherever (``fanout``'s partitions), and a value can be drawn again alone. Its choices,

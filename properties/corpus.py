@@ -80,6 +80,22 @@ def _source(area: str) -> tuple[ExtraCorpus | Area, Callable[[dict[str, Any], Fl
     return AREAS[spec.corpus_of or area], spec.adapt  # an area may extend another's inputs (see Area.corpus_of)
 
 
+@functools.cache
+def drawn_at(area: str, version: FlinkVersion) -> FlinkVersion:
+    """The release whose strategy draws the corpus ``area`` uses at ``version``: the newest of the releases
+    sharing its corpus (``corpus_key``), whichever of them is checked first (a strategy that differs
+    between them, made valid for each by ``adapt``, gives the same corpus whatever the order of a run)."""
+    source, _ = _source(area)
+    owner = AREAS[source.area] if isinstance(source, ExtraCorpus) else source
+    key = source.corpus_key(version)
+    return max((v for v in owner.versions if source.corpus_key(v) == key), default=version)
+
+
+def _drawn(area: str, version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
+    source, _ = _source(area)
+    return source.requests(drawn_at(area, version))
+
+
 def inputs(area: str, version: FlinkVersion, n: int, seed: int) -> list[dict[str, Any]]:
     """``n`` generated ``input`` objects for ``area`` (or an extra corpus) at ``version`` (cached per
     strategy and seed): input ``i`` is :func:`input_strategy`'s value ``i`` of ``seed``
@@ -87,7 +103,7 @@ def inputs(area: str, version: FlinkVersion, n: int, seed: int) -> list[dict[str
     source, adapt = _source(area)
     key = (source.name, source.corpus_key(version), n, seed)
     if key not in _CACHE:
-        _CACHE[key] = [r["input"] for r in draw(source.requests(version), n, seed)]
+        _CACHE[key] = [r["input"] for r in draw(_drawn(area, version), n, seed)]
     if adapt is None:
         return list(_CACHE[key])
     return [adapt(inp, version) for inp in _CACHE[key]]
@@ -95,15 +111,14 @@ def inputs(area: str, version: FlinkVersion, n: int, seed: int) -> list[dict[str
 
 def input_strategy(area: str, version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:
     """The inputs :func:`inputs` draws, as a strategy (which Hypothesis shrinks them by)."""
-    source, adapt = _source(area)
-    inputs_ = source.requests(version).map(lambda r: r["input"])
+    _, adapt = _source(area)
+    inputs_ = _drawn(area, version).map(lambda r: r["input"])
     return inputs_ if adapt is None else inputs_.map(lambda inp: adapt(inp, version))
 
 
 def choices(area: str, version: FlinkVersion, seed: int, index: int) -> tuple[Any, ...]:
     """The choices that replay :func:`inputs`' input ``index`` of ``seed`` under :func:`input_strategy`."""
-    source, _ = _source(area)
-    return bulk.one(source.requests(version), seed, index)[1]
+    return bulk.one(_drawn(area, version), seed, index)[1]
 
 
 def answered_with(pred: Callable[[dict[str, Any], dict[str, Any]], bool]) -> Corner:

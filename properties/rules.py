@@ -197,9 +197,8 @@ class RuleBook:
             rule = self.rules[rule_id]
             if rule_area != area or (documented_only and not rule.documented) or (rule.wording and not strict_messages):
                 continue
-            if (not documented_only and rule.broken_at(version)
-                    and (expected is None or check(request, expected, version))):
-                continue  # conformance "flink": Flink of this version breaks it here too
+            if not documented_only and _flink_breaks_it_here(rule, check, request, version, expected):
+                continue
             out.extend(check(request, response, version))
         if ask is None:
             return out
@@ -216,6 +215,30 @@ class RuleBook:
             if twin_response is not None:
                 out.extend(relation(request, response, twin_request, twin_response, version))
         return out
+
+
+    def judge_levels(self, area: str, request: Request, response: Response, version: FlinkVersion,
+                     ) -> tuple[list[Violation], list[Violation]]:
+        """:meth:`judge` at both levels (``flink``, then ``documented``), without ``expected``, ``ask`` or
+        ``strict_messages``, each invariant applied once."""
+        flink: list[Violation] = []
+        documented: list[Violation] = []
+        for rule_id, rule_area, check in self.checks:
+            rule = self.rules[rule_id]
+            at_flink = not _flink_breaks_it_here(rule, check, request, version, None)
+            if rule_area != area or rule.wording or not (at_flink or rule.documented):
+                continue
+            found = check(request, response, version)
+            flink.extend(found if at_flink else ())
+            documented.extend(found if rule.documented else ())
+        return flink, documented
+
+
+def _flink_breaks_it_here(rule: Rule, check: Check, request: Request, version: FlinkVersion,
+                          expected: Response | None) -> bool:
+    """At the ``flink`` level, ``rule`` is not judged: Flink of ``version`` breaks it, and (when Flink's
+    answer ``expected`` is known) breaks it on this request too."""
+    return rule.broken_at(version) and (expected is None or bool(check(request, expected, version)))
 
 
 def refused_rule(area: str, prefix: str) -> Rule:

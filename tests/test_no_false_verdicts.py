@@ -31,7 +31,7 @@ import pytest
 import oracle
 from oracle.versions import SUPPORTED, FlinkVersion, first_release, release_before, v
 from properties import corpus
-from properties.areas import AREAS, CHECKS, RULES, judge
+from properties.areas import AREAS, CHECKS, RULES, judge, judge_levels
 
 N, SEED = 60, 17
 PATH_REQUESTS, PATHS = 8, 40  # garbage at single nodes: on the first requests, at up to PATHS nodes each
@@ -98,7 +98,11 @@ def _violated(area: str, req: dict[str, Any], answer: dict[str, Any], ver: Flink
 
 
 def _both_levels(area: str, req: dict[str, Any], answer: dict[str, Any], ver: FlinkVersion) -> set[str]:
-    return _violated(area, req, answer, ver, False) | _violated(area, req, answer, ver, True)
+    try:
+        flink, documented = judge_levels(area, req, answer, ver)
+    except Exception as exc:  # an invariant that raises is a suite bug, reported as such
+        raise AssertionError(f"judging {str(answer)[:300]} to {str(req)[:300]} raised {exc!r}") from exc
+    return {v.rule for v in (*flink, *documented)}
 
 
 def _paths(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
@@ -182,6 +186,17 @@ def test_the_listed_rules_exist() -> None:
     checked = {rule.id for checks in CHECKS.values() for rule, _ in checks}
     assert (SHAPE_RULES | KIND_RULES | MUST_REJECT | set(MUST_ACCEPT.values())) <= checked
     assert all(RULES[r].documented is False for r in KIND_RULES)
+
+
+@pytest.mark.parametrize("area", list(AREAS))
+def test_judging_both_levels_at_once_is_judging_each(area: str) -> None:
+    """:func:`judge_levels` (which the garbage tests judge by) gives what :func:`judge` gives at each level,
+    at every release where judging can change, on the oracle's answers and on garbage."""
+    for ver in sorted(JUDGING_CHANGES[area]):
+        for req, answer in _requests(area, ver)[:10]:
+            for resp in (answer, {"id": req["id"], "output": None}, {"id": req["id"], "output": {"x": [1]}}):
+                assert judge_levels(area, req, resp, ver) == (judge(area, req, resp, ver),
+                                                               judge(area, req, resp, ver, documented_only=True))
 
 
 @pytest.mark.parametrize(("area", "ver"), CASES, ids=[f"{a}-{v}" for a, v in CASES])

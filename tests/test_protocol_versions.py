@@ -397,10 +397,10 @@ def test_who_speaks_what() -> None:
 
 @pytest.mark.parametrize("name", [*AREAS, *EXTRA_CORPORA])
 def test_fitted_requests_speak_version_1(name: str) -> None:
-    """300 inputs per version of every area's corpus (what the check pipelines) plus 60 drawn by
-    Hypothesis's engine (as the pytest property draws them), and 100 of each extra corpus (``flinkspec record``): fitted for
-    protocol 1, each is not sent or passes the version-1 validator; one that already passes it is
-    sent unchanged (nothing version 1 defines is listed as a feature)."""
+    """300 inputs per version of every area's corpus (what the check pipelines) plus 60 drawn by Hypothesis's
+    engine (as the pytest property draws them), and 100 of each extra corpus (``flinkspec record``): fitted for
+    protocol 1, each is not sent or passes the version-1 validator; one that already passes it is sent unchanged
+    (nothing version 1 defines is listed as a feature)."""
     area = area_of_corpus(name)
     for version in SUPPORTED:
         if name in AREAS and version not in AREAS[name].versions:

@@ -102,9 +102,12 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     seeds = draw(st.lists(_seed_names(), min_size=1, max_size=4, unique=True))
     if initializers:
         seeds = [s for s in seeds if not s.startswith("java.")] or ["com.acme.Job"]
-    elif draw(st.integers(0, 5)) == 0:
+    elif draw(st.integers(0, 3)) == 0:
         seeds.append("java.lang.Object")  # in a jar, or a fault every user class trips over
     config = draw(configs(version, seeds))
+    if "java.lang.Object" in seeds and draw(st.booleans()):  # java. not parent-first: a user class's superclass is
+        # looked up child-first too, and a fault or SecurityException there leaves several loadClass calls
+        config["classloader.parent-first-patterns.default"] = draw(st.sampled_from(["", "javax.;org.apache.flink."]))
     leak = draw(st.sampled_from([None, "true", "false", "false", "FALSE", "True", "nope"]))
     config.pop("classloader.check-leaked-classloader", None)
     if leak is not None:
