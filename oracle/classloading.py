@@ -280,7 +280,7 @@ def _utf16_len(text: str) -> int:
     return len(text) + sum(1 for c in text if ord(c) > 0xFFFF)
 
 
-def _name_problem(text: str, sep: str) -> str | None:
+def name_problem(text: str, sep: str) -> str | None:
     """Why ``text`` is not a valid name with segments separated by ``sep``, or None."""
     if not 1 <= _utf16_len(text) <= MAX_NAME:
         return f"its length must be 1 to {MAX_NAME}"
@@ -309,7 +309,7 @@ def _names(inp: Mapping[str, Any], key: str, sep: str) -> list[str]:
     for i, value in enumerate(values):
         if not isinstance(value, str):
             raise BadRequest(f"input.{key}[{i}] must be a string, got {type(value).__name__}")
-        problem = _name_problem(value, sep)
+        problem = name_problem(value, sep)
         if problem:
             raise BadRequest(f"input.{key}[{i}] = {value!r} is not a valid {kind}: {problem}")
     return values

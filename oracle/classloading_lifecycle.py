@@ -27,10 +27,10 @@ from oracle.classloading import (
     Loaders,
     Side,
     _jar_resources,
-    _name_problem,
     _names,
     class_file,
     jdk_classes,
+    name_problem,
 )
 from oracle.classloading_config import JavaException, LoaderSettings, UnmodelledValue, settings
 from oracle.explain import ASIDE, INPUT, at, because, decided_here, recorded, rejected_because, tracing_active
@@ -395,7 +395,7 @@ def _faults(inp: Mapping[str, Any], entries: Mapping[str, frozenset[str]]) -> di
     for i, item in enumerate(raw):
         where = f"input.faults[{i}]"
         name = field(item, "class", str, where)
-        problem = _name_problem(name, ".")
+        problem = name_problem(name, ".")
         if problem:
             raise BadRequest(f"{where}.class = {name!r} is not a valid binary name: {problem}")
         side = field(item, "side", str, where)
@@ -449,7 +449,7 @@ def _operations(inp: Mapping[str, Any]) -> list[tuple[str, str, bool]]:
             continue
         name = field(op, kind, str, where)
         sep = "/" if kind.startswith("get_") else "."
-        problem = _name_problem(name, sep)
+        problem = name_problem(name, sep)
         if problem:
             raise BadRequest(f"{where}.{kind} = {name!r} is not a valid {'resource' if sep == '/' else 'binary'} "
                              f"name: {problem}")

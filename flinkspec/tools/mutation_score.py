@@ -329,7 +329,7 @@ EQUIVALENT = ROOT / "docs" / "evidence" / "equivalent-mutants.json"
 # type and the field, never the words, so a mutant that only rewords them changes no Flink answer
 REFUSALS = {"BadRequest", "UnmodelledValue", "OverflowError", "RuntimeError"}
 # helpers that only build those texts
-REFUSAL_TEXT_FUNCTIONS = {"_kind_name", "_name_problem"}
+REFUSAL_TEXT_FUNCTIONS = {"_kind_name", "name_problem"}
 # exceptions that only ever become the cause of another: StructuredOptionsSplitter's errors are the
 # cause of "Could not parse value '<raw>' for key '<key>'." (CL-6), whose text alone Flink answers
 CAUSE_ONLY_FUNCTIONS = {"_split_error"}

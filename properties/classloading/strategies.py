@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from oracle import classloading_config as clc
 from oracle.classloading import RESOLVE as AREA
-from oracle.classloading import ResolveInput, _name_problem, class_file, jdk_resources
+from oracle.classloading import ResolveInput, class_file, jdk_resources, name_problem
 from oracle.classloading_config import LIST_OPTION, YAML_LISTS
 from oracle.versions import FlinkVersion, pick
 
@@ -99,7 +99,7 @@ def _around(pattern: str) -> list[str]:
 
 def _binary_name(name: str) -> bool:
     """A name a request may carry (a pattern read with its whitespace, in releases that keep it, gives none)."""
-    return _name_problem(name, ".") is None
+    return name_problem(name, ".") is None
 
 
 def _spell(pieces: list[str], version: FlinkVersion, draw: st.DrawFn) -> str:
