@@ -152,7 +152,8 @@ def check_area(impl: Implementation, impl_spec: str, area: str, version: FlinkVe
             # Shrinking: Hypothesis shrinks each of the most frequent divergences alone, from the choices
             # that drew its smallest case (each within a budget of requests).
             jg.counting = False
-            for key, group in sorted(jg.groups.items(), key=lambda kv: -kv[1].cases)[:SHRINK_DIVERGENCES * shrink]:
+            frequent = sorted(jg.groups.items(), key=lambda kv: -kv[1].cases)[:SHRINK_DIVERGENCES] if shrink else []
+            for key, group in frequent:
                 if group.drawn is not None:
                     _shrink(jg, key, corpus.choices(area, version, seed_value, group.drawn),
                             jg.cases + SHRINK_CASES)
@@ -198,12 +199,17 @@ def _counterexample(g: Group, impl_spec: str, strict: bool) -> Counterexample:
                           max(g.cases, 1), impl_spec, strict)
 
 
+def _request(jg: Judge, inp: dict[str, Any]) -> dict[str, Any]:
+    """The request of one drawn input, to the area and release ``jg`` judges."""
+    return {"area": jg.area, "flink": str(jg.version), "input": inp}
+
+
 def _batched(jg: Judge, inputs: list[dict[str, Any]], enough: Callable[[], bool], tick: Callable[[], object]) -> None:
     """Answer ``inputs`` in pipelined batches and judge every answer (each divergence remembers the index
     of the drawn input of its smallest case: :attr:`Group.drawn`)."""
     pending: list[tuple[int, dict[str, Any]]] = []
     for index, inp in enumerate(inputs):
-        sent = jg.prepare({"area": jg.area, "flink": str(jg.version), "input": inp})
+        sent = jg.prepare(_request(jg, inp))
         if sent is not None:
             pending.append((index, sent))
 
@@ -238,7 +244,7 @@ def _shrink(jg: Judge, key: Cause, choices: tuple[Any, ...], limit: int) -> None
     def fails(inp: dict[str, Any]) -> bool:
         if jg.cases >= min(limit, progress[0] + SHRINK_STALL):
             raise _Enough
-        sent = jg.prepare({"area": jg.area, "flink": str(jg.version), "input": inp})
+        sent = jg.prepare(_request(jg, inp))
         if sent is None:
             return False
         req, actual = _answer(jg, sent)
