@@ -178,3 +178,8 @@ class Area:
         what :mod:`flinkspec.judge.verdict` judges an answer by, with the area's prefix and tie rule."""
         return self.rules.judge(self.name, request, response, version, documented_only=documented_only,
                                 expected=expected, ask=ask, strict_messages=strict_messages)
+
+    def twins(self, request: Request, response: Response, version: FlinkVersion, *,
+              documented_only: bool = False) -> list[Request]:
+        """The requests :meth:`violations` asks about one answer (:meth:`properties.rules.RuleBook.twins`)."""
+        return self.rules.twins(self.name, request, response, version, documented_only=documented_only)

@@ -10,7 +10,7 @@ name); the rules the oracle encodes (``CC-3`` ...) are in :mod:`properties.oracl
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -205,6 +205,20 @@ class RuleBook:
             out.extend(check(request, response, version))
         if ask is None:
             return out
+        for relation, twin_request in self._twins(area, request, response, version, documented_only):
+            twin_response = ask(twin_request)
+            if twin_response is not None:
+                out.extend(relation(request, response, twin_request, twin_response, version))
+        return out
+
+    def twins(self, area: str, request: Request, response: Response, version: FlinkVersion, *,
+              documented_only: bool = False) -> list[Request]:
+        """The requests :meth:`judge` asks, given ``ask``, about one answer (the twins of its metamorphic
+        rules): a caller judging many answers asks them all in one batch first."""
+        return [twin for _, twin in self._twins(area, request, response, version, documented_only)]
+
+    def _twins(self, area: str, request: Request, response: Response, version: FlinkVersion,
+               documented_only: bool) -> Iterator[tuple[Relation, Request]]:
         for rule_id, rule_area, twin, relation in self.relations:
             rule = self.rules[rule_id]
             if rule_area != area or (not rule.documented and documented_only) or (
@@ -213,11 +227,7 @@ class RuleBook:
             related = twin(request, response, version)
             if related is None or related == request.get("input"):
                 continue
-            twin_request = {k: request[k] for k in ("area", "flink") if k in request} | {"input": related}
-            twin_response = ask(twin_request)
-            if twin_response is not None:
-                out.extend(relation(request, response, twin_request, twin_response, version))
-        return out
+            yield relation, {k: request[k] for k in ("area", "flink") if k in request} | {"input": related}
 
 
     def judge_levels(self, area: str, request: Request, response: Response, version: FlinkVersion,

@@ -159,14 +159,18 @@ class _Partition:
         t[1] += failing
         t[2] += seconds
 
-    def judge(self, req: dict[str, Any], actual: dict[str, Any], version: FlinkVersion) -> None:
-        """Judge one answer as every route does (:class:`flinkspec.judge.verdict.Judge`)."""
+    def judge_of(self, req: dict[str, Any], version: FlinkVersion) -> Judge:
+        """The judge of a request's area and release (one per partition)."""
         key = (req["area"], req["flink"])
         if key not in self.judges:
             self.judges[key] = Judge(_impl(self.job), AREAS[req["area"]], version, self.job.conformance,
                                      self.job.strict_messages, self.job.capabilities)
+        return self.judges[key]
+
+    def judge(self, req: dict[str, Any], actual: dict[str, Any], version: FlinkVersion) -> None:
+        """Judge one answer as every route does (:class:`flinkspec.judge.verdict.Judge`)."""
         try:
-            found = self.judges[key].diverges(req, actual)
+            found = self.judge_of(req, version).diverges(req, actual)
         except NotChecked as exc:
             self.skip(req["area"], req["flink"], str(exc))
             return
@@ -270,6 +274,7 @@ def _answer_all(state: _Partition, chunk: Chunk, ver: str, reqs: list[dict[str, 
                 state.judge(req, actual, version)
             state.broke(chunk, ver, len(reqs) - pos - len(answered), exc)
             return
+        state.judge_of(batch[0], version).prefetch(list(zip(batch, answers, strict=True)))  # a chunk: one area
         for req, actual in zip(batch, answers, strict=True):
             state.judge(req, actual, version)
         pos += len(batch)

@@ -158,3 +158,31 @@ def test_catch_rate_catches_capital_units_at_the_documented_level(capsys: pytest
     assert catch_rate.main(["--mutants", "none", "--seeds", "1", "--examples", "100", "--conformance", "documented",
                             "--impl", "memory.taskmanager=python:tests.documented_faults:capital_units_rejected"]) == 0
     assert "TM-11" in capsys.readouterr().out
+
+
+class _Counting:
+    """An implementation that counts the batches it is sent."""
+
+    def __init__(self, spec: str) -> None:
+        from flinkspec.impls import open_impl
+        self.inner, self.batches, self.sent = open_impl(spec), 0, 0
+
+    def answer_many(self, requests: Any) -> Any:
+        self.batches += 1
+        self.sent += len(requests)
+        return self.inner.answer_many(requests)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def test_the_twins_of_a_batch_are_asked_in_one_batch() -> None:
+    """The metamorphic rules' twins (TM-11's lower-cased units) of every answer of a batch go to the
+    implementation together, not one request each; the fault they show is still caught."""
+    from flinkspec.engine.check import BATCH, check_area
+    impl = _Counting("python:tests.documented_faults:capital_units_rejected")
+    run = check_area(impl, "faulty", "memory.taskmanager", LATEST, examples=300, seed_value=0,  # type: ignore[arg-type]
+                     conformance="documented", shrink=False)
+    assert "TM-11" in {r for c in run.counterexamples for r in c.rules}
+    assert impl.sent > 300 + 50  # many twins were asked
+    assert impl.batches <= 2 * -(-300 // BATCH) + 5  # a batch of answers, a batch of twins (and a few more to reduce)

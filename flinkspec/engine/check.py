@@ -227,6 +227,7 @@ def _batched(jg: Judge, inputs: list[dict[str, Any]], enough: Callable[[], bool]
             for index, req, actual in zip(indices, reqs, exc.answered, strict=False):  # the answers before the break
                 judged(index, req, actual)
             raise _Abort(exc) from exc
+        jg.prefetch(list(zip(reqs, answers, strict=True)))
         for index, req, actual in zip(indices, reqs, answers, strict=True):
             judged(index, req, actual)
         tick()

@@ -217,8 +217,8 @@ class Capabilities:
         if not isinstance(out, dict):
             return answer, None
         speaks = self.speaks
-        for f in feat.ANSWER_FEATURES:
-            if f.area != area or speaks.speaks(f.name) or not f.shown(out):
+        for f in feat.answer_features(area) if isinstance(area, str) else ():
+            if speaks.speaks(f.name) or not f.shown(out):
                 continue
             if f.drop is None:
                 return None, f.need()

@@ -25,6 +25,7 @@ See :meth:`flinkspec.impls.capabilities.Capabilities.fit`.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from properties.areas import AREAS
@@ -123,9 +124,17 @@ for _f in FEATURES:
         raise ValueError(f"feature {_f.name} names an area no one declares: {_f.areas}")
 
 
+@functools.cache
 def for_area(area: str) -> tuple[Feature, ...]:
-    """The input features a request of ``area`` can carry, whole areas excluded."""
+    """The input features a request of ``area`` can carry, whole areas excluded (the registry is fixed at
+    import, so each area's are found once)."""
     return tuple(f for f in FEATURES if area in f.areas and not f.whole_area)
+
+
+@functools.cache
+def answer_features(area: str) -> tuple[AnswerFeature, ...]:
+    """The additions to the answers of ``area``."""
+    return tuple(f for f in ANSWER_FEATURES if f.area == area)
 
 
 def area_feature(area: str) -> Feature | None:

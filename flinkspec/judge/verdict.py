@@ -20,7 +20,7 @@ from typing import Any, Literal, Protocol
 import attrs
 
 import oracle
-from flinkspec.impls import Implementation, answer_one
+from flinkspec.impls import Implementation, ImplementationBroken, answer_one
 from flinkspec.impls.capabilities import Capabilities
 from flinkspec.judge.divergence import Cause, Signature, signature
 from flinkspec.judge.reduce import reduce
@@ -60,6 +60,9 @@ class AreaRules(Protocol):
     def violations(self, request: Mapping[str, Any], response: Mapping[str, Any], version: FlinkVersion, *,
                    documented_only: bool = False, expected: Mapping[str, Any] | None = None,
                    ask: Ask | None = None, strict_messages: bool = False) -> Sequence[Violated]: ...
+
+    def twins(self, request: Mapping[str, Any], response: Mapping[str, Any], version: FlinkVersion, *,
+              documented_only: bool = False) -> Sequence[Mapping[str, Any]]: ...
 
 
 # the implementation's answer to one more request (a metamorphic rule's twin), None if it cannot be sent it
@@ -202,6 +205,7 @@ class Judge:
         self.counting = True  # False while shrinking: those cases are not new failures of the run
         self.groups: dict[Cause, Group] = {}
         self.not_checked: dict[str, int] = {}
+        self._asked: dict[str, dict[str, Any]] = {}  # twins asked ahead in a batch (prefetch), by request
 
     def prepare(self, request: dict[str, Any]) -> dict[str, Any] | None:
         """The request as it is sent (fitted to what the implementation speaks), or None if it cannot be."""
@@ -250,9 +254,35 @@ class Judge:
 
     def twin(self, request: Mapping[str, Any]) -> dict[str, Any] | None:
         """The implementation's answer to a metamorphic rule's twin of a request (sent, not counted as a
-        checked case), or None if the implementation cannot be sent it."""
+        checked case), or None if the implementation cannot be sent it: asked ahead by :meth:`prefetch`,
+        or now."""
         fitted = self.caps.fit(dict(request))[0]
-        return None if fitted is None else self.ask(fitted)[1]
+        if fitted is None:
+            return None
+        ahead = self._asked.pop(_twin_key(fitted), None)
+        return ahead if ahead is not None else self.ask(fitted)[1]
+
+    def prefetch(self, answered: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> None:
+        """Ask in one batch the twins that judging these answers will ask (of the area's metamorphic rules),
+        instead of one request at a time each. If the implementation breaks on them, nothing is kept: each
+        twin is then asked when it is judged, and a break is reported there, as without this batch."""
+        self._asked.clear()
+        twins = []
+        documented = self.conformance == "documented"
+        for req, actual in answered:
+            spoken = as_spoken(self.caps.fit_answer, req, actual)
+            for related in self.rules.twins(req, spoken, self.version, documented_only=documented):
+                fitted = self.caps.fit(dict(related))[0]
+                if fitted is not None:
+                    twins.append(fitted)
+        if not twins:
+            return
+        sent = [{"id": self.next_id(), **t} for t in twins]
+        try:
+            answers = self.impl.answer_many(sent)
+        except ImplementationBroken:
+            return
+        self._asked = {_twin_key(t): a for t, a in zip(twins, answers, strict=True)}
 
     def smallest(self, request: dict[str, Any], key: Cause,
                  calls: int = REDUCE_CALLS) -> tuple[dict[str, Any], dict[str, Any], Found] | None:
@@ -281,6 +311,10 @@ class Judge:
         """The request as sent (with an id) and the implementation's answer (ImplementationBroken if it broke)."""
         req = {"id": self.next_id(), **request}
         return req, answer_one(self.impl, req)
+
+
+def _twin_key(request: Mapping[str, Any]) -> str:
+    return json.dumps(request, sort_keys=True)
 
 
 def said(broken: Broken, rules: Sequence[str]) -> tuple[str, ...]:
