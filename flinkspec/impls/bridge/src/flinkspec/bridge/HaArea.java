@@ -43,6 +43,8 @@ import org.apache.flink.util.concurrent.Executors;
 import org.apache.flink.shaded.curator5.org.apache.curator.framework.CuratorFramework;
 import org.apache.flink.shaded.curator5.org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.flink.shaded.curator5.org.apache.curator.retry.RetryOneTime;
+import org.apache.flink.shaded.zookeeper3.org.apache.zookeeper.KeeperException;
+import org.apache.flink.shaded.zookeeper3.org.apache.zookeeper.Op;
 import org.apache.flink.shaded.zookeeper3.org.apache.zookeeper.server.ServerCnxnFactory;
 import org.apache.flink.shaded.zookeeper3.org.apache.zookeeper.server.ZooKeeperServer;
 
@@ -80,6 +82,8 @@ public final class HaArea implements Area {
             });
     private static String quorum;
     private static CuratorFramework admin;
+    // the znodes the last request's walk saw, children first (null: not known, as after a rejected request)
+    private static List<String> leftover;
 
     private static synchronized void ensureServer() throws Exception {
         if (server != null) {
@@ -139,11 +143,7 @@ public final class HaArea implements Area {
             events.add(validate(e, events.size()));
         }
         ensureServer();
-        for (String child : admin.getChildren().forPath("/")) {
-            if (!child.equals("zookeeper")) {
-                admin.delete().deletingChildrenIfNeeded().forPath("/" + child);
-            }
-        }
+        clear();
         java.nio.file.Path tmp = Files.createTempDirectory("flinkspec-ha");
         try {
             return run(configMap, events, tmp);
@@ -232,6 +232,37 @@ public final class HaArea implements Area {
         }
     }
 
+    /**
+     * Empties the tree the last request left: in one multi-operation deleting the znodes its walk saw (children
+     * first), or, where that walk is not known or the tree holds another znode (the multi-operation then deletes
+     * nothing), znode by znode from the root. A request's own znodes are a few, each a round trip to delete.
+     */
+    private static void clear() throws Exception {
+        List<String> seen = leftover;
+        leftover = null;
+        if (seen != null) {
+            List<Op> deletes = new ArrayList<>();
+            for (String p : seen) {
+                deletes.add(Op.delete(p, -1));
+            }
+            try {
+                if (!deletes.isEmpty()) {
+                    admin.getZookeeperClient().getZooKeeper().multi(deletes);
+                }
+                if (admin.getChildren().forPath("/").equals(List.of("zookeeper"))) {
+                    return;
+                }
+            } catch (KeeperException e) {
+                // the tree is not what the walk saw: znode by znode below
+            }
+        }
+        for (String child : admin.getChildren().forPath("/")) {
+            if (!child.equals("zookeeper")) {
+                admin.delete().deletingChildrenIfNeeded().forPath("/" + child);
+            }
+        }
+    }
+
     private static Map<String, Object> run(Map<String, String> configMap, List<Map<String, Object>> events,
                                            java.nio.file.Path tmp) throws Exception {
         String storageRoot = new Path(tmp.resolve("ha").toUri()).toString();
@@ -283,7 +314,10 @@ public final class HaArea implements Area {
         out.put("steps", steps);
         Map<String, Object> handles = new TreeMap<>();
         List<String> znodes = new ArrayList<>();
-        walk("/", znodes, handles, storageRoot);
+        List<String> raw = new ArrayList<>();
+        walk("/", znodes, raw, handles, storageRoot);
+        Collections.sort(raw, Comparator.reverseOrder()); // a znode after every one below it
+        leftover = raw;
         out.put("znodes", znodes);
         out.put("handles", new LinkedHashMap<>(handles));
         List<String> files = new ArrayList<>();
@@ -396,8 +430,8 @@ public final class HaArea implements Area {
         return ids;
     }
 
-    private static void walk(String path, List<String> znodes, Map<String, Object> handles, String storageRoot)
-            throws Exception {
+    private static void walk(String path, List<String> znodes, List<String> raw, Map<String, Object> handles,
+                             String storageRoot) throws Exception {
         List<String> children = new ArrayList<>(admin.getChildren().forPath(path));
         Collections.sort(children);
         for (String child : children) {
@@ -407,8 +441,9 @@ public final class HaArea implements Area {
             }
             String shown = lockName(p);
             znodes.add(shown);
-            byte[] data = admin.getData().forPath(p);
-            if (p.matches(".*/checkpoints/[0-9]{19}") && data != null && data.length > 0) {
+            raw.add(p);
+            byte[] data = p.matches(".*/checkpoints/[0-9]{19}") ? admin.getData().forPath(p) : null;
+            if (data != null && data.length > 0) {
                 Map<String, Object> h = new LinkedHashMap<>();
                 Object handle = InstantiationUtil.deserializeObject(data, HaArea.class.getClassLoader());
                 h.put("class", handle.getClass().getSimpleName());
@@ -418,7 +453,7 @@ public final class HaArea implements Area {
                         ? STORAGE + file.substring(storageRoot.length()) : file));
                 handles.put(shown, h);
             }
-            walk(p, znodes, handles, storageRoot);
+            walk(p, znodes, raw, handles, storageRoot);
         }
         // lock nodes are named by a random UUID each: sorted after normalising
         Collections.sort(znodes);
