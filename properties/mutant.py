@@ -18,6 +18,12 @@ Request = dict[str, Any]
 Response = dict[str, Any]
 JIRA = "https://issues.apache.org/jira/browse/"
 PR = "https://github.com/apache/flink/pull/"
+# Requests and seed of the check that measures a mutant's smallest counterexample, by area (default 400,
+# seed 0): a memory request costs microseconds, so its mutants get a wider margin (chosen while Hypothesis
+# still mixed the loaded modules' constants into its draws and the cases moved with every module added; the
+# suite turns that off now, properties/__init__.py, so the cases depend on the seed alone; 400 once caught
+# them all, 2,000 keeps a margin); seed 0 drew no decimal size in 2,000 (memory-lenient-decimal).
+MEASURE_CHECK: dict[str, tuple[int, int]] = {"memory.taskmanager": (2000, 1), "memory.jobmanager": (2000, 1)}
 FIXED_IN = re.compile(r"\(Flink (\d+\.\d+(?:\.\d+)?)")  # the release in ``fixed_by``: "https://... (Flink 1.14.0)"
 
 
@@ -55,6 +61,12 @@ class Mutant:
         """The release at which it is checked and measured when no Flink fix names one: ``measured_at``, else the
         newest."""
         return v(self.measured_at) if self.measured_at else SUPPORTED[-1]
+
+    def measured_check(self) -> tuple[FlinkVersion, int, int]:
+        """The release, requests and seed of the check that measures its smallest counterexample
+        (tests/test_mutants.py; ``python -m flinkspec.tools.smallest`` writes docs/mutants.md's columns from it)."""
+        examples, seed = MEASURE_CHECK.get(self.area, (400, 0))
+        return self.measure_at(), examples, seed
 
     def breaks_documented_rule(self, version: FlinkVersion) -> bool:
         """Whether the documented level (the invariants alone) is expected to catch it at ``version``."""

@@ -11,13 +11,8 @@ from flinkspec.mutants import MUTANTS
 from oracle.versions import LATEST, FlinkVersion
 from properties.areas import AREAS
 
-# The most events / keys a mutant's minimal counterexample may have: its area's ``size_bar`` (the issues' bars).
-# Requests per mutant: a memory request costs microseconds, so its mutants get a wider margin
-# (chosen while Hypothesis still mixed the loaded modules' constants into its draws and the cases
-# moved with every module added; the suite turns that off now, properties/__init__.py, so the
-# cases depend on the seed alone; 400 once caught them all, 2,000 keeps a margin).
-EXAMPLES = {"memory.taskmanager": 2000, "memory.jobmanager": 2000}
-SEEDS = {"memory.taskmanager": 1, "memory.jobmanager": 1}  # seed 0 drew no decimal size in 2,000 (lenient-decimal)
+# The most events / keys a mutant's minimal counterexample may have: its area's ``size_bar`` (the issues' bars),
+# measured by the check Mutant.measured_check names.
 
 
 BUILT_IN = sorted(name for name, m in MUTANTS.items() if m.first_fixed() is None)
@@ -35,8 +30,7 @@ def assert_caught_small(name: str, version: FlinkVersion, examples: int, seed_va
 
 @pytest.mark.parametrize("name", BUILT_IN)
 def test_every_mutant_is_caught_with_a_small_counterexample(name: str) -> None:
-    mutant = MUTANTS[name]
-    assert_caught_small(name, mutant.measure_at(), EXAMPLES.get(mutant.area, 400), SEEDS.get(mutant.area, 0))
+    assert_caught_small(name, *MUTANTS[name].measured_check())
 
 
 def test_the_oracle_itself_passes() -> None:
