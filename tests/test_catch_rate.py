@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from flinkspec.tools import catch_rate
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_a_historical_mutant_is_planned_at_its_fix_and_at_the_newest_release() -> None:
@@ -128,3 +131,18 @@ def test_every_mutant_that_breaks_a_documented_rule_is_caught_by_every_seed_in_t
     assert [(r.mutant, r.version, r.escaped) for r in rates if not r.undocumented and r.caught < r.seeds] == []
     assert all(r.seeds == 10 for r in rates if not r.undocumented)
     assert all(r.seeds == 0 and r.undocumented for r in rates if r.undocumented)
+
+
+FIGURE = re.compile(r"\*\*([\d,]+) of ([\d,]+) checks catch their (?:built-in )?mutant\*\*\s*\(\[evidence/([\w.-]+)\]")
+
+
+@pytest.mark.parametrize("page", ["mutants.md", "historical-mutants.md"])
+def test_the_docs_figures_are_what_the_evidence_holds(page: str) -> None:
+    """Every "N of M checks catch their mutant" of a page is the sum over the catch-rate JSON it links."""
+    text = (ROOT / "docs" / page).read_text().replace("\n", " ")
+    found = FIGURE.findall(text)
+    assert found, f"docs/{page} states no catch rate"
+    for caught, checks, evidence in found:
+        rates = json.loads((ROOT / "docs" / "evidence" / evidence).read_text())
+        assert (int(caught.replace(",", "")), int(checks.replace(",", ""))) == (
+            sum(r["caught"] for r in rates), sum(r["seeds"] for r in rates)), evidence
