@@ -64,11 +64,13 @@ class _Trace:
         self.rules: dict[Path, list[str]] = {}
 
     def record(self, rules: tuple[str, ...]) -> None:
-        if self.path not in self.rules:
+        seen = self.rules.get(self.path)
+        if seen is None:
             self.order.append(self.path)
-            self.rules[self.path] = []
-        seen = self.rules[self.path]
-        seen.extend(r for r in rules if r not in seen)
+            seen = self.rules[self.path] = []
+        for r in rules:
+            if r not in seen:
+                seen.append(r)
 
     def explanation(self) -> Explanation:
         return Explanation(tuple(Decision(p, tuple(self.rules[p])) for p in self.order))
