@@ -10,8 +10,8 @@ towards the order given).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
-from typing import TypeVar
+from functools import cache, lru_cache
+from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
@@ -35,3 +35,21 @@ def shuffled(draw: st.DrawFn, seq: Sequence[T]) -> list[T]:
         j = draw(_between(i, len(out) - 1))
         out[i], out[j] = out[j], out[i]
     return out
+
+
+def sampled(values: tuple[T, ...]) -> st.SearchStrategy[T]:
+    """``st.sampled_from(values)`` for hashable values, built once per tuple: the same strategy, so the same
+    draws and choices, without building and validating a new one on every call."""
+    return _sampled(values)
+
+
+@lru_cache(maxsize=4096)
+def _sampled(values: tuple[Any, ...]) -> st.SearchStrategy[Any]:
+    return st.sampled_from(values)
+
+
+@lru_cache(maxsize=4096)
+def lists_of(values: tuple[Any, ...], min_size: int = 0, max_size: int | None = None,
+             unique: bool = False) -> st.SearchStrategy[list[Any]]:
+    """``st.lists(st.sampled_from(values), ...)``, built once per arguments (as :func:`sampled`)."""
+    return st.lists(sampled(values), min_size=min_size, max_size=max_size, unique=unique)

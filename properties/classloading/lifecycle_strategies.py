@@ -12,6 +12,7 @@ anywhere, so that a name is asked for before and after the loader is closed. The
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from hypothesis import strategies as st
@@ -21,6 +22,7 @@ from oracle.classloading import class_file, jdk_classes
 from oracle.classloading_lifecycle import THROWABLES, Kind
 from oracle.versions import FlinkVersion
 from properties.classloading.strategies import _seed_names, configs
+from properties.draws import lists_of, sampled
 
 AREA = "classloading.lifecycle"
 
@@ -39,6 +41,15 @@ UNKNOWN = ("com.acme.Missing", "zz.Nowhere", "java.lang.Missing", "org.apache.fl
 RESOURCES = ("META-INF/x.txt", "com/acme/app.properties", "log4j2.xml", "java/lang/Object.class")
 
 
+_OTHER_NAMES = st.lists(st.sampled_from([*UNKNOWN, "java.lang.String", "java.util.List",
+                                         "org.apache.flink.api.common.JobID"]), max_size=2)
+
+
+@lru_cache(maxsize=64)
+def _thrown(pool: tuple[str, ...]) -> st.SearchStrategy[str]:
+    return st.one_of(st.just("OutOfMemoryError"), st.sampled_from(pool))
+
+
 @st.composite
 def faults(draw: st.DrawFn, names: list[str], content: dict[str, list[str]],
            initializers: bool) -> list[dict[str, Any]]:
@@ -46,19 +57,19 @@ def faults(draw: st.DrawFn, names: list[str], content: dict[str, list[str]],
     out: list[dict[str, Any]] = []
     taken: set[tuple[str, str]] = set()
     for _ in range(draw(st.integers(0, 4))):
-        side = draw(st.sampled_from(["user", "user", "parent"]))
-        name = draw(st.sampled_from([*names, "com.acme.Boom", "com.acme.Init", "f.Oom"]))
+        side = draw(sampled(("user", "user", "parent")))
+        name = draw(sampled((*names, "com.acme.Boom", "com.acme.Init", "f.Oom")))
         files = {class_file(n) for n in content[f"{side}_classes"]} | set(content.get(f"{side}_resources", []))
         if (side, name) in taken or class_file(name) in files or (initializers and name.startswith("java.")):
             continue
-        stage = draw(st.sampled_from(["define", "define", "initialize"])) if initializers else "define"
+        stage = draw(sampled(("define", "define", "initialize"))) if initializers else "define"
         pool = THROWN_ON_READ if stage == "define" else tuple(THROWABLES)
-        throws = draw(st.one_of(st.just("OutOfMemoryError"), st.sampled_from(pool)))
+        throws = draw(_thrown(pool))
         messages = METASPACE_MESSAGES if throws == "OutOfMemoryError" else OTHER_MESSAGES
         if throws in ("OutOfMemoryError", "ExceptionInInitializerError") and draw(st.booleans()):
             messages = METASPACE_MESSAGES
         out.append({"class": name, "side": side, "stage": stage, "throws": throws,
-                    "message": draw(st.sampled_from(messages))})
+                    "message": draw(sampled(messages))})
         taken.add((side, name))
     return out
 
@@ -67,22 +78,21 @@ def faults(draw: st.DrawFn, names: list[str], content: dict[str, list[str]],
 def operations(draw: st.DrawFn, names: list[str], resources: list[str]) -> list[dict[str, Any]]:
     """Loads, Class.forName calls (initializing only non-JDK names) and resource lookups, with one or two
     ``close`` operations at any place (also first and last); a name is often asked for again after."""
-    pool = [*names, *draw(st.lists(st.sampled_from([*UNKNOWN, "java.lang.String", "java.util.List",
-                                                     "org.apache.flink.api.common.JobID"]), max_size=2))]
+    pool = [*names, *draw(_OTHER_NAMES)]
 
     def one(name: str) -> dict[str, Any]:
-        kind = draw(st.sampled_from(["load", "load", "for_name", "for_name", "init"]))
+        kind = draw(sampled(("load", "load", "for_name", "for_name", "init")))
         if kind == "init" and name not in jdk_classes():
             return {"for_name": name, "initialize": True}
         return {"for_name": name, "initialize": False} if kind == "for_name" and draw(st.booleans()) else {
             "for_name" if kind != "load" else "load": name}
 
-    before = [one(draw(st.sampled_from(pool))) for _ in range(draw(st.integers(0, 6)))]
+    before = [one(draw(sampled(tuple(pool)))) for _ in range(draw(st.integers(0, 6)))]
     res_pool = [*resources, *(class_file(n) for n in names[:3])]
-    before += [{draw(st.sampled_from(["get_resource", "get_resources"])): draw(st.sampled_from(res_pool))}
+    before += [{draw(sampled(("get_resource", "get_resources"))): draw(sampled(tuple(res_pool)))}
                for _ in range(draw(st.integers(0, 2)))]
     before = list(draw(st.permutations(before)))
-    closes = draw(st.sampled_from([0, 1, 1, 1, 1, 2]))
+    closes = draw(sampled((0, 1, 1, 1, 1, 2)))
     after = [draw(st.sampled_from([*before, *(one(n) for n in pool[:2])])) for _ in range(draw(st.integers(0, 5)))]
     again: bool = draw(st.booleans())
     if closes and after and again:  # a name asked for before the close, again after it
@@ -107,12 +117,12 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     config = draw(configs(version, seeds))
     if "java.lang.Object" in seeds and draw(st.booleans()):  # java. not parent-first: a user class's superclass is
         # looked up child-first too, and a fault or SecurityException there leaves several loadClass calls
-        config["classloader.parent-first-patterns.default"] = draw(st.sampled_from(["", "javax.;org.apache.flink."]))
-    leak = draw(st.sampled_from([None, "true", "false", "false", "FALSE", "True", "nope"]))
+        config["classloader.parent-first-patterns.default"] = draw(sampled(("", "javax.;org.apache.flink.")))
+    leak = draw(sampled((None, "true", "false", "false", "FALSE", "True", "nope")))
     config.pop("classloader.check-leaked-classloader", None)
     if leak is not None:
         config["classloader.check-leaked-classloader"] = leak
-    fail_on = draw(st.sampled_from([None, "true", "false", "false", "FALSE", "TRUE", "no"]))
+    fail_on = draw(sampled((None, "true", "false", "false", "FALSE", "TRUE", "no")))
     if fail_on is not None:
         config["classloader.fail-on-metaspace-oom-error"] = fail_on
     if _rejected(config, version) and draw(st.integers(0, 5)) > 0:  # most requests reach the operations
@@ -123,13 +133,13 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
                 config.pop(key, None)
     content: dict[str, list[str]] = {"user_classes": [], "parent_classes": []}
     for name in seeds:
-        side = draw(st.sampled_from(["user", "parent", "both", "neither", "neither"]))
+        side = draw(sampled(("user", "parent", "both", "neither", "neither")))
         if side in ("user", "both") and not (initializers and name.startswith("java.")):
             content["user_classes"].append(name)
         if side in ("parent", "both"):
             content["parent_classes"].append(name)
     pool = [*RESOURCES, *(class_file(n) for n in seeds)]  # a seed's class file as a plain resource: ClassFormatError
-    resources = [r for r in draw(st.lists(st.sampled_from(pool), max_size=2, unique=True))
+    resources = [r for r in draw(lists_of(tuple(pool), max_size=2, unique=True))
                  if not (initializers and r.startswith("java/"))]
     for side in ("user", "parent"):
         files = {class_file(n) for n in content[f"{side}_classes"]}

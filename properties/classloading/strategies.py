@@ -17,6 +17,7 @@ by punctuation; name lists empty or holding a name twice (properties/classloadin
 
 from __future__ import annotations
 
+from functools import cache, lru_cache
 from typing import Any
 
 from hypothesis import strategies as st
@@ -26,6 +27,7 @@ from oracle.classloading import RESOLVE as AREA
 from oracle.classloading import ResolveInput, class_file, jdk_resources, name_problem
 from oracle.classloading_config import LIST_OPTION, YAML_LISTS
 from oracle.versions import FlinkVersion, pick
+from properties.draws import lists_of, sampled
 
 JDK_NAMES = (
     "java.lang.String", "java.lang.Object", "java.util.List", "java.util.concurrent.ConcurrentHashMap",
@@ -45,12 +47,18 @@ _unicode_ident = st.sampled_from(["ünï", "日本", "Ωmega", "ça", "_", "$", 
 _segment = st.one_of(_ascii_ident, _ascii_ident, _unicode_ident)
 
 
+_PACKAGE_SIZES = st.sampled_from([2, 3, 12])
+_PACKAGES = {n: st.lists(_segment, max_size=n) for n in (2, 3, 12)}
+_CLASS = st.one_of(_class_ident, _unicode_ident)
+_NESTED = st.lists(st.one_of(_class_ident, st.sampled_from(["1", "Inner", "$"])), max_size=2)
+
+
 @st.composite
 def binary_names(draw: st.DrawFn) -> str:
     """A valid binary name: a package of 0-12 segments and a class, maybe nested."""
-    package = draw(st.lists(_segment, max_size=draw(st.sampled_from([2, 3, 12]))))
-    cls = draw(st.one_of(_class_ident, _unicode_ident))
-    nested = draw(st.lists(st.one_of(_class_ident, st.sampled_from(["1", "Inner", "$"])), max_size=2))
+    package = draw(_PACKAGES[draw(_PACKAGE_SIZES)])
+    cls = draw(_CLASS)
+    nested = draw(_NESTED)
     return ".".join([*package, "$".join([cls, *nested])])
 
 
@@ -63,6 +71,7 @@ ODD_START = ("1x.Job", "1.Job", "$x.Job", "$.Job", "_x.Job", "-x.Job", "#x.Job",
 ODD_PIECES = (".", ".x", "1", "$", "ü", "_", "-x", "#x", "日本.")
 
 
+@cache
 def _seed_names() -> st.SearchStrategy[str]:
     return st.one_of(binary_names(), binary_names(), st.sampled_from(JDK_NAMES), st.sampled_from(NEAR_JDK),
                      st.sampled_from(FRAMEWORK), st.sampled_from(["com.acme.Job", "com.acme.Job$Inner",
@@ -109,29 +118,29 @@ def _spell(pieces: list[str], version: FlinkVersion, draw: st.DrawFn) -> str:
         styles += ["quoted", "bad-quote"]
     if version >= YAML_LISTS.at:
         styles += ["yaml", "yaml", "yaml-null"]
-    style = draw(st.sampled_from(styles))
+    style = draw(sampled(tuple(styles)))
     if style == "spaced":
         return " ; ".join(f" {p} " for p in pieces)
     if style == "empty":  # no pattern, or one empty entry
-        return draw(st.sampled_from(["", "", ";", ";;", " ", "  ", "\n"]))
+        return draw(sampled(("", "", ";", ";;", " ", "  ", "\n")))
     if style == "duplicates":
-        return ";".join([*pieces, *draw(st.lists(st.sampled_from(pieces), min_size=1, max_size=2))])
+        return ";".join([*pieces, *draw(lists_of(tuple(pieces), min_size=1, max_size=2))])
     if style == "edges":  # punctuation or whitespace at either end of the value
-        return (draw(st.sampled_from(["", ";", " ", ",", ".", "#", "-"])) + ";".join(pieces)
-                + draw(st.sampled_from(["", ";", " ", ",", ".", "#", "\n"])))
+        return (draw(sampled(("", ";", " ", ",", ".", "#", "-"))) + ";".join(pieces)
+                + draw(sampled(("", ";", " ", ",", ".", "#", "\n"))))
     if style == "empties":
-        return ";".join(p for piece in pieces for p in (piece, "")) + draw(st.sampled_from(["", ";", ";;"]))
+        return ";".join(p for piece in pieces for p in (piece, "")) + draw(sampled(("", ";", ";;")))
     if style == "trailing":
         return ";" + ";".join(pieces) + ";"
     if style == "quoted":
         return ";".join(f"'{p}'" if i % 2 else f'"{p}"' for i, p in enumerate(pieces))
     if style == "bad-quote":
-        return draw(st.sampled_from(["'a'b", "'unclosed", "\"x\"y;z", "a'b;c"]))
+        return draw(sampled(("'a'b", "'unclosed", "\"x\"y;z", "a'b;c")))
     if style == "yaml":
         items = [p if draw(st.booleans()) else f"'{p}'" for p in pieces if _yaml_plain(p)]
         items += draw(st.sampled_from([[], [], ["1"], ["true"], ["0x1F"], ["''"]]))
         forms = ["[{}]", "[ {} ]", "[{},]"] if items else ["[{}]", "[ {} ]"]  # '[,]' is no YAML list Flink reads
-        return draw(st.sampled_from(forms)).format(", ".join(items))
+        return draw(sampled(tuple(forms))).format(", ".join(items))
     if style == "yaml-null":
         return "[" + ", ".join([*(p for p in pieces[:1] if _yaml_plain(p)), "~"]) + "]"
     return ";".join(pieces)
@@ -153,6 +162,13 @@ _ODD_ORDERS = st.sampled_from([";child-first", "child-first;", "-parent-first", 
 _ODD_LEAKS = st.sampled_from(["", " true", "false ", "tRUE", "1", ";false", "\u00a0true"])
 
 
+@lru_cache(maxsize=4096)
+def _pieces(cuts: tuple[str, ...]) -> st.SearchStrategy[list[str]]:
+    """1-3 pattern pieces: cut from the names (three times in four) or of an unusual first character."""
+    cut = st.sampled_from(cuts)
+    return st.lists(st.one_of(cut, cut, cut, st.sampled_from(ODD_PIECES)), min_size=1, max_size=3)
+
+
 @st.composite
 def configs(draw: st.DrawFn, version: FlinkVersion, seeds: list[str]) -> dict[str, str]:
     config: dict[str, str] = {}
@@ -161,18 +177,17 @@ def configs(draw: st.DrawFn, version: FlinkVersion, seeds: list[str]) -> dict[st
     if order is not None:
         config["classloader.resolve-order"] = order
     cuts = [c for s in seeds for c in _cuts(s)]
-    cut = st.sampled_from(cuts)
-    pieces = st.lists(st.one_of(cut, cut, cut, st.sampled_from(ODD_PIECES)), min_size=1, max_size=3)
+    pieces = _pieces(tuple(cuts))
     if draw(st.integers(0, 5)) == 0:  # override the defaults (maybe dropping java.)
         keys = ["classloader.parent-first-patterns.default", "classloader.parent-first-patterns"]
         defaults = list(pick(clc.DEFAULT_PATTERNS, version))
         base = draw(st.sampled_from([[], defaults[1:], ["javax.", "org.apache.flink."], draw(pieces)]))
         for key in draw(st.sampled_from([keys[:1], keys[1:], keys])):
-            config[key] = _spell(base, version, draw) if base else draw(st.sampled_from(["", ";", ";;", " "]))
+            config[key] = _spell(base, version, draw) if base else draw(sampled(("", ";", ";;", " ")))
     if draw(st.integers(0, 3)) > 0:
         config["classloader.parent-first-patterns.additional"] = _spell(draw(pieces), version, draw)
     which = draw(st.integers(0, 11))
-    leak = draw(st.sampled_from([None, None, "true", "false", "FALSE"]) if which < 10
+    leak = draw(sampled((None, None, "true", "false", "FALSE")) if which < 10
                 else st.just("nope") if which == 10 else _ODD_LEAKS)
     if leak is not None:
         config["classloader.check-leaked-classloader"] = leak
@@ -202,13 +217,13 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> ResolveInput:
     config = draw(configs(version, seeds))
     patterns = _patterns_for(config, version)
     near = [n for p in patterns if p and any(s.startswith(p[:3]) for s in seeds) for n in _around(p)]
-    names = list(dict.fromkeys(seeds + draw(st.lists(st.sampled_from(near), max_size=4)) if near else seeds))
+    names = list(dict.fromkeys(seeds + draw(lists_of(tuple(near), max_size=4)) if near else seeds))
     if draw(st.integers(0, 7)) == 0:
         names.append("java.lang.Object")  # with java. not parent-first, every user class fails
     user: list[str] = []
     parent: list[str] = []
     for name in names:
-        side = draw(st.sampled_from(["user", "parent", "both", "neither"]))
+        side = draw(sampled(("user", "parent", "both", "neither")))
         if side in ("user", "both"):
             user.append(name)
         if side in ("parent", "both"):
@@ -223,7 +238,7 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> ResolveInput:
     elif draw(st.integers(0, 9)) == 9:
         lookups = []  # no class asked for
     res_pool = [*_RESOURCES, *(class_file(n) for n in names), *sorted(jdk_resources())[:3]]
-    res_names = draw(st.lists(st.sampled_from(res_pool), max_size=4, unique=True))
+    res_names = draw(lists_of(tuple(res_pool), max_size=4, unique=True))
     user_files = {class_file(n) for n in user}
     parent_files = {class_file(n) for n in parent}
     user_res = [r for r in res_names if r not in user_files and draw(st.booleans())]
@@ -236,8 +251,8 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> ResolveInput:
     if res_names:
         out |= {"user_resources": user_res, "parent_resources": parent_res, "resource_lookups": res_names}
     if draw(st.integers(0, 3)) > 0:  # protocol 3: getResource, mostly of names getResources is asked too
-        singles = draw(st.lists(st.sampled_from(res_names or res_pool), max_size=3))
-        out["resource_lookup_one"] = singles + draw(st.lists(st.sampled_from([*res_pool, *_JDK_FILES]), max_size=1))
+        singles = draw(lists_of(tuple(res_names or res_pool), max_size=3))
+        out["resource_lookup_one"] = singles + draw(lists_of((*res_pool, *_JDK_FILES), max_size=1))
     return out
 
 
