@@ -18,29 +18,31 @@ from hypothesis import strategies as st
 T = TypeVar("T")
 
 
-@cache
-def _between(lo: int, hi: int) -> st.SearchStrategy[int]:
-    return st.integers(lo, hi)
-
-
 def choice(draw: st.DrawFn, seq: Sequence[T]) -> T:
     """One element of the non-empty ``seq``, as ``draw(st.sampled_from(seq))``."""
-    return seq[draw(_between(0, len(seq) - 1))] if len(seq) > 1 else seq[0]
+    return seq[draw(integers(0, len(seq) - 1))] if len(seq) > 1 else seq[0]
 
 
 def shuffled(draw: st.DrawFn, seq: Sequence[T]) -> list[T]:
     """A permutation of ``seq``, as ``draw(st.permutations(seq))``."""
     out = list(seq)
     for i in range(len(out) - 1):
-        j = draw(_between(i, len(out) - 1))
+        j = draw(integers(i, len(out) - 1))
         out[i], out[j] = out[j], out[i]
     return out
 
 
-def sampled(values: tuple[T, ...]) -> st.SearchStrategy[T]:
-    """``st.sampled_from(values)`` for hashable values, built once per tuple: the same strategy, so the same
-    draws and choices, without building and validating a new one on every call."""
-    return _sampled(values)
+def sampled(values: Sequence[T]) -> st.SearchStrategy[T]:
+    """``st.sampled_from(values)``, built once per tuple of values where they are hashable (a list is read as the
+    tuple of its elements): the same strategy, so the same draws and choices, without building and validating a
+    new one on every call. Only for a strategy drawn at once: ``st.one_of`` counts an object given twice once,
+    so ``one_of(sampled(x), sampled(x))`` would weigh ``x`` half as much as two ``st.sampled_from(x)`` of a list."""
+    if isinstance(values, (list, tuple)):
+        try:
+            return _sampled(tuple(values))
+        except TypeError:  # an unhashable element
+            pass
+    return st.sampled_from(values)
 
 
 @lru_cache(maxsize=4096)
@@ -48,8 +50,31 @@ def _sampled(values: tuple[Any, ...]) -> st.SearchStrategy[Any]:
     return st.sampled_from(values)
 
 
+def lists_of(values: Sequence[T], min_size: int = 0, max_size: int | None = None,
+             unique: bool = False) -> st.SearchStrategy[list[T]]:
+    """``st.lists(st.sampled_from(values), ...)``, built once per arguments where the values are hashable (as
+    :func:`sampled`)."""
+    if isinstance(values, (list, tuple)):
+        try:
+            return _lists_of(tuple(values), min_size, max_size, unique)
+        except TypeError:  # an unhashable element
+            pass
+    return st.lists(st.sampled_from(values), min_size=min_size, max_size=max_size, unique=unique)
+
+
 @lru_cache(maxsize=4096)
-def lists_of(values: tuple[Any, ...], min_size: int = 0, max_size: int | None = None,
-             unique: bool = False) -> st.SearchStrategy[list[Any]]:
-    """``st.lists(st.sampled_from(values), ...)``, built once per arguments (as :func:`sampled`)."""
-    return st.lists(sampled(values), min_size=min_size, max_size=max_size, unique=unique)
+def _lists_of(values: tuple[Any, ...], min_size: int, max_size: int | None, unique: bool) -> st.SearchStrategy[Any]:
+    return st.lists(_sampled(values), min_size=min_size, max_size=max_size, unique=unique)
+
+
+@lru_cache(maxsize=4096)
+def integers(min_value: int | None = None, max_value: int | None = None) -> st.SearchStrategy[int]:
+    """``st.integers(min_value, max_value)``, built once per bounds: a composite strategy draws from these on every
+    call, and Hypothesis's own cache of them costs more per lookup than a draw of one integer."""
+    return st.integers(min_value, max_value)
+
+
+@cache
+def booleans() -> st.SearchStrategy[bool]:
+    """``st.booleans()``, built once (as :func:`integers`)."""
+    return st.booleans()

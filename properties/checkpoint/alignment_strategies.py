@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from oracle.alignment import AFTER_FINISH_ON, CHANNEL_SETS, AlignmentEvent, AlignmentInput
 from oracle.alignment import ALIGNMENT as AREA
 from oracle.versions import FlinkVersion
-from properties.draws import choice, shuffled
+from properties.draws import booleans, choice, integers, lists_of, shuffled
 
 LONG_MAX = (1 << 63) - 1
 
@@ -43,7 +43,7 @@ def _events(draw: st.DrawFn, channels: int, length: int) -> list[AlignmentEvent]
         elif kind in ("barrier", "burst"):
             which = choice(draw, ["new", "newest", "newest", "older", "jump", "max"] if ids else ["new"])
             if which in ("new", "jump"):
-                next_id += draw(st.integers(1, 5)) if which == "jump" else 0
+                next_id += draw(integers(1, 5)) if which == "jump" else 0
                 ids.append(next_id)
                 cid, next_id = next_id, next_id + 1
             elif which == "newest":
@@ -51,13 +51,13 @@ def _events(draw: st.DrawFn, channels: int, length: int) -> list[AlignmentEvent]
             elif which == "older":
                 cid = choice(draw, ids)
             else:
-                cid = LONG_MAX - draw(st.integers(0, 2))
+                cid = LONG_MAX - draw(integers(0, 2))
             targets = shuffled(draw, open_ch) if kind == "burst" else [c]
             events.extend({"channel": t, "barrier": cid} for t in targets)
         elif kind == "cancel":
             cid = choice(draw, [*ids[-3:], next_id, next_id + 1]) if ids else next_id
             events.append({"channel": c, "cancel": cid})
-        elif len(open_ch) > 1 or draw(st.booleans()):
+        elif len(open_ch) > 1 or draw(booleans()):
             events.append({"channel": c, "end": True})
             ended.add(c)
     return events
@@ -66,13 +66,13 @@ def _events(draw: st.DrawFn, channels: int, length: int) -> list[AlignmentEvent]
 @st.composite
 def _many_in_flight(draw: st.DrawFn) -> AlignmentInput:
     """At-least-once with more checkpoints in flight than the tracker keeps (50)."""
-    channels = draw(st.integers(2, 4))
-    first, count = draw(st.integers(1, 3)), draw(st.integers(45, 60))
+    channels = draw(integers(2, 4))
+    first, count = draw(integers(1, 3)), draw(integers(45, 60))
     events: list[AlignmentEvent] = [{"channel": 0, "barrier": first + i} for i in range(count)]
-    late = draw(st.lists(st.sampled_from([0, 1, count - 52, count - 51, count - 50, count - 49, count - 1]),
+    late = draw(lists_of([0, 1, count - 52, count - 51, count - 50, count - 49, count - 1],
                          min_size=1, max_size=8))
     for k in late:
-        events.append({"channel": draw(st.integers(1, channels - 1)), "barrier": max(1, first + k)})
+        events.append({"channel": draw(integers(1, channels - 1)), "barrier": max(1, first + k)})
     return {"mode": "at_least_once", "channels": channels, "events": events}
 
 
@@ -84,16 +84,16 @@ def _exactly_once_classic(draw: st.DrawFn) -> AlignmentInput:
     failure after them restores that checkpoint (RCV-2: an at-least-once snapshot would count the
     early record twice)."""
     channels = choice(draw, [2, 2, 3])
-    first = draw(st.integers(0, channels - 1))
+    first = draw(integers(0, channels - 1))
     others = shuffled(draw, [c for c in range(channels) if c != first])
     events: list[AlignmentEvent] = [{"channel": c, "record": f"r{i}"} for i, c in enumerate(shuffled(
-        draw, list(range(channels)))[:draw(st.integers(0, channels))])]
+        draw, list(range(channels)))[:draw(integers(0, channels))])]
     events.append({"channel": first, "barrier": 1})
-    events += [{"channel": first, "record": f"a{i}"} for i in range(draw(st.integers(1, 2)))]
-    events += [{"channel": others[0], "record": "b0"}] if draw(st.booleans()) else []
+    events += [{"channel": first, "record": f"a{i}"} for i in range(draw(integers(1, 2)))]
+    events += [{"channel": others[0], "record": "b0"}] if draw(booleans()) else []
     events += [{"channel": c, "barrier": 1} for c in others]
-    events += [{"channel": draw(st.integers(0, channels - 1)), "record": f"t{i}"}
-               for i in range(draw(st.integers(3, 10)))]
+    events += [{"channel": draw(integers(0, channels - 1)), "record": f"t{i}"}
+               for i in range(draw(integers(3, 10)))]
     return {"mode": "exactly_once", "channels": channels, "events": events}
 
 
@@ -105,42 +105,42 @@ def _finished_input(draw: st.DrawFn, version: FlinkVersion) -> AlignmentInput:
     1.15 often by default), so each checkpoint completes without the finished channels."""
     channels = choice(draw, [2, 2, 3, 4])
     order = shuffled(draw, list(range(channels)))
-    finished = set(order[:draw(st.integers(1, channels - 1))])
+    finished = set(order[:draw(integers(1, channels - 1))])
     steps: list[AlignmentEvent] = [{"channel": c, "barrier": 1} for c in order if c not in finished]
     for c in finished:  # an end before the first barrier, between two, or after the last
-        steps.insert(draw(st.integers(0, len(steps))), {"channel": c, "end": True})
+        steps.insert(draw(integers(0, len(steps))), {"channel": c, "end": True})
     events: list[AlignmentEvent] = []
     for i, step in enumerate(steps):
-        events += [{"channel": step["channel"], "record": f"r{i}"}] if draw(st.booleans()) else []
+        events += [{"channel": step["channel"], "record": f"r{i}"}] if draw(booleans()) else []
         events.append(step)
     open_ch = [c for c in order if c not in finished]
-    events += [{"channel": c, "record": f"s{c}"} for c in open_ch if draw(st.booleans())]
-    if draw(st.booleans()):
+    events += [{"channel": c, "record": f"s{c}"} for c in open_ch if draw(booleans())]
+    if draw(booleans()):
         events += [{"channel": c, "barrier": 2} for c in shuffled(draw, open_ch)]
-        events += [{"channel": choice(draw, open_ch), "record": f"t{i}"} for i in range(draw(st.integers(0, 3)))]
+        events += [{"channel": choice(draw, open_ch), "record": f"t{i}"} for i in range(draw(integers(0, 3)))]
     payload: AlignmentInput = {"mode": choice(draw, ["exactly_once", "at_least_once"]), "channels": channels,
                                "events": events}
-    if version >= CHANNEL_SETS.at and (version < AFTER_FINISH_ON.at or draw(st.booleans())):
+    if version >= CHANNEL_SETS.at and (version < AFTER_FINISH_ON.at or draw(booleans())):
         payload["checkpoints_after_finish"] = True
     return payload
 
 
 @st.composite
 def inputs(draw: st.DrawFn, version: FlinkVersion) -> AlignmentInput:
-    if draw(st.integers(0, 19)) == 0:
+    if draw(integers(0, 19)) == 0:
         return draw(_many_in_flight())
-    if draw(st.integers(0, 9)) == 0:
+    if draw(integers(0, 9)) == 0:
         return draw(_exactly_once_classic())
-    if draw(st.integers(0, 19)) == 0:
+    if draw(integers(0, 19)) == 0:
         return draw(_finished_input(version))
     channels = choice(draw, [1, 2, 2, 3, 3, 4, 5, 8])
-    if draw(st.integers(0, 29)) == 0:
-        channels = draw(st.integers(9, 64))
-    length = choice(draw, [draw(st.integers(0, 12)), draw(st.integers(5, 40)), draw(st.integers(20, 120))])
+    if draw(integers(0, 29)) == 0:
+        channels = draw(integers(9, 64))
+    length = choice(draw, [draw(integers(0, 12)), draw(integers(5, 40)), draw(integers(20, 120))])
     payload: AlignmentInput = {"mode": choice(draw, ["exactly_once", "at_least_once"]),
                                "channels": channels, "events": draw(_events(channels, length))}
-    if version >= CHANNEL_SETS.at and draw(st.integers(0, 2)) == 0:
-        payload["checkpoints_after_finish"] = draw(st.booleans())
+    if version >= CHANNEL_SETS.at and draw(integers(0, 2)) == 0:
+        payload["checkpoints_after_finish"] = draw(booleans())
     return payload
 
 
@@ -151,7 +151,7 @@ def _ending(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     channels = choice(draw, [2, 2, 3])
     events: list[dict[str, Any]] = []
     ended: set[int] = set()
-    for _ in range(draw(st.integers(2, 8))):
+    for _ in range(draw(integers(2, 8))):
         open_ch = [c for c in range(channels) if c not in ended]
         if not open_ch:
             break
@@ -165,8 +165,8 @@ def _ending(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
             events.append({"channel": c, kind: max(1, newest + choice(draw, [0, 1, 1, 1, -1]))})
     payload: dict[str, Any] = {"mode": choice(draw, ["at_least_once"] * 4 + ["exactly_once"]),
                                "channels": channels, "events": events}
-    if version >= CHANNEL_SETS.at and draw(st.integers(0, 3)) > 0:
-        payload["checkpoints_after_finish"] = draw(st.integers(0, 3)) > 0
+    if version >= CHANNEL_SETS.at and draw(integers(0, 3)) > 0:
+        payload["checkpoints_after_finish"] = draw(integers(0, 3)) > 0
     return payload
 
 

@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 from oracle.coordinator import COORDINATOR as AREA
 from oracle.coordinator_rules import rules_for
 from oracle.versions import FlinkVersion
-from properties.draws import choice
+from properties.draws import booleans, choice, integers
 
 COMMON_REASONS = ("CHECKPOINT_DECLINED", "CHECKPOINT_DECLINED_TASK_NOT_READY", "CHECKPOINT_EXPIRED",
                   "CHECKPOINT_ASYNC_EXCEPTION", "CHECKPOINT_SUBSUMED", "TASK_FAILURE", "FINALIZE_CHECKPOINT_FAILURE",
@@ -48,19 +48,19 @@ CHANGED_COUNTING = ("IO_EXCEPTION", "FINALIZE_CHECKPOINT_FAILURE")
 @st.composite
 def _config(draw: st.DrawFn) -> dict[str, Any]:
     config: dict[str, Any] = {}
-    if draw(st.booleans()):
+    if draw(booleans()):
         config["max_concurrent"] = choice(draw, [1, 1, 2, 3, 2147483647])
-    if draw(st.booleans()):
+    if draw(booleans()):
         config["min_pause_ms"] = choice(draw, [0, 1, 5, 20])
-    if draw(st.booleans()):
+    if draw(booleans()):
         config["timeout_ms"] = choice(draw, [10, 15, 50, 600000])
-    if draw(st.booleans()):
+    if draw(booleans()):
         config["retained"] = choice(draw, [1, 2, 3])
-    if draw(st.booleans()):
+    if draw(booleans()):
         config["tolerable_failures"] = choice(draw, [0, 0, 1, 2, 2147483647])
-    if draw(st.integers(0, 5)) == 0:
+    if draw(integers(0, 5)) == 0:
         config["unaligned"] = True
-    if draw(st.integers(0, 40)) == 0:
+    if draw(integers(0, 40)) == 0:
         config[choice(draw, ["retained", "timeout_ms", "max_concurrent"])] = 0  # rejected
     return config
 
@@ -77,7 +77,7 @@ def _failures_at_threshold(draw: st.DrawFn, payload: dict[str, Any],
     events: list[dict[str, Any]] = []
     failures = n + choice(draw, [0, 1, 1])
     for cid in range(1, failures + 1):
-        last_changed = cid == failures and changed and draw(st.booleans())  # the decisive one, often
+        last_changed = cid == failures and changed and draw(booleans())  # the decisive one, often
         events += [{"at": 0, "trigger": "periodic"},
                    {"at": 0, "decline": choice(draw, payload["tasks"]), "checkpoint": cid,
                     "reason": choice(draw, changed if last_changed else counted)}]
@@ -91,7 +91,7 @@ def _subsumed_opening(draw: st.DrawFn, payload: dict[str, Any]) -> tuple[list[di
     payload["config"].pop("min_pause_ms", None)
     payload["config"].pop("timeout_ms", None)
     acks = [{"at": 0, "ack": t, "checkpoint": 2} for t in payload["tasks"]]
-    older = [{"at": 0, "ack": t, "checkpoint": 1} for t in payload["tasks"][1:] if draw(st.booleans())]
+    older = [{"at": 0, "ack": t, "checkpoint": 1} for t in payload["tasks"][1:] if draw(booleans())]
     return [{"at": 0, "trigger": "periodic"}, {"at": 0, "trigger": "periodic"}, *older, *acks], 2
 
 
@@ -109,44 +109,44 @@ def _duplicate_ack(draw: st.DrawFn, payload: dict[str, Any]) -> tuple[list[dict[
 
 @st.composite
 def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
-    tasks = [f"t{i}" for i in range(draw(st.integers(1, 4)))]
+    tasks = [f"t{i}" for i in range(draw(integers(1, 4)))]
     payload: dict[str, Any] = {"config": draw(_config()), "tasks": tasks}
-    if len(tasks) > 1 and draw(st.integers(0, 3)) == 0:
+    if len(tasks) > 1 and draw(integers(0, 3)) == 0:
         payload["sources"] = tasks[:1]
     reasons = sorted(set(COMMON_REASONS) & set(rules_for(version).reasons)) or sorted(rules_for(version).reasons)
     events: list[dict[str, Any]] = []
     at, triggered = 0, 0
-    opening = draw(st.integers(0, 8))
+    opening = draw(integers(0, 8))
     if opening == 0:  # CCR-9: declined checkpoints one after another, up to the threshold or one past it
         events, triggered = _failures_at_threshold(draw, payload, version)
     elif opening == 1:  # CCR-5: a newer checkpoint completes while an older one is pending (it is subsumed)
         events, triggered = _subsumed_opening(draw, payload)
     elif opening == 8:  # CCR-8: a task acknowledges a pending checkpoint twice
         events, triggered = _duplicate_ack(draw, payload)
-    elif draw(st.integers(0, 2)) == 0:  # a pending checkpoint, declined for reasons the failure manager counts
+    elif draw(integers(0, 2)) == 0:  # a pending checkpoint, declined for reasons the failure manager counts
         reasons = sorted(rules_for(version).counted)
         events.append({"at": 0, "trigger": "periodic"})
         triggered = 1
-        if draw(st.integers(0, 3)) != 0:  # mostly at once: which reasons count changed in 1.14 and 1.15
+        if draw(integers(0, 3)) != 0:  # mostly at once: which reasons count changed in 1.14 and 1.15
             events.append({"at": 0, "decline": choice(draw, tasks), "checkpoint": 1, "reason": choice(draw, reasons)})
-    elif draw(st.integers(0, 2)) == 0:  # completed first: what the store keeps, and what the next one subsumes
-        kinds = ["periodic", *(choice(draw, TRIGGERS) for _ in range(draw(st.integers(0, 1))))]
+    elif draw(integers(0, 2)) == 0:  # completed first: what the store keeps, and what the next one subsumes
+        kinds = ["periodic", *(choice(draw, TRIGGERS) for _ in range(draw(integers(0, 1))))]
         for triggered, kind in enumerate(kinds, 1):
             events += [{"at": 0, "trigger": kind}, *({"at": 0, "ack": t, "checkpoint": triggered} for t in tasks)]
-    elif draw(st.integers(0, 2)) == 0:  # a savepoint outlives a newer completed checkpoint (nothing subsumes it)
+    elif draw(integers(0, 2)) == 0:  # a savepoint outlives a newer completed checkpoint (nothing subsumes it)
         if payload["config"].get("max_concurrent", 1) == 1:
             payload["config"]["max_concurrent"] = 2
         events += [{"at": 0, "trigger": "savepoint"}, {"at": 0, "trigger": "periodic"},
                    *({"at": 0, "ack": t, "checkpoint": 2} for t in tasks)]
         triggered = 2
-        if draw(st.integers(0, 3)) != 0:  # then fails: older than the last success, not counted (CC-13)
+        if draw(integers(0, 3)) != 0:  # then fails: older than the last success, not counted (CC-13)
             events.append({"at": 0, "decline": choice(draw, tasks), "checkpoint": 1,
                            "reason": choice(draw, sorted(rules_for(version).counted))})
-    if draw(st.integers(0, 39)) == 0:  # past the request queue's 1000 entries
-        events += [{"at": 0, "trigger": "periodic"}] * draw(st.integers(1000, 1003))
-    ending = draw(st.integers(0, 2)) == 0  # the coordinator's end (protocol 4)
+    if draw(integers(0, 39)) == 0:  # past the request queue's 1000 entries
+        events += [{"at": 0, "trigger": "periodic"}] * draw(integers(1000, 1003))
+    ending = draw(integers(0, 2)) == 0  # the coordinator's end (protocol 4)
     kinds = ["trigger"] * 4 + ["ack"] * 8 + ["decline", "fail", "restart", "tick"] + (["end"] if ending else [])
-    for _ in range(draw(st.integers(0, 30))):
+    for _ in range(draw(integers(0, 30))):
         at += choice(draw, [0, 0, 1, 2, 5, 20, 60])
         kind = choice(draw, kinds)
         if kind == "end":
@@ -162,7 +162,7 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
             if kind == "decline":
                 event["reason"] = choice(draw, reasons)
             events.append(event)
-            if kind == "ack" and draw(st.booleans()):  # the other tasks follow soon
+            if kind == "ack" and draw(booleans()):  # the other tasks follow soon
                 events += [{"at": at, "ack": t, "checkpoint": max(1, cid)} for t in tasks if t != event["ack"]]
         elif kind in ("fail", "restart"):
             events.append({"at": at, kind: choice(draw, tasks)})
@@ -176,7 +176,7 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
         first = "savepoint" if end == "id_counter" else "checkpoint"
         for kind in (first, "periodic", choice(draw, TRIGGERS)):
             events.append({"at": at, "trigger": kind})
-        events += [{"at": at, "ack": t, "checkpoint": triggered + 2} for t in tasks if draw(st.booleans())]
+        events += [{"at": at, "ack": t, "checkpoint": triggered + 2} for t in tasks if draw(booleans())]
     payload["events"] = events
     return payload
 

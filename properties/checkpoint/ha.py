@@ -18,6 +18,7 @@ import oracle
 from oracle.checkpoint_ha import HA as AREA
 from oracle.checkpoint_ha import RETENTIONS, STATUSES, STORAGE
 from oracle.versions import FlinkVersion
+from properties.draws import booleans, integers, sampled
 from properties.mutant import Mutant
 from properties.rules import Request, Response, RuleBook, Violation
 
@@ -36,38 +37,38 @@ RETAINED = ("1", "2", "3", "0", "-1", "x", "10")
 @st.composite
 def inputs(draw: st.DrawFn) -> dict[str, Any]:
     config: dict[str, str] = {}
-    if draw(st.integers(0, 19)):
-        config["high-availability.storageDir"] = draw(st.sampled_from(STORAGE_DIRS))
-    if draw(st.booleans()):
-        config["high-availability.zookeeper.path.root"] = draw(st.sampled_from(ROOTS))
-    if draw(st.booleans()):
-        config["high-availability.cluster-id"] = draw(st.sampled_from(CLUSTERS))
-    if draw(st.integers(0, 4)) == 0:
+    if draw(integers(0, 19)):
+        config["high-availability.storageDir"] = draw(sampled(STORAGE_DIRS))
+    if draw(booleans()):
+        config["high-availability.zookeeper.path.root"] = draw(sampled(ROOTS))
+    if draw(booleans()):
+        config["high-availability.cluster-id"] = draw(sampled(CLUSTERS))
+    if draw(integers(0, 4)) == 0:
         config["high-availability.zookeeper.path.checkpoints"] = "/cps"  # not read since 1.14
-    if draw(st.integers(0, 3)):
-        config["state.checkpoints.num-retained"] = draw(st.sampled_from(RETAINED))
+    if draw(integers(0, 3)):
+        config["state.checkpoints.num-retained"] = draw(sampled(RETAINED))
     events: list[dict[str, Any]] = []
     next_id = 1
-    for _ in range(draw(st.integers(0, 10))):
-        kind = draw(st.sampled_from(("add", "add", "add", "add", "get", "counter", "set", "shutdown", "recover")))
+    for _ in range(draw(integers(0, 10))):
+        kind = draw(sampled(("add", "add", "add", "add", "get", "counter", "set", "shutdown", "recover")))
         if kind == "add":
-            if draw(st.integers(0, 5)) == 0:
-                cid = draw(st.sampled_from((-1, 0, next_id - 1, max(0, next_id - 2))))
+            if draw(integers(0, 5)) == 0:
+                cid = draw(sampled((-1, 0, next_id - 1, max(0, next_id - 2))))
             else:
                 cid = next_id
                 next_id += 1
             event: dict[str, Any] = {"add": cid}
-            if draw(st.booleans()):
-                event["retention"] = draw(st.sampled_from(RETENTIONS))
+            if draw(booleans()):
+                event["retention"] = draw(sampled(RETENTIONS))
             events.append(event)
         elif kind == "get":
-            events.append({"get": draw(st.sampled_from(("latest", "all")))})
+            events.append({"get": draw(sampled(("latest", "all")))})
         elif kind == "counter":
             events.append({"counter": "next"})
         elif kind == "set":
-            events.append({"set_count": draw(st.sampled_from((0, 1, 2, 5, 10, -1, -3, 2147483647)))})
+            events.append({"set_count": draw(sampled((0, 1, 2, 5, 10, -1, -3, 2147483647)))})
         elif kind == "shutdown":
-            events.append({"shutdown": draw(st.sampled_from(STATUSES))})
+            events.append({"shutdown": draw(sampled(STATUSES))})
         else:
             events.append({"recover": True})
     return {"config": config, "events": events}

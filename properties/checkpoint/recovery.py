@@ -24,7 +24,7 @@ from oracle.versions import FlinkVersion
 from properties.checkpoint.alignment_invariants import monotonic_barriers, settled
 from properties.checkpoint.alignment_strategies import adapt
 from properties.checkpoint.alignment_strategies import inputs as alignment_inputs
-from properties.draws import choice, shuffled
+from properties.draws import choice, integers, sampled, shuffled
 from properties.rules import Request, Response, RuleBook, Violation
 
 BOOK = RuleBook()  # the rules this module declares, named by its areas' declarations
@@ -42,25 +42,25 @@ def _two_completed(draw: st.DrawFn) -> dict[str, Any]:
     channels = choice(draw, [1, 1, 2, 3])
     events: list[dict[str, Any]] = []
     for cid in (1, 2):
-        events += [{"channel": draw(st.integers(0, channels - 1)), "record": "k"}
-                   for _ in range(draw(st.integers(0, 3)))]
+        events += [{"channel": draw(integers(0, channels - 1)), "record": "k"}
+                   for _ in range(draw(integers(0, 3)))]
         events += [{"channel": c, "barrier": cid} for c in shuffled(draw, list(range(channels)))]
     after = len(events)
-    events += [{"channel": draw(st.integers(0, channels - 1)), "record": "k"} for _ in range(draw(st.integers(1, 3)))]
+    events += [{"channel": draw(integers(0, channels - 1)), "record": "k"} for _ in range(draw(integers(1, 3)))]
     mode = "at_least_once" if channels == 1 else choice(draw, ["exactly_once", "at_least_once"])
-    return {"mode": mode, "channels": channels, "events": events, "fail_after": draw(st.integers(after, len(events)))}
+    return {"mode": mode, "channels": channels, "events": events, "fail_after": draw(integers(after, len(events)))}
 
 
 @st.composite
 def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
-    if draw(st.integers(0, 9)) == 0:
+    if draw(integers(0, 9)) == 0:
         return draw(_two_completed())
     payload = cast("dict[str, Any]", draw(alignment_inputs(version)))  # an AlignmentInput, made a recovery one
     events = payload["events"]
-    keys = draw(st.sampled_from([["k"], ["a", "b"], ["a", "b", "c", "d"]]))
-    payload["events"] = [{**e, "record": draw(st.sampled_from(keys))} if "record" in e else e for e in events]
-    if draw(st.integers(0, 5)):
-        payload["fail_after"] = draw(st.integers(0, len(events)))
+    keys = draw(sampled([["k"], ["a", "b"], ["a", "b", "c", "d"]]))
+    payload["events"] = [{**e, "record": draw(sampled(keys))} if "record" in e else e for e in events]
+    if draw(integers(0, 5)):
+        payload["fail_after"] = draw(integers(0, len(events)))
     return payload
 
 

@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 from oracle.checkpoint_snapshot import SNAPSHOT
 from oracle.versions import FlinkVersion
+from properties.draws import booleans, integers, sampled
 
 AREA = SNAPSHOT
 KEYS = ("a", "b", "", "\U0001f600k")
@@ -50,53 +51,53 @@ PREFIXES: tuple[tuple[tuple[str, int], ...], ...] = (
 @st.composite
 def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     events: list[dict[str, Any]] = []
-    rocksdb = draw(st.integers(0, ROCKSDB_ONE_IN - 1)) == 0
-    cid = draw(st.sampled_from(FIRST_IDS))
+    rocksdb = draw(integers(0, ROCKSDB_ONE_IN - 1)) == 0
+    cid = draw(sampled(FIRST_IDS))
     step = -1 if cid == 2**63 - 1 else 1
     states: dict[int, str] = {}  # checkpoint id -> pending | run | cancelled (what came first)
-    for kind, nth in PREFIXES[draw(st.integers(0, len(PREFIXES) - 1)) if rocksdb else 0]:
+    for kind, nth in PREFIXES[draw(integers(0, len(PREFIXES) - 1)) if rocksdb else 0]:
         checkpoint = cid + nth * step
         if kind == "put":
-            events.append({"kind": kind, "key": draw(st.sampled_from(KEYS)), "value": draw(st.sampled_from(VALUES))})
+            events.append({"kind": kind, "key": draw(sampled(KEYS)), "value": draw(sampled(VALUES))})
             continue
         if kind != "complete":
             states[checkpoint] = "run" if kind == "run" else "pending"
         events.append({"kind": kind, "checkpoint": checkpoint})
     cid += len(states) * step
-    for i in range(len(events), len(events) + draw(st.integers(0, 30))):
-        choices = ["put", "put", "remove", "get"] if i == 0 and draw(st.integers(0, 3)) != 0 else \
+    for i in range(len(events), len(events) + draw(integers(0, 30))):
+        choices = ["put", "put", "remove", "get"] if i == 0 and draw(integers(0, 3)) != 0 else \
             ["put", "put", "put", "remove", "get", "snapshot", "snapshot", "run", "cancel", "complete", "restore",
              *(["snapshot", "run", "run", "complete", "complete", "restore"] if rocksdb else [])]
-        kind = draw(st.sampled_from(choices))
+        kind = draw(sampled(choices))
         ran = [c for c, s in states.items() if s == "run"]
         if (kind in ("run", "cancel", "complete") and not states) or (kind == "restore" and not ran):
             kind = "snapshot"
         ev: dict[str, Any] = {"kind": kind}
         if kind in ("put", "remove", "get"):
-            ev["key"] = draw(st.sampled_from(KEYS))
+            ev["key"] = draw(sampled(KEYS))
             if kind == "put":
-                ev["value"] = draw(st.sampled_from(VALUES))
+                ev["value"] = draw(sampled(VALUES))
         elif kind == "snapshot":
             ev["checkpoint"] = cid
             states[cid] = "pending"
             cid += step
         elif kind == "restore":
-            ev["checkpoint"] = ran[-1] if rocksdb and draw(st.booleans()) else draw(st.sampled_from(ran))
+            ev["checkpoint"] = ran[-1] if rocksdb and draw(booleans()) else draw(sampled(ran))
             states = {c: "cancel" if s == "pending" else s for c, s in states.items()}  # the old backend disposed
-        elif kind == "complete" and rocksdb and ran and draw(st.booleans()):
-            ev["checkpoint"] = draw(st.sampled_from(ran))
+        elif kind == "complete" and rocksdb and ran and draw(booleans()):
+            ev["checkpoint"] = draw(sampled(ran))
         else:
             ids = list(states)
-            which = draw(st.sampled_from(("oldest", "newest", "any")))
+            which = draw(sampled(("oldest", "newest", "any")))
             ev["checkpoint"] = ids[0] if which == "oldest" else ids[-1] if which == "newest" \
-                else draw(st.sampled_from(ids))
+                else draw(sampled(ids))
             if kind != "complete" and states[ev["checkpoint"]] == "pending":
                 states[ev["checkpoint"]] = kind
         events.append(ev)
     out: dict[str, Any] = {"events": events}
     if rocksdb:
         out["backend"] = "rocksdb"
-    elif draw(st.integers(0, 3)) == 0:
+    elif draw(integers(0, 3)) == 0:
         out["backend"] = "hashmap"
     return out
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from oracle.checkpoint_storage import LEGACY_BACKENDS_REMOVED, STORAGE
 from oracle.versions import FlinkVersion
+from properties.draws import integers, lists_of, sampled
 
 AREA = STORAGE
 
@@ -52,18 +53,18 @@ BOOLEANS = (("true", "false", "false", "FALSE", "True"), ("nope", ""))
 
 def _pool(pools: tuple[tuple[str, ...], tuple[str, ...]]) -> st.SearchStrategy[str]:
     common, corners = pools
-    return st.integers(0, 5).flatmap(lambda i: st.sampled_from(corners if i == 0 else common))
+    return integers(0, 5).flatmap(lambda i: sampled(corners if i == 0 else common))
 
 
 @st.composite
 def paths(draw: st.DrawFn) -> str:
     """A directory value: a scheme part, 0-4 segments, maybe a trailing slash or backslashes."""
     head = draw(_pool(SCHEMES))
-    segments = draw(st.lists(st.sampled_from(SEGMENTS), min_size=draw(st.sampled_from([0, 1, 1, 1, 1, 2])),
+    segments = draw(lists_of(SEGMENTS, min_size=draw(sampled([0, 1, 1, 1, 1, 2])),
                              max_size=4))
-    sep = draw(st.sampled_from(["/", "/", "/", "//", "\\"]))
+    sep = draw(sampled(["/", "/", "/", "//", "\\"]))
     body = sep.join(segments)
-    tail = draw(st.sampled_from(["", "", "", "/", "//", "\\"])) if segments else ""
+    tail = draw(sampled(["", "", "", "/", "//", "\\"])) if segments else ""
     return head + body + tail
 
 
@@ -77,18 +78,18 @@ def configs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, str]:
               "subdir": _pool(BOOLEANS)}
     odds = {"backend": 3, "storage": 3, "checkpoints": 2, "savepoints": 2, "threshold": 2, "buffer": 4, "subdir": 2}
     for name, keys in KEYS.items():
-        if draw(st.integers(0, odds[name] - 1)) != 0:
+        if draw(integers(0, odds[name] - 1)) != 0:
             continue
-        chosen = draw(st.lists(st.sampled_from(keys), min_size=1, max_size=2, unique=True))
+        chosen = draw(lists_of(keys, min_size=1, max_size=2, unique=True))
         for key in chosen:  # two spellings of one option: the first the release looks up wins
             config[key] = draw(values[name])
-    if draw(st.integers(0, 9)) == 0:
+    if draw(integers(0, 9)) == 0:
         config["state.checkpoints.num-retained"] = "3"  # another checkpoint key: no part in the storage
     return config
 
 
 _job_ids = st.binary(min_size=16, max_size=16).map(bytes.hex)
-_checkpoint_ids = st.one_of(st.sampled_from([0, 1, 7, 2**63 - 1]), st.integers(0, 10**6))
+_checkpoint_ids = st.one_of(st.sampled_from([0, 1, 7, 2**63 - 1]), integers(0, 10**6))
 
 
 @st.composite

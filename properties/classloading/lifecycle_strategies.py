@@ -22,7 +22,7 @@ from oracle.classloading import class_file, jdk_classes
 from oracle.classloading_lifecycle import THROWABLES, Kind
 from oracle.versions import FlinkVersion
 from properties.classloading.strategies import _seed_names, configs
-from properties.draws import lists_of, sampled
+from properties.draws import booleans, integers, lists_of, sampled
 
 AREA = "classloading.lifecycle"
 
@@ -56,7 +56,7 @@ def faults(draw: st.DrawFn, names: list[str], content: dict[str, list[str]],
     """0-4 faults on names not already in their side's jar; initializer faults only if ``initializers``."""
     out: list[dict[str, Any]] = []
     taken: set[tuple[str, str]] = set()
-    for _ in range(draw(st.integers(0, 4))):
+    for _ in range(draw(integers(0, 4))):
         side = draw(sampled(("user", "user", "parent")))
         name = draw(sampled((*names, "com.acme.Boom", "com.acme.Init", "f.Oom")))
         files = {class_file(n) for n in content[f"{side}_classes"]} | set(content.get(f"{side}_resources", []))
@@ -66,7 +66,7 @@ def faults(draw: st.DrawFn, names: list[str], content: dict[str, list[str]],
         pool = THROWN_ON_READ if stage == "define" else tuple(THROWABLES)
         throws = draw(_thrown(pool))
         messages = METASPACE_MESSAGES if throws == "OutOfMemoryError" else OTHER_MESSAGES
-        if throws in ("OutOfMemoryError", "ExceptionInInitializerError") and draw(st.booleans()):
+        if throws in ("OutOfMemoryError", "ExceptionInInitializerError") and draw(booleans()):
             messages = METASPACE_MESSAGES
         out.append({"class": name, "side": side, "stage": stage, "throws": throws,
                     "message": draw(sampled(messages))})
@@ -84,38 +84,38 @@ def operations(draw: st.DrawFn, names: list[str], resources: list[str]) -> list[
         kind = draw(sampled(("load", "load", "for_name", "for_name", "init")))
         if kind == "init" and name not in jdk_classes():
             return {"for_name": name, "initialize": True}
-        return {"for_name": name, "initialize": False} if kind == "for_name" and draw(st.booleans()) else {
+        return {"for_name": name, "initialize": False} if kind == "for_name" and draw(booleans()) else {
             "for_name" if kind != "load" else "load": name}
 
-    before = [one(draw(sampled(tuple(pool)))) for _ in range(draw(st.integers(0, 6)))]
+    before = [one(draw(sampled(tuple(pool)))) for _ in range(draw(integers(0, 6)))]
     res_pool = [*resources, *(class_file(n) for n in names[:3])]
     before += [{draw(sampled(("get_resource", "get_resources"))): draw(sampled(tuple(res_pool)))}
-               for _ in range(draw(st.integers(0, 2)))]
+               for _ in range(draw(integers(0, 2)))]
     before = list(draw(st.permutations(before)))
     closes = draw(sampled((0, 1, 1, 1, 1, 2)))
-    after = [draw(st.sampled_from([*before, *(one(n) for n in pool[:2])])) for _ in range(draw(st.integers(0, 5)))]
-    again: bool = draw(st.booleans())
+    after = [draw(sampled([*before, *(one(n) for n in pool[:2])])) for _ in range(draw(integers(0, 5)))]
+    again: bool = draw(booleans())
     if closes and after and again:  # a name asked for before the close, again after it
-        after.append(draw(st.sampled_from(before)) if before else one(pool[0]))
+        after.append(draw(sampled(before)) if before else one(pool[0]))
     ops = list(before)
     if closes:
         ops.append({"close": True})
         ops += after
         if closes == 2:
-            ops.insert(draw(st.integers(len(before) + 1, len(ops))), {"close": True})
+            ops.insert(draw(integers(len(before) + 1, len(ops))), {"close": True})
     return ops or [one(pool[0])]
 
 
 @st.composite
 def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
-    initializers = draw(st.booleans())
+    initializers = draw(booleans())
     seeds = draw(st.lists(_seed_names(), min_size=1, max_size=4, unique=True))
     if initializers:
         seeds = [s for s in seeds if not s.startswith("java.")] or ["com.acme.Job"]
-    elif draw(st.integers(0, 3)) == 0:
+    elif draw(integers(0, 3)) == 0:
         seeds.append("java.lang.Object")  # in a jar, or a fault every user class trips over
     config = draw(configs(version, seeds))
-    if "java.lang.Object" in seeds and draw(st.booleans()):  # java. not parent-first: a user class's superclass is
+    if "java.lang.Object" in seeds and draw(booleans()):  # java. not parent-first: a user class's superclass is
         # looked up child-first too, and a fault or SecurityException there leaves several loadClass calls
         config["classloader.parent-first-patterns.default"] = draw(sampled(("", "javax.;org.apache.flink.")))
     leak = draw(sampled((None, "true", "false", "false", "FALSE", "True", "nope")))
@@ -125,7 +125,7 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     fail_on = draw(sampled((None, "true", "false", "false", "FALSE", "TRUE", "no")))
     if fail_on is not None:
         config["classloader.fail-on-metaspace-oom-error"] = fail_on
-    if _rejected(config, version) and draw(st.integers(0, 5)) > 0:  # most requests reach the operations
+    if _rejected(config, version) and draw(integers(0, 5)) > 0:  # most requests reach the operations
         for key in ("classloader.resolve-order", "classloader.check-leaked-classloader",
                     "classloader.fail-on-metaspace-oom-error", "classloader.parent-first-patterns.default",
                     "classloader.parent-first-patterns", "classloader.parent-first-patterns.additional"):
@@ -143,7 +143,7 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
                  if not (initializers and r.startswith("java/"))]
     for side in ("user", "parent"):
         files = {class_file(n) for n in content[f"{side}_classes"]}
-        content[f"{side}_resources"] = [r for r in resources if r not in files and draw(st.booleans())]
+        content[f"{side}_resources"] = [r for r in resources if r not in files and draw(booleans())]
     planted = draw(faults(seeds, content, initializers))
     names = list(dict.fromkeys([*seeds, *(f["class"] for f in planted)]))
     return {"config": config, **content, "faults": planted, "operations": draw(operations(names, resources))}

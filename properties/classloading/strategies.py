@@ -27,7 +27,7 @@ from oracle.classloading import RESOLVE as AREA
 from oracle.classloading import ResolveInput, class_file, jdk_resources, name_problem
 from oracle.classloading_config import LIST_OPTION, YAML_LISTS
 from oracle.versions import FlinkVersion, pick
-from properties.draws import lists_of, sampled
+from properties.draws import booleans, integers, lists_of, sampled
 
 JDK_NAMES = (
     "java.lang.String", "java.lang.Object", "java.util.List", "java.util.concurrent.ConcurrentHashMap",
@@ -137,8 +137,8 @@ def _spell(pieces: list[str], version: FlinkVersion, draw: st.DrawFn) -> str:
     if style == "bad-quote":
         return draw(sampled(("'a'b", "'unclosed", "\"x\"y;z", "a'b;c")))
     if style == "yaml":
-        items = [p if draw(st.booleans()) else f"'{p}'" for p in pieces if _yaml_plain(p)]
-        items += draw(st.sampled_from([[], [], ["1"], ["true"], ["0x1F"], ["''"]]))
+        items = [p if draw(booleans()) else f"'{p}'" for p in pieces if _yaml_plain(p)]
+        items += draw(sampled([[], [], ["1"], ["true"], ["0x1F"], ["''"]]))
         forms = ["[{}]", "[ {} ]", "[{},]"] if items else ["[{}]", "[ {} ]"]  # '[,]' is no YAML list Flink reads
         return draw(sampled(tuple(forms))).format(", ".join(items))
     if style == "yaml-null":
@@ -172,26 +172,26 @@ def _pieces(cuts: tuple[str, ...]) -> st.SearchStrategy[list[str]]:
 @st.composite
 def configs(draw: st.DrawFn, version: FlinkVersion, seeds: list[str]) -> dict[str, str]:
     config: dict[str, str] = {}
-    which = draw(st.integers(0, 9))  # mostly read, two in ten refused, one in ten a boundary shape
+    which = draw(integers(0, 9))  # mostly read, two in ten refused, one in ten a boundary shape
     order = draw(_ORDERS if which < 7 else _BAD_ORDERS if which < 9 else _ODD_ORDERS)
     if order is not None:
         config["classloader.resolve-order"] = order
     cuts = [c for s in seeds for c in _cuts(s)]
     pieces = _pieces(tuple(cuts))
-    if draw(st.integers(0, 5)) == 0:  # override the defaults (maybe dropping java.)
+    if draw(integers(0, 5)) == 0:  # override the defaults (maybe dropping java.)
         keys = ["classloader.parent-first-patterns.default", "classloader.parent-first-patterns"]
         defaults = list(pick(clc.DEFAULT_PATTERNS, version))
-        base = draw(st.sampled_from([[], defaults[1:], ["javax.", "org.apache.flink."], draw(pieces)]))
-        for key in draw(st.sampled_from([keys[:1], keys[1:], keys])):
+        base = draw(sampled([[], defaults[1:], ["javax.", "org.apache.flink."], draw(pieces)]))
+        for key in draw(sampled([keys[:1], keys[1:], keys])):
             config[key] = _spell(base, version, draw) if base else draw(sampled(("", ";", ";;", " ")))
-    if draw(st.integers(0, 3)) > 0:
+    if draw(integers(0, 3)) > 0:
         config["classloader.parent-first-patterns.additional"] = _spell(draw(pieces), version, draw)
-    which = draw(st.integers(0, 11))
+    which = draw(integers(0, 11))
     leak = draw(sampled((None, None, "true", "false", "FALSE")) if which < 10
                 else st.just("nope") if which == 10 else _ODD_LEAKS)
     if leak is not None:
         config["classloader.check-leaked-classloader"] = leak
-    if draw(st.integers(0, 9)) == 0:
+    if draw(integers(0, 9)) == 0:
         config["classloader.parent-first-patterns.unknown"] = "com."
     return config
 
@@ -218,7 +218,7 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> ResolveInput:
     patterns = _patterns_for(config, version)
     near = [n for p in patterns if p and any(s.startswith(p[:3]) for s in seeds) for n in _around(p)]
     names = list(dict.fromkeys(seeds + draw(lists_of(tuple(near), max_size=4)) if near else seeds))
-    if draw(st.integers(0, 7)) == 0:
+    if draw(integers(0, 7)) == 0:
         names.append("java.lang.Object")  # with java. not parent-first, every user class fails
     user: list[str] = []
     parent: list[str] = []
@@ -228,29 +228,29 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> ResolveInput:
             user.append(name)
         if side in ("parent", "both"):
             parent.append(name)
-    if user and draw(st.integers(0, 5)) == 5:
+    if user and draw(integers(0, 5)) == 5:
         user.append(user[0])  # a class listed twice in a jar: it holds it once
-    if parent and draw(st.integers(0, 5)) == 5:
+    if parent and draw(integers(0, 5)) == 5:
         parent.append(parent[-1])
     lookups = draw(st.permutations(names))
-    if draw(st.integers(0, 4)) == 0:
+    if draw(integers(0, 4)) == 0:
         lookups = [*lookups, *lookups[:2]]  # a class asked for twice
-    elif draw(st.integers(0, 9)) == 9:
+    elif draw(integers(0, 9)) == 9:
         lookups = []  # no class asked for
     res_pool = [*_RESOURCES, *(class_file(n) for n in names), *sorted(jdk_resources())[:3]]
     res_names = draw(lists_of(tuple(res_pool), max_size=4, unique=True))
     user_files = {class_file(n) for n in user}
     parent_files = {class_file(n) for n in parent}
-    user_res = [r for r in res_names if r not in user_files and draw(st.booleans())]
-    parent_res = [r for r in res_names if r not in parent_files and draw(st.booleans())]
-    if user_res and draw(st.integers(0, 5)) == 5:
+    user_res = [r for r in res_names if r not in user_files and draw(booleans())]
+    parent_res = [r for r in res_names if r not in parent_files and draw(booleans())]
+    if user_res and draw(integers(0, 5)) == 5:
         user_res.append(user_res[0])  # a resource listed twice
-    if res_names and draw(st.integers(0, 5)) == 5:
+    if res_names and draw(integers(0, 5)) == 5:
         res_names = [*res_names, res_names[0]]  # a resource asked for twice
     out: ResolveInput = {"config": config, "user_classes": user, "parent_classes": parent, "lookups": lookups}
     if res_names:
         out |= {"user_resources": user_res, "parent_resources": parent_res, "resource_lookups": res_names}
-    if draw(st.integers(0, 3)) > 0:  # protocol 3: getResource, mostly of names getResources is asked too
+    if draw(integers(0, 3)) > 0:  # protocol 3: getResource, mostly of names getResources is asked too
         singles = draw(lists_of(tuple(res_names or res_pool), max_size=3))
         out["resource_lookup_one"] = singles + draw(lists_of((*res_pool, *_JDK_FILES), max_size=1))
     return out
@@ -300,28 +300,28 @@ _SPACES = st.sampled_from(["", "", " ", "  ", "\u2028"])
 
 @st.composite
 def _yaml_value(draw: st.DrawFn) -> str:
-    items = draw(st.lists(st.sampled_from(_YAML_ITEMS), max_size=4))
-    seps = [draw(st.sampled_from([",", ", ", " ,", ",  "])) for _ in items[1:]]
+    items = draw(lists_of(_YAML_ITEMS, max_size=4))
+    seps = [draw(sampled([",", ", ", " ,", ",  "])) for _ in items[1:]]
     body = items[0] if items else ""
     for sep, item in zip(seps, items[1:], strict=True):
         body += sep + item
-    body = draw(_SPACES) + body + draw(st.sampled_from(["", "", ",", " ", ", "]))
-    tail = draw(st.sampled_from(["", "", "", " ", " # note", "#x", " x", ";b", "\n", "\n# c", "\u2028"]))
-    head = draw(st.sampled_from(["", "", "", " ", "  ", "\n", "# c\n", "\u0085", "--- "]))
+    body = draw(_SPACES) + body + draw(sampled(["", "", ",", " ", ", "]))
+    tail = draw(sampled(["", "", "", " ", " # note", "#x", " x", ";b", "\n", "\n# c", "\u2028"]))
+    head = draw(sampled(["", "", "", " ", "  ", "\n", "# c\n", "\u0085", "--- "]))
     return head + "[" + body + "]" + tail
 
 
 @st.composite
 def _pieces_value(draw: st.DrawFn) -> str:
-    return "".join(draw(st.lists(st.sampled_from(_VALUE_PIECES), max_size=10)))
+    return "".join(draw(lists_of(_VALUE_PIECES, max_size=10)))
 
 
 @st.composite
 def _mangled(draw: st.DrawFn, base: st.SearchStrategy[str]) -> str:
     """A value with one piece spliced in somewhere: just off what the reader accepts."""
     value = draw(base)
-    at = draw(st.integers(0, len(value)))
-    return value[:at] + draw(st.sampled_from(_VALUE_PIECES)) + value[at:]
+    at = draw(integers(0, len(value)))
+    return value[:at] + draw(sampled(_VALUE_PIECES)) + value[at:]
 
 
 # characters whose Java case mapping meets an ASCII letter (or nearly does)
@@ -334,11 +334,11 @@ def _word_variant(draw: st.DrawFn, word: str) -> str:
     """``word`` with each letter kept, case-swapped or replaced by a character its case folding meets."""
     out = []
     for ch in word:
-        how = draw(st.sampled_from(["keep"] * 10 + ["swap", "swap", "fold"]))
+        how = draw(sampled(["keep"] * 10 + ["swap", "swap", "fold"]))
         if how == "swap":
             ch = ch.swapcase()
         elif how == "fold" and ch.lower() in _FOLD_NEAR:
-            ch = draw(st.sampled_from(_FOLD_NEAR[ch.lower()]))
+            ch = draw(sampled(_FOLD_NEAR[ch.lower()]))
         out.append(ch)
     pad = st.sampled_from(["", "", "", "", " ", "\t", "\u2003"])
     return draw(pad) + "".join(out) + draw(pad)
@@ -357,13 +357,13 @@ def value_inputs(draw: st.DrawFn, version: FlinkVersion) -> ResolveInput:
     config: dict[str, str] = {}
     keys = ["classloader.parent-first-patterns.default", "classloader.parent-first-patterns",
             "classloader.parent-first-patterns.additional"]
-    for key in draw(st.lists(st.sampled_from(keys), min_size=1, max_size=3, unique=True)):
+    for key in draw(lists_of(keys, min_size=1, max_size=3, unique=True)):
         config[key] = draw(st.one_of(*lists))
-    if draw(st.integers(0, 2)) == 0:
+    if draw(integers(0, 2)) == 0:
         config["classloader.resolve-order"] = draw(_word_values("child-first", "parent-first"))
-    if draw(st.integers(0, 2)) == 0:
+    if draw(integers(0, 2)) == 0:
         config["classloader.check-leaked-classloader"] = draw(_word_values("true", "false"))
-    lookups = draw(st.lists(st.sampled_from(["com.acme.Job", "org.x.Y", "a.B", "java.lang.String", "Top"]),
+    lookups = draw(lists_of(["com.acme.Job", "org.x.Y", "a.B", "java.lang.String", "Top"],
                             max_size=2, unique=True))
     return {"config": config, "user_classes": lookups, "parent_classes": lookups[:1], "lookups": lookups}
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from oracle.javanum import INT_MAX
 from oracle.memory_consumers import BACKEND_KEYS, CONSUMERS, KEY, USE_CASES, YAML_MAPS
 from oracle.versions import FlinkVersion
+from properties.draws import booleans, integers, lists_of, sampled
 
 AREA = CONSUMERS
 
@@ -32,7 +33,7 @@ OPERATOR_WEIGHTS = (1, 1, 2, 3, 7, 100, 65536, INT_MAX)
 
 def _pool(pools: tuple[tuple[str, ...], tuple[str, ...]], odds: int = 6) -> st.SearchStrategy[str]:
     common, corners = pools
-    return st.integers(0, odds - 1).flatmap(lambda i: st.sampled_from(corners if i == 0 else common))
+    return integers(0, odds - 1).flatmap(lambda i: st.sampled_from(corners if i == 0 else common))
 
 
 @st.composite
@@ -41,13 +42,13 @@ def entry(draw: st.DrawFn, name: str, legacy: bool) -> str:
     weight = draw(_pool(WEIGHTS, 3))
     if not legacy and not weight:
         weight = "abc"  # from 1.19 a value ending in ':' may be a YAML map (not modelled)
-    kind = draw(st.integers(0, 29))
+    kind = draw(integers(0, 29))
     if kind == 0:
         return name  # no colon
     if kind == 1:
         return f"{name}:{weight}:{weight}"  # two colons
     if kind == 2 and legacy:
-        return draw(st.sampled_from([f"'{name}':{weight}", f"\"{name}:{weight}\"", f"{name}:'{weight}'",
+        return draw(sampled([f"'{name}':{weight}", f"\"{name}:{weight}\"", f"{name}:'{weight}'",
                                      f"'{name}'x:{weight}", f"'{name}:{weight}"]))
     if kind == 3 and legacy:
         return f" {name} : {weight} "  # blanks around the pieces are trimmed
@@ -60,41 +61,41 @@ def entry(draw: st.DrawFn, name: str, legacy: bool) -> str:
 def weights(draw: st.DrawFn, version: FlinkVersion) -> str:
     """A value of the consumer-weights option."""
     legacy = version < YAML_MAPS.at
-    if draw(st.integers(0, 24)) == 0:  # two Integer.MAX_VALUE weights and a third: the int total wraps
-        return f"OPERATOR:{INT_MAX},PYTHON:{INT_MAX},STATE_BACKEND:{draw(st.sampled_from(['2', '3', '70']))}"
+    if draw(integers(0, 24)) == 0:  # two Integer.MAX_VALUE weights and a third: the int total wraps
+        return f"OPERATOR:{INT_MAX},PYTHON:{INT_MAX},STATE_BACKEND:{draw(sampled(['2', '3', '70']))}"
     names = draw(st.lists(_pool(NAMES), min_size=0, max_size=4, unique=True))  # a repeated name: below
     items = [draw(entry(name, legacy)) for name in names]
-    if items and draw(st.integers(0, 11)) == 0:
+    if items and draw(integers(0, 11)) == 0:
         items.append(items[0])  # a repeated entry
-    if draw(st.integers(0, 15)) == 0:
-        items.insert(draw(st.integers(0, len(items))), "")  # an empty entry
-    return draw(st.sampled_from([",", ",", ",", ", "])).join(items)
+    if draw(integers(0, 15)) == 0:
+        items.insert(draw(integers(0, len(items))), "")  # an empty entry
+    return draw(sampled([",", ",", ",", ", "])).join(items)
 
 
 @st.composite
 def config(draw: st.DrawFn, version: FlinkVersion, weights_odds: int) -> dict[str, str]:
     out: dict[str, str] = {}
-    if draw(st.integers(0, weights_odds - 1)) == 0:
+    if draw(integers(0, weights_odds - 1)) == 0:
         out[KEY] = draw(weights(version))
-    if draw(st.integers(0, 2)) == 0:
-        out[draw(st.sampled_from(BACKEND_KEYS))] = draw(_pool(BACKENDS))
-    if draw(st.integers(0, 9)) == 0:
+    if draw(integers(0, 2)) == 0:
+        out[draw(sampled(BACKEND_KEYS))] = draw(_pool(BACKENDS))
+    if draw(integers(0, 9)) == 0:
         out["taskmanager.memory.managed.fraction"] = "0.5"  # another managed-memory key: no part in the weights
     return out
 
 
 @st.composite
 def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
-    use_cases = draw(st.lists(st.sampled_from(USE_CASES), unique=True, max_size=3))
+    use_cases = draw(lists_of(USE_CASES, unique=True, max_size=3))
     out: dict[str, Any] = {"config": draw(config(version, 2)), "use_cases": use_cases}
-    if draw(st.booleans()):
+    if draw(booleans()):
         out["job_config"] = draw(config(version, 4))
-    if "OPERATOR" in use_cases and draw(st.integers(0, 2)) != 0:
-        ops = draw(st.lists(st.sampled_from(OPERATOR_WEIGHTS), min_size=1, max_size=4))
+    if "OPERATOR" in use_cases and draw(integers(0, 2)) != 0:
+        ops = draw(lists_of(OPERATOR_WEIGHTS, min_size=1, max_size=4))
         while sum(ops) > INT_MAX:  # a slot's operator weights sum to an int: the largest drawn goes
             ops.remove(max(ops))
         out["operator_weights"] = ops
-    app = draw(st.sampled_from([None, None, None, None, True, False]))
+    app = draw(sampled([None, None, None, None, True, False]))
     if app is not None:
         out["state_backend_uses_managed_memory"] = app
     return out

@@ -34,6 +34,7 @@ from oracle.memory_network import (
     partition_types,
 )
 from oracle.versions import FlinkVersion, pick
+from properties.draws import booleans, integers, lists_of, sampled
 
 AREA = NETWORK
 SIZES = ("1g", "1g", "2g", "512m", "4g", "1728m", "8g")
@@ -45,24 +46,24 @@ SUBPARTITIONS = (1, 2, 3, 7, 10, 64, 100, 128, 200, 500, 1000, 2048, 5000)
 @st.composite
 def config(draw: st.DrawFn, pinned: int | None = None) -> dict[str, str]:
     """A TaskManager's configuration; ``pinned``: exactly that many 32kb network buffers."""
-    out: dict[str, str] = {draw(st.sampled_from(["taskmanager.memory.process.size", "taskmanager.memory.process.size",
-                                                 "taskmanager.memory.flink.size"])): draw(st.sampled_from(SIZES))}
+    out: dict[str, str] = {draw(sampled(["taskmanager.memory.process.size", "taskmanager.memory.process.size",
+                                                 "taskmanager.memory.flink.size"])): draw(sampled(SIZES))}
     if pinned is not None:
         size = f"{pinned * 32768}b"
         out.update({"taskmanager.memory.network.min": size, "taskmanager.memory.network.max": size})
         return out
-    if draw(st.integers(0, 3)) == 0:
-        out["taskmanager.memory.network.fraction"] = draw(st.sampled_from(["0.05", "0.2", "0.4"]))
-    if draw(st.integers(0, 3)) == 0:
-        out["taskmanager.memory.network.min"] = draw(st.sampled_from(["8m", "32m", "64m", "128m"]))
-    if draw(st.integers(0, 2)) == 0:
-        out["taskmanager.memory.segment-size"] = draw(st.sampled_from(
-            BAD_SEGMENTS if draw(st.integers(0, 5)) == 0 else SEGMENTS))
+    if draw(integers(0, 3)) == 0:
+        out["taskmanager.memory.network.fraction"] = draw(sampled(["0.05", "0.2", "0.4"]))
+    if draw(integers(0, 3)) == 0:
+        out["taskmanager.memory.network.min"] = draw(sampled(["8m", "32m", "64m", "128m"]))
+    if draw(integers(0, 2)) == 0:
+        out["taskmanager.memory.segment-size"] = draw(sampled(
+            BAD_SEGMENTS if draw(integers(0, 5)) == 0 else SEGMENTS))
     return out
 
 
 def _int(draw: st.DrawFn, values: tuple[str, ...]) -> str:
-    return "x1" if draw(st.integers(0, 40)) == 0 else draw(st.sampled_from(values))
+    return "x1" if draw(integers(0, 40)) == 0 else draw(sampled(values))
 
 
 @st.composite
@@ -74,7 +75,7 @@ def buffer_options(draw: st.DrawFn) -> dict[str, str]:
                         (OVERDRAFT.key, ("0", "5", "10")),
                         (SORT_MIN_BUFFERS_KEY, ("1", "16", "64", "512", "2048")),
                         (SORT_MIN_PARALLELISM_KEY, ("1", "2", "100", "1000", "2147483647"))):
-        if draw(st.integers(0, 3)) == 0:
+        if draw(integers(0, 3)) == 0:
             out[key] = _int(draw, values)
     return out
 
@@ -92,48 +93,48 @@ LOCAL = (0, 1, 2, 10, 100, 999)
 def _gate(draw: st.DrawFn, version: FlinkVersion, streaming: bool) -> dict[str, Any]:
     """A gate of remote channels, sometimes local ones too (or only), and two times in three a consumed type; a
     ``streaming`` one (the fit corners) consumes a PIPELINED_BOUNDED partition and has no local channels."""
-    gate: dict[str, Any] = {"channels": draw(st.sampled_from(CHANNELS))}
+    gate: dict[str, Any] = {"channels": draw(sampled(CHANNELS))}
     if streaming:
         return gate
-    if draw(st.integers(0, 2)) == 0:
-        gate["local"] = draw(st.sampled_from(LOCAL[1:]))
-        if draw(st.integers(0, 4)) == 0:
+    if draw(integers(0, 2)) == 0:
+        gate["local"] = draw(sampled(LOCAL[1:]))
+        if draw(integers(0, 4)) == 0:
             gate["channels"] = 0
-    if draw(st.integers(0, 2)):
-        gate["type"] = draw(st.sampled_from(partition_types(version)))
+    if draw(integers(0, 2)):
+        gate["type"] = draw(sampled(partition_types(version)))
     return gate
 
 
 def _gates(draw: st.DrawFn, version: FlinkVersion, streaming: bool = False) -> list[dict[str, Any]]:
     """0-3 gates, half the time."""
-    if draw(st.booleans()):
+    if draw(booleans()):
         return []
     return draw(st.lists(_gate(version, streaming), max_size=3))
 
 
 @st.composite
 def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
-    corner = draw(st.integers(0, 24))
+    corner = draw(integers(0, 24))
     gates = _gates(draw, version, streaming=corner < 6)
     out: dict[str, Any]
     if corner < 6:  # fits exactly, or one buffer short: PIPELINED partitions need subpartitions + 1 each,
         # a gate 1 floating buffer and 2 exclusive ones per channel (the defaults)
-        parts = draw(st.lists(st.sampled_from(SUBPARTITIONS), min_size=0 if gates else 1, max_size=3))
-        total = sum(n + 1 for n in parts) + sum(1 + 2 * g["channels"] for g in gates) - draw(st.sampled_from([0, 0, 1]))
+        parts = draw(lists_of(SUBPARTITIONS, min_size=0 if gates else 1, max_size=3))
+        total = sum(n + 1 for n in parts) + sum(1 + 2 * g["channels"] for g in gates) - draw(sampled([0, 0, 1]))
         kinds = ("PIPELINED", "PIPELINED_BOUNDED", "PIPELINED_APPROXIMATE")
         out = {"config": draw(config(pinned=max(total, 1))),
-               "partitions": [_partition(n, draw(st.sampled_from(kinds))) for n in parts]}
+               "partitions": [_partition(n, draw(sampled(kinds))) for n in parts]}
         if gates:
             out["gates"] = gates
         return out
     if corner == 6:  # subpartitions * buffers-per-channel + floating overflows an int
         return {"config": {"taskmanager.memory.process.size": "1g", BUFFERS_PER_CHANNEL.key: "2147483647",
-                           FLOATING_PER_GATE.key: draw(st.sampled_from(["1", "8"]))},
-                "partitions": [_partition(draw(st.sampled_from([2, 3, 100])), "PIPELINED_BOUNDED")]}
+                           FLOATING_PER_GATE.key: draw(sampled(["1", "8"]))},
+                "partitions": [_partition(draw(sampled([2, 3, 100])), "PIPELINED_BOUNDED")]}
     cfg = {**draw(config()), **draw(buffer_options())}
     if corner == 8:  # a batch gate around 1.17's threshold of 1000 required buffers
-        gates = [*gates, {"channels": draw(st.sampled_from((499, 500, 600, 1000, 2000))),
-                          "type": draw(st.sampled_from(BATCH_GATE_TYPES))}]
+        gates = [*gates, {"channels": draw(sampled((499, 500, 600, 1000, 2000))),
+                          "type": draw(sampled(BATCH_GATE_TYPES))}]
     if gates and corner == 7:  # a gate's floating pool whose maximum is below its minimum of 1
         cfg[FLOATING_PER_GATE.key] = "0"
     drawn = draw(st.lists(st.tuples(st.sampled_from(SUBPARTITIONS), st.sampled_from(partition_types(version))),

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from oracle.memory import TASKMANAGER
 from oracle.versions import SUPPORTED, FlinkVersion
+from properties.draws import booleans, integers, sampled
 
 KiB, MiB, GiB, TiB = 1 << 10, 1 << 20, 1 << 30, 1 << 40
 LONG_MAX = (1 << 63) - 1
@@ -88,9 +89,9 @@ BOUNDARY_SIZES = tuple(_boundary_sizes())
 sizes = st.one_of(
     st.sampled_from(BOUNDARY_SIZES),
     st.sampled_from(BOUNDARY_SIZES),
-    st.integers(0, 64).map(lambda n: n * 32 * MiB),
-    st.integers(0, 4 * GiB),
-    st.integers(0, 1 << 44),
+    integers(0, 64).map(lambda n: n * 32 * MiB),
+    integers(0, 4 * GiB),
+    integers(0, 1 << 44),
     st.sampled_from((0, 1, LONG_MAX, LONG_MAX - 1, (8388607 * TiB), 8388608 * TiB - 1)),
 )
 
@@ -121,27 +122,27 @@ BAD_SIZES = (
     "1m;", ";1m", "$1m", ",1m", "1m,", "#1m", "1m\u00a0", "\u00a01m", "١m",
 )
 
-_style = st.integers(0, 8 * 3 * 3 * 4 * 16 - 1)
+_style = integers(0, 8 * 3 * 3 * 4 * 16 - 1)
 good_size_text = st.builds(spell_size, sizes, _style)
 
 
 def _rarely_bad(good: st.SearchStrategy[str], bad: st.SearchStrategy[str], one_in: int) -> st.SearchStrategy[str]:
     """``good`` mostly, ``bad`` about once in ``one_in`` draws (one_of cannot weight its branches)."""
-    return st.builds(lambda g, b, pick: b if pick == one_in - 1 else g, good, bad, st.integers(0, one_in - 1))
+    return st.builds(lambda g, b, pick: b if pick == one_in - 1 else g, good, bad, integers(0, one_in - 1))
 
 
 size_text = _rarely_bad(good_size_text, st.sampled_from(BAD_SIZES), 16)
 # Totals people configure: 1g ... 64g in whole mebibytes, plus every boundary size above.
 def _mostly(usual: st.SearchStrategy[int], corners: st.SearchStrategy[int]) -> st.SearchStrategy[int]:
     """``usual`` three times in four, else ``corners`` (a nested one_of would flatten into equal shares)."""
-    return st.builds(lambda u, c, pick: c if pick == 0 else u, usual, corners, st.integers(0, 3))
+    return st.builds(lambda u, c, pick: c if pick == 0 else u, usual, corners, integers(0, 3))
 
 
-total_size_text = st.builds(spell_size, _mostly(st.integers(1024, 65536).map(lambda m: m * MiB), sizes), _style)
+total_size_text = st.builds(spell_size, _mostly(integers(1024, 65536).map(lambda m: m * MiB), sizes), _style)
 total_text = _rarely_bad(total_size_text, st.sampled_from(BAD_SIZES), 16)
 # Parts (task heap, managed ...) people configure: 0 ... 8g in whole mebibytes, or any size above.
 part_text = _rarely_bad(
-    st.builds(spell_size, _mostly(st.integers(0, 8192).map(lambda m: m * MiB), sizes), _style),
+    st.builds(spell_size, _mostly(integers(0, 8192).map(lambda m: m * MiB), sizes), _style),
     st.sampled_from(BAD_SIZES), 16,
 )
 
@@ -158,7 +159,7 @@ fraction_text = st.one_of(
 )
 
 int_text = st.one_of(
-    st.integers(-2, 64).map(str),
+    integers(-2, 64).map(str),
     st.sampled_from(("", "abc", "1.5", "2147483648", " 4 ", "-2147483648")),
     # Integer.parseInt reads a sign and any Unicode decimal digit, nothing else
     st.sampled_from(("+4", "04", "-0", "٤", "２", "4;", "$4", " ", "+", "-")),
@@ -193,13 +194,13 @@ _jm_mode = st.sampled_from(("process", "process", "flink", "flink", "heap", "hea
                             "none", "random"))
 _tm_extra = st.lists(st.sampled_from(TM_SIZE_KEYS), unique=True, max_size=8)
 _jm_extra = st.lists(st.sampled_from(JM_SIZE_KEYS), unique=True, max_size=7)
-_extras_wanted = st.integers(0, 2).map(lambda n: n == 2)  # a third of the configs set more keys
+_extras_wanted = integers(0, 2).map(lambda n: n == 2)  # a third of the configs set more keys
 _tm_fractions = st.lists(st.sampled_from(TM_FRACTION_KEYS), unique=True, max_size=3)
 _tm_deprecated = st.lists(st.sampled_from(TM_DEPRECATED_KEYS), unique=True, max_size=2)
 _tm_legacy = st.lists(st.sampled_from(TM_LEGACY_KEYS), unique=True, max_size=2)
 _jm_legacy = st.lists(st.sampled_from(JM_LEGACY_KEYS), unique=True, max_size=2)
 _booleans_text = st.sampled_from(("true", "false", "TRUE", "True", "yes", "1", "", " true", "false ", "tRuE", ";true"))
-_rarely = st.integers(0, 5).map(lambda n: n == 5)  # shrinks towards False: leaves the key out
+_rarely = integers(0, 5).map(lambda n: n == 5)  # shrinks towards False: leaves the key out
 
 
 def _value_for(key: str) -> st.SearchStrategy[str]:
@@ -223,14 +224,14 @@ def _mode_and_extras(draw: st.DrawFn, prefix: str, modes: dict[str, tuple[str, .
     return config
 
 
-_both_totals = st.integers(0, 11).map(lambda n: n == 0)
+_both_totals = integers(0, 11).map(lambda n: n == 0)
 
 
 @st.composite
 def _consistent_totals(draw: st.DrawFn) -> dict[str, str]:
     """Both totals, consistent: total process = total Flink + the default metaspace (256m) + an overhead within its
     default range [192m, 1g]. Flink accepts and keeps both, so neither may win over the other (TM-4's witness)."""
-    flink, overhead = draw(st.integers(1024, 16384)) * MiB, draw(st.integers(192, 1024)) * MiB
+    flink, overhead = draw(integers(1024, 16384)) * MiB, draw(integers(192, 1024)) * MiB
     return {TM + "flink.size": spell_size(flink, draw(_style)),
             TM + "process.size": spell_size(flink + 256 * MiB + overhead, draw(_style))}
 
@@ -311,22 +312,22 @@ def _edge_config(draw: st.DrawFn, area: str, version: FlinkVersion) -> dict[str,
     prefix, parts = (TM, _TM_PARTS) if tm else (JM, _JM_PARTS)
     out = _derived(area, config, version)
     aims = ["overhead", "process", "parts"] + (["network", "segment"] if tm else [])
-    aim = draw(st.sampled_from(aims))
+    aim = draw(sampled(aims))
     if aim == "segment" or out is None:
         if tm:  # the segment size is read (and checked) for the legacy network size: buffers x segment
-            config[TM + "segment-size"] = _b(draw(st.sampled_from(SEGMENT_EDGES)))
-            if draw(st.booleans()):
+            config[TM + "segment-size"] = _b(draw(sampled(SEGMENT_EDGES)))
+            if draw(booleans()):
                 for key in [k for k in config if k.startswith(TM + "network.")]:
                     del config[key]
-                config["taskmanager.network.numberOfBuffers"] = draw(st.sampled_from(("1", "2048", "32768")))
+                config["taskmanager.network.numberOfBuffers"] = draw(sampled(("1", "2048", "32768")))
         return config
     off = draw(_OFF)
     if aim == "network":
-        ends = draw(st.sampled_from([("min",), ("max",), ("min", "max")]))
+        ends = draw(sampled([("min",), ("max",), ("min", "max")]))
         for end in ends:
             config[f"{TM}network.{end}"] = _b(out["network"] + (off if end == ends[-1] else 0))
     elif aim == "overhead":
-        for end in draw(st.sampled_from([("min",), ("max",), ("min", "max")])):
+        for end in draw(sampled([("min",), ("max",), ("min", "max")])):
             config[f"{prefix}jvm-overhead.{end}"] = _b(out["jvm_overhead"] + off)
     elif aim == "process":
         config[prefix + "flink.size"] = _b(out["total_flink"])

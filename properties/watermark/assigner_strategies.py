@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from oracle.versions import FlinkVersion, pick
 from oracle.watermark_assigner import ASSIGNER, FORWARDS_STATUS, MAX_CLOCK_MS
 from oracle.watermark_generation import CONTEXT_CLOCK, LONG_MAX, MIN_STRATEGY_TIMEOUT_MS
+from properties.draws import booleans, integers, sampled
 from properties.watermark.generation_strategies import generator_fields, size, timestamp
 
 AREA = ASSIGNER
@@ -35,19 +36,19 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     out = draw(generator_fields())
     generator = out["generator"]
     timeout: int | None = None
-    if draw(st.integers(0, 2)) == 0:
-        if draw(st.integers(0, 19)) == 0:
-            timeout = draw(st.sampled_from((0, -1, LONG_MAX)))
+    if draw(integers(0, 2)) == 0:
+        if draw(integers(0, 19)) == 0:
+            timeout = draw(sampled((0, -1, LONG_MAX)))
         elif pick(CONTEXT_CLOCK, version):
-            timeout = draw(st.sampled_from(SMALL_TIMEOUTS))
+            timeout = draw(sampled(SMALL_TIMEOUTS))
         else:
-            timeout = draw(st.sampled_from((MIN_STRATEGY_TIMEOUT_MS, 2 * MIN_STRATEGY_TIMEOUT_MS)))
+            timeout = draw(sampled((MIN_STRATEGY_TIMEOUT_MS, 2 * MIN_STRATEGY_TIMEOUT_MS)))
         out["idle_timeout_ms"] = timeout
-    corner = draw(st.integers(0, 39))
+    corner = draw(integers(0, 39))
     interval = -1 if corner == 0 else MAX_CLOCK_MS if corner == 1 else \
-        0 if draw(st.integers(0, 7)) == 0 else draw(st.sampled_from(INTERVALS))
+        0 if draw(integers(0, 7)) == 0 else draw(sampled(INTERVALS))
     out["auto_watermark_interval_ms"] = interval
-    if draw(st.integers(0, 6)) == 0:
+    if draw(integers(0, 6)) == 0:
         out["emit_progressive"] = False
     i = interval if 0 < interval <= 1000 else 5
     t = timeout if timeout is not None and 0 < timeout <= 1000 else i
@@ -55,40 +56,40 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     statuses = pick(FORWARDS_STATUS, version) is not None
     events: list[dict[str, Any]] = []
     clock = 0
-    last = draw(st.sampled_from((0, 1000, 1_600_000_000_000, -5)))
-    for _ in range(draw(st.integers(0, 24))):
-        kind = draw(st.sampled_from(("record", "record", "record", "advance", "advance", "advance", "watermark",
+    last = draw(sampled((0, 1000, 1_600_000_000_000, -5)))
+    for _ in range(draw(integers(0, 24))):
+        kind = draw(sampled(("record", "record", "record", "advance", "advance", "advance", "watermark",
                                      "status", "probe")))
         if kind == "probe" and 0 < interval <= 1000 and clock + 6 * (i + t) <= MAX_CLOCK_MS:
             # idle (with a timeout: six periodic emits apart enough to pass it) or a long advance, then a record
             # with a new timestamp and the next periodic emit: the output active again, the timer not caught up
             step = max(i, t // 3 + 1)
-            ahead = [step] * 6 if timeout is not None and draw(st.booleans()) else [3 * i]
+            ahead = [step] * 6 if timeout is not None and draw(booleans()) else [3 * i]
             last = min(last + 10, LONG_MAX)
-            short = draw(st.sampled_from((0, 1, i)))
+            short = draw(sampled((0, 1, i)))
             tail = [{"kind": "record", "timestamp": last, **({"marker": True} if generator == "punctuated" else {})},
                     {"kind": "advance", "ms": short}]
             events.extend([*({"kind": "advance", "ms": ms} for ms in ahead), *tail])
             clock += sum(ahead) + short
         elif kind == "record":
             ts: int | None = None
-            if draw(st.integers(0, 9)) != 0:
+            if draw(integers(0, 9)) != 0:
                 last = ts = draw(timestamp(last))
             ev: dict[str, Any] = {"kind": "record", "timestamp": ts}
-            if generator == "punctuated" and draw(st.booleans()):
+            if generator == "punctuated" and draw(booleans()):
                 ev["marker"] = True
             events.append(ev)
         elif kind == "watermark":
-            wm = LONG_MAX if draw(st.integers(0, 3)) == 0 else draw(timestamp(last))
+            wm = LONG_MAX if draw(integers(0, 3)) == 0 else draw(timestamp(last))
             events.append({"kind": "watermark", "timestamp": wm})
         elif kind == "status" and statuses:
-            events.append({"kind": "status", "status": draw(st.sampled_from(("idle", "active")))})
+            events.append({"kind": "status", "status": draw(sampled(("idle", "active")))})
         elif kind == "advance":
-            ms = draw(st.sampled_from(advances))
+            ms = draw(sampled(advances))
             if clock + ms <= MAX_CLOCK_MS:
                 clock += ms
                 events.append({"kind": "advance", "ms": ms})
-    if draw(st.integers(0, 2)) == 0:
+    if draw(integers(0, 2)) == 0:
         events.append({"kind": "end_of_input"})
     out["events"] = events
     return out

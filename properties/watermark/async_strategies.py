@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from oracle.versions import FlinkVersion
 from oracle.watermark_async import ASYNC, MODES, Event, Operator, queue_of
+from properties.draws import booleans, integers, sampled
 
 AREA = ASYNC
 CAPACITIES = (1, 1, 2, 2, 3, 4, 5)
@@ -32,32 +33,32 @@ ADVANCES = (0, 1, 1, 2, 3, 4, 5, 12)
 
 @st.composite
 def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
-    mode = draw(st.sampled_from(MODES))
-    capacity = draw(st.sampled_from(CAPACITY_CORNERS)) if draw(st.integers(0, 19)) == 0 \
-        else draw(st.sampled_from(CAPACITIES))
+    mode = draw(sampled(MODES))
+    capacity = draw(sampled(CAPACITY_CORNERS)) if draw(integers(0, 19)) == 0 \
+        else draw(sampled(CAPACITIES))
     out: dict[str, Any] = {"mode": mode, "capacity": capacity}
-    timed = draw(st.booleans())
+    timed = draw(booleans())
     timeout, override = 0, None
     if timed:
-        timeout = draw(st.sampled_from(TIMEOUTS))
+        timeout = draw(sampled(TIMEOUTS))
         out["timeout"] = timeout
-        if draw(st.integers(0, 2)) == 0:
-            override = tuple(draw(st.lists(st.integers(-5, 50), max_size=2)))
+        if draw(integers(0, 2)) == 0:
+            override = tuple(draw(st.lists(integers(-5, 50), max_size=2)))
             out["timeout_results"] = list(override)
     op = Operator(queue_of(mode, max(capacity, 1)), timeout, override)
     events: list[dict[str, Any]] = []
-    ts = draw(st.sampled_from((0, 100, -5)))
+    ts = draw(sampled((0, 100, -5)))
     ended = False
     completed: set[str] = set()  # the records a complete or fail event named (a request completes once)
-    for i in range(draw(st.integers(0, 30))):
+    for i in range(draw(integers(0, 30))):
         pending = [n for n in op.entries if n not in completed]
         kinds = ("record", "record", "complete", "complete", "complete", "watermark", "end") if not timed else \
             ("record", "record", "complete", "complete", "advance", "advance", "watermark", "end", "fail")
-        kind = draw(st.sampled_from(("complete", "advance", "fail") if timed else ("complete",))) if ended \
-            else draw(st.sampled_from(kinds))
-        if kind == "end" and draw(st.integers(0, 3)) != 0:
+        kind = draw(sampled(("complete", "advance", "fail") if timed else ("complete",))) if ended \
+            else draw(sampled(kinds))
+        if kind == "end" and draw(integers(0, 3)) != 0:
             kind = "complete"
-        if kind == "fail" and draw(st.integers(0, 1)) == 0:
+        if kind == "fail" and draw(integers(0, 1)) == 0:
             kind = "advance"
         if kind == "fail" and not pending:
             kind = "advance"
@@ -67,19 +68,19 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
             kind = "record"
         ev: dict[str, Any]
         if kind == "record":
-            ts += draw(st.sampled_from((-3, 0, 1, 1, 2, 5)))
+            ts += draw(sampled((-3, 0, 1, 1, 2, 5)))
             ev = {"kind": "record", "name": f"r{i}"}
-            if draw(st.integers(0, 7)) != 0:
+            if draw(integers(0, 7)) != 0:
                 ev["timestamp"] = ts
             event = Event("record", name=ev["name"], timestamp=ev.get("timestamp"))
         elif kind == "watermark":
-            ev = {"kind": "watermark", "timestamp": ts + draw(st.sampled_from((-1, 0, 0, 1)))}
+            ev = {"kind": "watermark", "timestamp": ts + draw(sampled((-1, 0, 0, 1)))}
             event = Event("watermark", timestamp=ev["timestamp"])
         elif kind == "advance":
-            ev = {"kind": "advance", "ms": draw(st.sampled_from(ADVANCES))}
+            ev = {"kind": "advance", "ms": draw(sampled(ADVANCES))}
             event = Event("advance", ms=ev["ms"])
         elif kind == "fail":
-            name = draw(st.sampled_from(pending))
+            name = draw(sampled(pending))
             completed.add(name)
             ev = {"kind": "fail", "name": name, "message": f"{name} failed"}
             event = Event("fail", name=name, message=ev["message"])
@@ -88,10 +89,10 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
             ev = {"kind": "end"}
             event = Event("end")
         else:
-            which = draw(st.sampled_from(("oldest", "newest", "any")))
+            which = draw(sampled(("oldest", "newest", "any")))
             name = pending[0] if which == "oldest" else pending[-1] if which == "newest" \
-                else draw(st.sampled_from(pending))
-            results = draw(st.lists(st.integers(-5, 50), max_size=3))
+                else draw(sampled(pending))
+            results = draw(st.lists(integers(-5, 50), max_size=3))
             completed.add(name)
             ev = {"kind": "complete", "name": name, "results": results}
             event = Event("complete", name=name, results=tuple(results))

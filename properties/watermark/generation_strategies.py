@@ -26,6 +26,7 @@ from oracle.watermark_generation import (
     MIN_STRATEGY_TIMEOUT_MS,
     NANOS_PER_MILLI,
 )
+from properties.draws import booleans, integers, sampled
 
 AREA = GENERATION
 MAX_CLOCK_MS = LONG_MAX // NANOS_PER_MILLI  # the manual clock counts nanoseconds in a long
@@ -36,21 +37,21 @@ TIMEOUT_CORNERS = (MAX_CLOCK_MS, MAX_CLOCK_MS + 1, LONG_MAX, 0, -1, LONG_MIN)
 
 @st.composite
 def timestamp(draw: st.DrawFn, last: int) -> int:
-    kind = draw(st.integers(0, 19))
+    kind = draw(integers(0, 19))
     if kind == 0:
-        return draw(st.sampled_from((LONG_MIN, LONG_MAX, LONG_MIN + 1, LONG_MAX - 1, 0, -1)))
-    step = draw(st.sampled_from((-1000, -10, -1, 0, 1, 1, 2, 5, 10, 100, 1000)))
+        return draw(sampled((LONG_MIN, LONG_MAX, LONG_MIN + 1, LONG_MAX - 1, 0, -1)))
+    step = draw(sampled((-1000, -10, -1, 0, 1, 1, 2, 5, 10, 100, 1000)))
     return max(LONG_MIN, min(LONG_MAX, last + step))
 
 
 @st.composite
 def generator_fields(draw: st.DrawFn) -> dict[str, Any]:
     """The generator and its bound (also watermark.assigner's)."""
-    generator = draw(st.sampled_from(KINDS))
+    generator = draw(sampled(KINDS))
     out: dict[str, Any] = {"generator": generator}
     if generator == "bounded":
-        out["out_of_orderness_ms"] = draw(st.sampled_from((-1, LONG_MIN))) if draw(st.integers(0, 29)) == 0 \
-            else draw(st.sampled_from(BOUNDS))
+        out["out_of_orderness_ms"] = draw(sampled((-1, LONG_MIN))) if draw(integers(0, 29)) == 0 \
+            else draw(sampled(BOUNDS))
     return out
 
 
@@ -58,23 +59,23 @@ def generator_fields(draw: st.DrawFn) -> dict[str, Any]:
 def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     out = draw(generator_fields())
     generator = out["generator"]
-    strategy = draw(st.integers(0, 3)) == 0  # built by a WatermarkStrategy (FLINK-35886's clock)
+    strategy = draw(integers(0, 3)) == 0  # built by a WatermarkStrategy (FLINK-35886's clock)
     if strategy:
         out["built_by"] = "strategy"
     timeout: int | None = None
-    if draw(st.integers(0, 2)) != 0:
-        timeout = draw(st.sampled_from(TIMEOUT_CORNERS)) if draw(st.integers(0, 14)) == 0 \
-            else draw(st.sampled_from(TIMEOUTS))
+    if draw(integers(0, 2)) != 0:
+        timeout = draw(sampled(TIMEOUT_CORNERS)) if draw(integers(0, 14)) == 0 \
+            else draw(sampled(TIMEOUTS))
         if strategy and 0 < timeout < MIN_STRATEGY_TIMEOUT_MS:
-            timeout = draw(st.sampled_from((MIN_STRATEGY_TIMEOUT_MS, 2 * MIN_STRATEGY_TIMEOUT_MS)))
+            timeout = draw(sampled((MIN_STRATEGY_TIMEOUT_MS, 2 * MIN_STRATEGY_TIMEOUT_MS)))
         out["idle_timeout_ms"] = timeout
-    t = timeout if timeout is not None and 0 < timeout <= MAX_CLOCK_MS // 30 else draw(st.sampled_from((5, 100)))
+    t = timeout if timeout is not None and 0 < timeout <= MAX_CLOCK_MS // 30 else draw(sampled((5, 100)))
     advances = (0, 1, max(t - 1, 0), t, t + 1, 2 * t, t // 2)
     events: list[dict[str, Any]] = []
     clock = 0
-    last = draw(st.sampled_from((0, 1000, 1_600_000_000_000, -5)))
-    for _ in range(draw(st.integers(0, 24))):
-        kind = draw(st.sampled_from(("record", "record", "periodic", "periodic", "advance", "probe")))
+    last = draw(sampled((0, 1000, 1_600_000_000_000, -5)))
+    for _ in range(draw(integers(0, 24))):
+        kind = draw(sampled(("record", "record", "periodic", "periodic", "advance", "probe")))
         if kind == "probe" and clock + t + 2 <= MAX_CLOCK_MS:
             # the idleness timer's boundary: checks that note a record and start the inactivity, then one exactly
             # the timeout later (not idle: > not >=), then one just past it
@@ -85,13 +86,13 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
         elif kind == "record":
             last = draw(timestamp(last))
             ev: dict[str, Any] = {"kind": "record", "timestamp": last}
-            if generator == "punctuated" and draw(st.booleans()):
+            if generator == "punctuated" and draw(booleans()):
                 ev["marker"] = True
             events.append(ev)
         elif kind == "periodic":
-            events.extend({"kind": "periodic"} for _ in range(draw(st.sampled_from((1, 1, 1, 2, 3)))))
+            events.extend({"kind": "periodic"} for _ in range(draw(sampled((1, 1, 1, 2, 3)))))
         elif kind == "advance":
-            ms = draw(st.sampled_from(advances))
+            ms = draw(sampled(advances))
             if clock + ms <= MAX_CLOCK_MS:
                 clock += ms
                 events.append({"kind": "advance", "ms": ms})

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from oracle.versions import FlinkVersion
 from oracle.watermark_join import JOIN, LATE_OUTPUTS, SIDES
 from oracle.watermark_windows import LONG_MAX, LONG_MIN
+from properties.draws import booleans, integers, sampled
 
 AREA = JOIN
 KEYS = ("a", "b", "c")
@@ -27,14 +28,14 @@ KEYS = ("a", "b", "c")
 
 @st.composite
 def _bounds(draw: st.DrawFn) -> tuple[int, int]:
-    if draw(st.integers(0, 19)) == 0:  # Flink's rejection
-        lower = draw(st.integers(-5, 5))
-        return lower, lower - draw(st.sampled_from((1, 1, 2, 10)))
-    if draw(st.integers(0, 14)) == 0:  # the relative bounds and cleanup times wrap
-        return draw(st.sampled_from(((LONG_MIN, 0), (LONG_MIN, 3), (-3, LONG_MAX), (0, LONG_MAX),
+    if draw(integers(0, 19)) == 0:  # Flink's rejection
+        lower = draw(integers(-5, 5))
+        return lower, lower - draw(sampled((1, 1, 2, 10)))
+    if draw(integers(0, 14)) == 0:  # the relative bounds and cleanup times wrap
+        return draw(sampled(((LONG_MIN, 0), (LONG_MIN, 3), (-3, LONG_MAX), (0, LONG_MAX),
                                      (LONG_MIN, LONG_MAX), (LONG_MIN, LONG_MIN), (LONG_MAX, LONG_MAX))))
-    lower = draw(st.integers(-6, 4))
-    return lower, lower + draw(st.sampled_from((0, 0, 1, 2, 3, 5, 8)))
+    lower = draw(integers(-6, 4))
+    return lower, lower + draw(sampled((0, 0, 1, 2, 3, 5, 8)))
 
 
 @st.composite
@@ -42,50 +43,50 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     lower, upper = draw(_bounds())
     out: dict[str, Any] = {"lower_bound_ms": lower, "upper_bound_ms": upper}
     for name in ("lower_exclusive", "upper_exclusive"):
-        if draw(st.integers(0, 2)) == 0:
+        if draw(integers(0, 2)) == 0:
             out[name] = True
-        elif draw(st.integers(0, 4)) == 0:
+        elif draw(integers(0, 4)) == 0:
             out[name] = False
     if version >= LATE_OUTPUTS.at:
         for name in ("left_late_output", "right_late_output"):
-            if draw(st.booleans()):
-                out[name] = draw(st.integers(0, 3)) != 0
-    keys = KEYS[:draw(st.integers(1, 3))]
+            if draw(booleans()):
+                out[name] = draw(integers(0, 3)) != 0
+    keys = KEYS[:draw(integers(1, 3))]
     small = (-10, 10)
-    clock = draw(st.sampled_from((0, 0, 100, -20)))
-    extreme = draw(st.integers(0, 9)) == 0
+    clock = draw(sampled((0, 0, 100, -20)))
+    extreme = draw(integers(0, 9)) == 0
     if extreme:
-        clock = draw(st.sampled_from((LONG_MAX - 10, LONG_MIN + 10)))
-    no_timestamp = draw(st.integers(0, 24)) == 0
+        clock = draw(sampled((LONG_MAX - 10, LONG_MIN + 10)))
+    no_timestamp = draw(integers(0, 24)) == 0
     marks = {"left": LONG_MIN, "right": LONG_MIN}
     buffered: list[int] = []
     events: list[dict[str, Any]] = []
-    for i in range(draw(st.integers(0, 24))):
-        side = draw(st.sampled_from(SIDES))
-        if draw(st.integers(0, 3)) == 0:  # a watermark of one input
-            step = draw(st.sampled_from((0, 1, 1, 2, 3, 5, max(abs(upper), 1) if abs(upper) < 100 else 1)))
+    for i in range(draw(integers(0, 24))):
+        side = draw(sampled(SIDES))
+        if draw(integers(0, 3)) == 0:  # a watermark of one input
+            step = draw(sampled((0, 1, 1, 2, 3, 5, max(abs(upper), 1) if abs(upper) < 100 else 1)))
             mark = max(marks[side], _clamp(clock + step - 2))
-            if draw(st.integers(0, 29)) == 0:
+            if draw(integers(0, 29)) == 0:
                 mark = LONG_MAX
             marks[side] = mark
             clock = max(clock, mark) if abs(mark) < 2**62 or extreme else clock
             events.append({"side": side, "watermark": mark})
-            if draw(st.booleans()):  # the other input follows: the combined watermark rises
+            if draw(booleans()):  # the other input follows: the combined watermark rises
                 other = "right" if side == "left" else "left"
                 marks[other] = max(marks[other], mark)
                 events.append({"side": other, "watermark": marks[other]})
             continue
-        if bool(buffered) and draw(st.booleans()):  # on or around a bound of a buffered record
-            base = draw(st.sampled_from(buffered))
-            bound = draw(st.sampled_from((lower, upper, -lower, -upper))) if max(abs(lower), abs(upper)) < 100 \
-                else draw(st.integers(*small))
-            ts = _clamp(base + bound + draw(st.sampled_from((-1, 0, 0, 1))))
+        if bool(buffered) and draw(booleans()):  # on or around a bound of a buffered record
+            base = draw(sampled(buffered))
+            bound = draw(sampled((lower, upper, -lower, -upper))) if max(abs(lower), abs(upper)) < 100 \
+                else draw(integers(*small))
+            ts = _clamp(base + bound + draw(sampled((-1, 0, 0, 1))))
         else:
-            ts = _clamp(clock + draw(st.integers(-3, 4)))
-        if no_timestamp and draw(st.integers(0, 3)) == 0:
+            ts = _clamp(clock + draw(integers(-3, 4)))
+        if no_timestamp and draw(integers(0, 3)) == 0:
             ts = LONG_MIN  # no timestamp: Flink's FlinkException
         buffered.append(ts)
-        events.append({"side": side, "key": draw(st.sampled_from(keys)), "timestamp": ts, "value": i})
+        events.append({"side": side, "key": draw(sampled(keys)), "timestamp": ts, "value": i})
     out["events"] = events
     return out
 

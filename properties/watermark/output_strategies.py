@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from oracle.versions import FlinkVersion
 from oracle.watermark_output import LONG_MAX, LONG_MIN, OUTPUT
+from properties.draws import integers, sampled
 
 AREA = OUTPUT
 
@@ -24,32 +25,32 @@ AREA = OUTPUT
 @st.composite
 def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    source = draw(st.sampled_from(("operator", "operator", "legacy", None)))
+    source = draw(sampled(("operator", "operator", "legacy", None)))
     if source is not None:
         out["source"] = source
     events: list[dict[str, Any]] = []
-    last = draw(st.sampled_from((0, 1000, 1_600_000_000_000, -5)))
-    for _ in range(draw(st.integers(0, 20))):
-        kind = draw(st.sampled_from(("record", "record", "watermark", "watermark", "status", "status", "latency",
+    last = draw(sampled((0, 1000, 1_600_000_000_000, -5)))
+    for _ in range(draw(integers(0, 20))):
+        kind = draw(sampled(("record", "record", "watermark", "watermark", "status", "status", "latency",
                                      "probe")))
         if kind == "record":
             ts: int | None = None
-            if draw(st.integers(0, 9)) != 0:
-                last = ts = last + draw(st.integers(-3, 10))
+            if draw(integers(0, 9)) != 0:
+                last = ts = last + draw(integers(-3, 10))
             events.append({"kind": "record", "timestamp": ts})
         elif kind == "watermark":
-            corner = draw(st.integers(0, 9))
-            wm = LONG_MAX if corner == 0 else LONG_MIN if corner == 1 else last + draw(st.integers(-3, 3))
+            corner = draw(integers(0, 9))
+            wm = LONG_MAX if corner == 0 else LONG_MIN if corner == 1 else last + draw(integers(-3, 3))
             events.append({"kind": "watermark", "timestamp": wm})
         elif kind == "status":
-            events.append({"kind": "status", "status": draw(st.sampled_from(("idle", "active")))})
+            events.append({"kind": "status", "status": draw(sampled(("idle", "active")))})
         elif kind == "latency":
-            events.append({"kind": "latency", "marked_time": draw(st.sampled_from((0, 1, last, LONG_MAX)))})
+            events.append({"kind": "latency", "marked_time": draw(sampled((0, 1, last, LONG_MAX)))})
         else:
             events.extend([{"kind": "status", "status": "idle"}, {"kind": "watermark", "timestamp": last},
                            {"kind": "record", "timestamp": last}, {"kind": "latency", "marked_time": 1}])
-    if draw(st.integers(0, 2)) != 0:
-        if draw(st.integers(0, 2)) == 0:
+    if draw(integers(0, 2)) != 0:
+        if draw(integers(0, 2)) == 0:
             events.append({"kind": "status", "status": "idle"})
         events.append({"kind": "end"})
     out["events"] = events

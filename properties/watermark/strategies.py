@@ -17,20 +17,21 @@ from hypothesis import strategies as st
 
 from oracle.versions import FlinkVersion
 from oracle.watermark import COMBINED, SUBPARTITIONS_SINCE, VALVE
+from properties.draws import integers
 
 LONG_MIN, LONG_MAX = -(1 << 63), (1 << 63) - 1
 CORNER_TIMESTAMPS = (LONG_MIN, LONG_MIN + 1, -1, 0, 1, 2, 3, 5, 10, 100, LONG_MAX - 1, LONG_MAX)
 
-_timestamp = st.one_of(st.sampled_from(CORNER_TIMESTAMPS), st.integers(-5, 20), st.integers(LONG_MIN, LONG_MAX))
+_timestamp = st.one_of(st.sampled_from(CORNER_TIMESTAMPS), integers(-5, 20), integers(LONG_MIN, LONG_MAX))
 _pool = st.lists(_timestamp, min_size=1, max_size=6)
-_channels = st.one_of(st.integers(1, 3), st.integers(1, 3), st.integers(1, 16))
+_channels = st.one_of(integers(1, 3), integers(1, 3), integers(1, 16))
 # kind 0-2: watermark (most common), 3: IDLE, 4: ACTIVE
-_step = st.tuples(st.integers(0, 4), st.integers(0, 1 << 16), st.integers(0, 1 << 16))
+_step = st.tuples(integers(0, 4), integers(0, 1 << 16), integers(0, 1 << 16))
 _steps = st.lists(_step, max_size=40)
-_tail = st.integers(0, 2).map(lambda n: n == 2)  # timers: a final Long.MAX_VALUE watermark; shrinks towards none
+_tail = integers(0, 2).map(lambda n: n == 2)  # timers: a final Long.MAX_VALUE watermark; shrinks towards none
 # how a short sequence ends: 0-3 as drawn, 4 every channel goes idle, 5 first a channel resumes behind
 # the output (the others at the pool's largest timestamp), then every channel goes idle; shrinks towards 0
-_ending = st.integers(0, 5)
+_ending = integers(0, 5)
 
 
 def _events(index: str, n: int, pool: list[int], steps: list[tuple[int, int, int]]) -> list[dict[str, Any]]:
@@ -51,12 +52,12 @@ def _events(index: str, n: int, pool: list[int], steps: list[tuple[int, int, int
 
 @st.composite
 def short_sequences(draw: st.DrawFn, index: str, max_n: int | None = None) -> dict[str, Any]:
-    n = draw(_channels if max_n is None else st.integers(1, max_n))
+    n = draw(_channels if max_n is None else integers(1, max_n))
     pool = draw(_pool)
     steps = draw(_steps)
     ending = draw(_ending)
     if ending == 5 and n > 1:  # a channel resumes behind the output: active but not aligned (FLINK-7721)
-        late, top = draw(st.integers(0, n - 1)), len(pool) - 1  # steps index the sorted pool
+        late, top = draw(integers(0, n - 1)), len(pool) - 1  # steps index the sorted pool
         steps = [*steps, (0, late, 0), (3, late, 0), *((0, ch, top) for ch in range(n) if ch != late), (4, late, 0)]
     events = _events(index, n, pool, steps)
     if ending >= 4:  # every channel goes idle, in a drawn order
@@ -75,19 +76,19 @@ def long_sequence(index: str, seed: int, max_n: int = 16) -> dict[str, Any]:
 
 def sequences(index: str, max_n: int | None = None) -> st.SearchStrategy[dict[str, Any]]:
     short = short_sequences(index, max_n)
-    long = st.integers(0, 1 << 32).map(lambda s: long_sequence(index, s, max_n or 16))
+    long = integers(0, 1 << 32).map(lambda s: long_sequence(index, s, max_n or 16))
     # about one sequence in twenty is thousands of events long (one_of would weight its last
     # branch far more: Hypothesis favours boundary indices); shrinks towards a short sequence
-    return st.integers(0, 65535).flatmap(lambda x: long if x % 20 == 19 else short)
+    return integers(0, 65535).flatmap(lambda x: long if x % 20 == 19 else short)
 
 
 KEYS = ("a", "b", "c", "", "key-1", "ü", "$k", "1", " a")  # the empty key, keys of unusual first characters
 NAMESPACES = (None, "window-1", "window-1", "", "ü-window", " ")  # None: VoidNamespace
-_timer_step = st.tuples(st.integers(0, 5), st.integers(0, 1 << 16), st.integers(0, 2), st.integers(0, 1))
+_timer_step = st.tuples(integers(0, 5), integers(0, 1 << 16), integers(0, 2), integers(0, 1))
 # each script uses a few keys and namespaces of all these, so that its deletions and re-registrations
 # meet the timers it registered (over all of KEYS x NAMESPACES they would rarely meet)
-_key_palette = st.lists(st.integers(0, len(KEYS) - 1), min_size=1, max_size=3)
-_namespace_palette = st.lists(st.integers(0, len(NAMESPACES) - 1), min_size=1, max_size=2)
+_key_palette = st.lists(integers(0, len(KEYS) - 1), min_size=1, max_size=3)
+_namespace_palette = st.lists(integers(0, len(NAMESPACES) - 1), min_size=1, max_size=2)
 
 
 @st.composite
@@ -139,7 +140,7 @@ def with_subpartitions(draw: st.DrawFn, base: st.SearchStrategy[dict[str, Any]])
     return {**inp, "subpartitions": ranges, "events": events}
 
 
-_SOME, _FIRST, _WIDTH = st.integers(0, 3), st.integers(0, 2), st.sampled_from([1, 1, 2, 3])
+_SOME, _FIRST, _WIDTH = integers(0, 3), integers(0, 2), st.sampled_from([1, 1, 2, 3])
 
 
 def requests(area: str, version: FlinkVersion) -> st.SearchStrategy[dict[str, Any]]:

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from oracle.versions import FlinkVersion
 from oracle.watermark_windows import LONG_MAX, LONG_MIN, MAX_WINDOW_NUM, WINDOWS
+from properties.draws import booleans, integers, sampled
 
 AREA = WINDOWS
 KEYS = ("a", "b", "c", "d")
@@ -30,67 +31,67 @@ KEYS = ("a", "b", "c", "d")
 @st.composite
 def _assigner(draw: st.DrawFn) -> tuple[dict[str, Any], int, bool]:
     """The assigner's fields, the window's extent (size or gap) and whether records may be drawn."""
-    kind = draw(st.sampled_from(("tumbling", "sliding", "session")))
-    bad = draw(st.integers(0, 24)) == 0
+    kind = draw(sampled(("tumbling", "sliding", "session")))
+    bad = draw(integers(0, 24)) == 0
     if kind == "session":
-        gap = draw(st.sampled_from((0, -1))) if bad else draw(st.sampled_from((1, 2, 3, 5, 10)))
+        gap = draw(sampled((0, -1))) if bad else draw(sampled((1, 2, 3, 5, 10)))
         return {"assigner": "session", "gap_ms": gap}, max(gap, 1), True
     if kind == "tumbling":
-        size = draw(st.sampled_from((1, 2, 5, 10, 100)))
-        offset = draw(st.sampled_from((0, 0, 0, 1, -1, size - 1, 1 - size)))
+        size = draw(sampled((1, 2, 5, 10, 100)))
+        offset = draw(sampled((0, 0, 0, 1, -1, size - 1, 1 - size)))
         if bad:
-            size, offset = draw(st.sampled_from(((size, size), (size, -size), (0, 0), (-5, 0))))
+            size, offset = draw(sampled(((size, size), (size, -size), (0, 0), (-5, 0))))
         return {"assigner": "tumbling", "size_ms": size, "offset_ms": offset}, max(size, 1), True
-    if draw(st.integers(0, 9)) == 0:  # FLINK-37512's cap, at and past it, without records
-        slide = draw(st.sampled_from((1, 1, 3)))
-        ratio = MAX_WINDOW_NUM + draw(st.sampled_from((0, 1, 1, 1000)))
+    if draw(integers(0, 9)) == 0:  # FLINK-37512's cap, at and past it, without records
+        slide = draw(sampled((1, 1, 3)))
+        ratio = MAX_WINDOW_NUM + draw(sampled((0, 1, 1, 1000)))
         return {"assigner": "sliding", "size_ms": slide * ratio, "slide_ms": slide}, 1, False
-    slide = draw(st.sampled_from((1, 2, 5, 10)))
-    size = slide * draw(st.integers(1, 4)) + draw(st.sampled_from((0, 0, 0, 1)))
-    offset = draw(st.sampled_from((0, 0, 1, -1, slide - 1, 1 - slide)))
+    slide = draw(sampled((1, 2, 5, 10)))
+    size = slide * draw(integers(1, 4)) + draw(sampled((0, 0, 0, 1)))
+    offset = draw(sampled((0, 0, 1, -1, slide - 1, 1 - slide)))
     if bad:
-        size, slide, offset = draw(st.sampled_from(((size, slide, slide), (0, slide, 0))))
+        size, slide, offset = draw(sampled(((size, slide, slide), (0, slide, 0))))
     return {"assigner": "sliding", "size_ms": size, "slide_ms": slide, "offset_ms": offset}, max(size, 1), True
 
 
 @st.composite
 def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     out, extent, records = draw(_assigner())
-    lateness = draw(st.sampled_from((0, 0, 0, 1, 2, 5, extent)))
-    if draw(st.integers(0, 19)) == 0:  # the cleanup time's overflow guard
-        lateness = draw(st.sampled_from((LONG_MAX, LONG_MAX - 3)))
+    lateness = draw(sampled((0, 0, 0, 1, 2, 5, extent)))
+    if draw(integers(0, 19)) == 0:  # the cleanup time's overflow guard
+        lateness = draw(sampled((LONG_MAX, LONG_MAX - 3)))
     if lateness:
         out["allowed_lateness_ms"] = lateness
-    if draw(st.booleans()):
+    if draw(booleans()):
         out["late_output"] = True
-    keys = KEYS[:draw(st.integers(2, 4))]
+    keys = KEYS[:draw(integers(2, 4))]
     small = min(lateness, 1000)
-    base = draw(st.sampled_from((0, 0, 100, -20, -7)))
+    base = draw(sampled((0, 0, 100, -20, -7)))
     wm: int | None = None
     events: list[dict[str, Any]] = []
-    if draw(st.integers(0, 9)) == 0:
+    if draw(integers(0, 9)) == 0:
         wm = LONG_MIN
         events.append({"watermark": LONG_MIN})
-    for _ in range(draw(st.integers(0, 20))):
-        kind = draw(st.sampled_from(("record", "record", "record", "watermark")))
+    for _ in range(draw(integers(0, 20))):
+        kind = draw(sampled(("record", "record", "record", "watermark")))
         if kind == "record" and records:
-            if draw(st.integers(0, 29)) == 0 and out["assigner"] != "sliding":
-                ts = draw(st.sampled_from((LONG_MAX, LONG_MAX - 1, LONG_MAX - extent, LONG_MIN + 1)))
+            if draw(integers(0, 29)) == 0 and out["assigner"] != "sliding":
+                ts = draw(sampled((LONG_MAX, LONG_MAX - 1, LONG_MAX - extent, LONG_MIN + 1)))
             else:
                 anchor = base if wm is None or wm in (LONG_MIN, LONG_MAX) else wm
-                delta = draw(st.sampled_from((-small - extent, -small - 1, -small, 1 - small, -extent, -1, 0, 1, 2,
+                delta = draw(sampled((-small - extent, -small - 1, -small, 1 - small, -extent, -1, 0, 1, 2,
                                               extent - 1, extent, 2 * extent)))
                 ts = anchor + delta if abs(anchor + delta) < 2**62 else anchor
-            events.append({"key": draw(st.sampled_from(keys)), "timestamp": ts,
-                           "value": draw(st.integers(-3, 9))})
+            events.append({"key": draw(sampled(keys)), "timestamp": ts,
+                           "value": draw(integers(-3, 9))})
         elif kind == "watermark":
             if wm == LONG_MAX:
                 continue
-            if draw(st.integers(0, 14)) == 0:
+            if draw(integers(0, 14)) == 0:
                 wm = LONG_MAX
             else:
                 start = base if wm is None or wm == LONG_MIN else wm
-                step = draw(st.sampled_from((0, 1, 1, extent - 1, extent, extent + 1, small, small + extent)))
+                step = draw(sampled((0, 1, 1, extent - 1, extent, extent + 1, small, small + extent)))
                 wm = max(start + step, wm if wm is not None else LONG_MIN)
             events.append({"watermark": wm})
     out["events"] = events
