@@ -26,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import math
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from hypothesis import HealthCheck, Phase, settings
@@ -67,15 +67,35 @@ class _Draw(ConjectureData):
     def _pooled_constraints(self, choice_type: Any, constraints: Any) -> Any:
         return constraints
 
-    @contextlib.contextmanager
-    def track_arg_label(self, label: str) -> Iterator[dict[str, Any]]:
-        yield {}
+    def track_arg_label(self, label: str) -> _NoLabels:  # type: ignore[override]
+        return _NO_LABELS
 
     def start_span(self, label: int) -> None:
         self.depth += 1  # many() checks the depth its elements are drawn at
 
     def stop_span(self, *, discard: bool = False) -> None:
         self.depth -= 1
+
+
+class _NoLabels:
+    """What :meth:`_Draw.track_arg_label` gives: no labels (they only name arguments in printed examples)."""
+
+    def __enter__(self) -> dict[str, Any]:
+        return {}
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+_NO_LABELS = _NoLabels()
+
+
+class _Unprinted(BuildContext):
+    """A build context that keeps nothing for printing examples: ``st.builds`` records how it built each
+    object for a failing example's printout, a cost per draw that drawing in bulk never uses."""
+
+    def record_call(self, obj: object, func: object, *, args: Any, kwargs: Any, arg_labels: Any = None) -> None:
+        return None
 
 
 def _random(seed: int, index: int) -> random.Random:
@@ -93,13 +113,13 @@ def _one(strategy: st.SearchStrategy[T], seed: int, index: int) -> tuple[T, tupl
 
 def one(strategy: st.SearchStrategy[T], seed: int, index: int) -> tuple[T, tuple[Any, ...]]:
     """Value ``index`` of seed ``seed``, and the choices that replay it under Hypothesis."""
-    with BuildContext(ConjectureData.for_choices(()), wrapped_test=one):
+    with _Unprinted(ConjectureData.for_choices(()), wrapped_test=one):
         return _one(strategy, seed, index)
 
 
 def values(strategy: st.SearchStrategy[T], n: int, seed: int, start: int = 0) -> list[T]:
     """Values ``start`` ... ``start + n - 1`` of seed ``seed``."""
-    with BuildContext(ConjectureData.for_choices(()), wrapped_test=values):
+    with _Unprinted(ConjectureData.for_choices(()), wrapped_test=values):
         return [_one(strategy, seed, i)[0] for i in range(start, start + n)]
 
 
