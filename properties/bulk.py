@@ -143,7 +143,7 @@ def shrink(strategy: st.SearchStrategy[T], choices: tuple[Any, ...], fails: Call
     every smaller value of which ``fails`` holds: ``fails`` sees each value tried, and the caller keeps
     what it needs of them (and ends the shrinking when it wants by raising a ``BaseException``)."""
     def test(data: ConjectureData) -> None:
-        with BuildContext(data, wrapped_test=shrink):
+        with _Unprinted(data, wrapped_test=shrink):
             value = data.draw(strategy)
         if fails(value):
             data.mark_interesting(_FAILS)
