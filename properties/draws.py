@@ -37,12 +37,20 @@ def sampled(values: Sequence[T]) -> st.SearchStrategy[T]:
     tuple of its elements): the same strategy, so the same draws and choices, without building and validating a
     new one on every call. Only for a strategy drawn at once: ``st.one_of`` counts an object given twice once,
     so ``one_of(sampled(x), sampled(x))`` would weigh ``x`` half as much as two ``st.sampled_from(x)`` of a list."""
-    if isinstance(values, (list, tuple)):
-        try:
-            return _sampled(tuple(values))
-        except TypeError:  # an unhashable element
-            pass
-    return st.sampled_from(values)
+    key = _hashable(values)
+    return st.sampled_from(values) if key is None else _sampled(key)
+
+
+def _hashable(values: Sequence[Any]) -> tuple[Any, ...] | None:
+    """``values`` as a tuple to cache a strategy by, or None if it is no list or tuple of hashable values."""
+    if not isinstance(values, (list, tuple)):
+        return None
+    key = tuple(values)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 @lru_cache(maxsize=4096)
@@ -54,12 +62,10 @@ def lists_of(values: Sequence[T], min_size: int = 0, max_size: int | None = None
              unique: bool = False) -> st.SearchStrategy[list[T]]:
     """``st.lists(st.sampled_from(values), ...)``, built once per arguments where the values are hashable (as
     :func:`sampled`)."""
-    if isinstance(values, (list, tuple)):
-        try:
-            return _lists_of(tuple(values), min_size, max_size, unique)
-        except TypeError:  # an unhashable element
-            pass
-    return st.lists(st.sampled_from(values), min_size=min_size, max_size=max_size, unique=unique)
+    key = _hashable(values)
+    if key is None:
+        return st.lists(st.sampled_from(values), min_size=min_size, max_size=max_size, unique=unique)
+    return _lists_of(key, min_size, max_size, unique)
 
 
 @lru_cache(maxsize=4096)

@@ -22,6 +22,7 @@ same answer at a release between two of them gives what it gives at its neighbou
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -88,20 +89,25 @@ def _requests(area: str, ver: FlinkVersion) -> list[tuple[dict[str, Any], dict[s
     return out
 
 
+@contextlib.contextmanager
+def _judging(req: dict[str, Any], answer: dict[str, Any]) -> Iterator[None]:
+    """An invariant that raises is a suite bug, reported as such."""
+    try:
+        yield
+    except Exception as exc:
+        raise AssertionError(f"judging {str(answer)[:300]} to {str(req)[:300]} raised {exc!r}") from exc
+
+
 def _violated(area: str, req: dict[str, Any], answer: dict[str, Any], ver: FlinkVersion,
               documented_only: bool) -> set[str]:
-    try:
+    with _judging(req, answer):
         found = judge(area, req, answer, ver, documented_only=documented_only)
-    except Exception as exc:  # an invariant that raises is a suite bug, reported as such
-        raise AssertionError(f"judging {str(answer)[:300]} to {str(req)[:300]} raised {exc!r}") from exc
     return {v.rule for v in found}
 
 
 def _both_levels(area: str, req: dict[str, Any], answer: dict[str, Any], ver: FlinkVersion) -> set[str]:
-    try:
+    with _judging(req, answer):
         flink, documented = judge_levels(area, req, answer, ver)
-    except Exception as exc:  # an invariant that raises is a suite bug, reported as such
-        raise AssertionError(f"judging {str(answer)[:300]} to {str(req)[:300]} raised {exc!r}") from exc
     return {v.rule for v in (*flink, *documented)}
 
 

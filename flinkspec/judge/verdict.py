@@ -256,33 +256,33 @@ class Judge:
         """The implementation's answer to a metamorphic rule's twin of a request (sent, not counted as a
         checked case), or None if the implementation cannot be sent it: asked ahead by :meth:`prefetch`,
         or now."""
+        ahead = self._asked.pop(_twin_key(request), None)
+        if ahead is not None:
+            return ahead
         fitted = self.caps.fit(dict(request))[0]
-        if fitted is None:
-            return None
-        ahead = self._asked.pop(_twin_key(fitted), None)
-        return ahead if ahead is not None else self.ask(fitted)[1]
+        return None if fitted is None else self.ask(fitted)[1]
 
     def prefetch(self, answered: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> None:
         """Ask in one batch the twins that judging these answers will ask (of the area's metamorphic rules),
         instead of one request at a time each. If the implementation breaks on them, nothing is kept: each
         twin is then asked when it is judged, and a break is reported there, as without this batch."""
         self._asked.clear()
-        twins = []
+        twins: dict[str, dict[str, Any]] = {}  # each twin as sent, by the twin the rules ask (its key)
         documented = self.conformance == "documented"
         for req, actual in answered:
             spoken = as_spoken(self.caps.fit_answer, req, actual)
             for related in self.rules.twins(req, spoken, self.version, documented_only=documented):
                 fitted = self.caps.fit(dict(related))[0]
                 if fitted is not None:
-                    twins.append(fitted)
+                    twins[_twin_key(related)] = fitted
         if not twins:
             return
-        sent = [{"id": self.next_id(), **t} for t in twins]
+        sent = [{"id": self.next_id(), **t} for t in twins.values()]
         try:
             answers = self.impl.answer_many(sent)
         except ImplementationBroken:
             return
-        self._asked = {_twin_key(t): a for t, a in zip(twins, answers, strict=True)}
+        self._asked = dict(zip(twins, answers, strict=True))
 
     def smallest(self, request: dict[str, Any], key: Cause,
                  calls: int = REDUCE_CALLS) -> tuple[dict[str, Any], dict[str, Any], Found] | None:
