@@ -10,8 +10,11 @@ store down with a job status, or start a new store on the same ZooKeeper (a JobM
 answer: what each event did, then the znodes, the handles they hold and the files left. HA-* in
 :data:`RULES`.
 
-The area starts at 1.17, the first release whose flink-dist bundles ZooKeeper's server and Curator (the
-bridge runs an in-process server); 1.13-1.16 ship them in separate jars the suite does not download.
+The area starts at 1.15. From 1.17 flink-dist bundles ZooKeeper's server and Curator (the bridge runs an
+in-process server); 1.13-1.16 ship them in the distribution's lib/flink-shaded-zookeeper jar, which the bridge
+runs with. 1.13 and 1.14 ship ZooKeeper 3.4.14, whose client cannot connect on JDK 14 or later
+(ZOOKEEPER-3779: it parses InetSocketAddress.toString, whose form JDK 14 changed), and the suite's JVM is JDK 17:
+their ZooKeeper high availability cannot run there at all.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from oracle.rules import Declared
 from oracle.versions import FlinkVersion, parse_version, pick
 
 HA = "checkpoint.ha"  # the protocol area (docs/protocol)
-FIRST = "1.17.0"  # the first release whose flink-dist bundles ZooKeeper and Curator
+FIRST = "1.15.0"  # the first release whose ZooKeeper client connects on JDK 17 (1.13, 1.14: ZooKeeper 3.4.14)
 
 JOB = "0123456789abcdef0123456789abcdef"  # the job's id (its znode)
 STORAGE = "<storageDir>"  # the storage directory the bridge gives high-availability.storageDir
@@ -70,9 +73,10 @@ RULES: tuple[Declared, ...] = (
     Declared("HA-8",
              "A subsumed checkpoint is discarded (its chk-N directory deleted) only once the oldest checkpoint the "
              "store keeps has a higher id (at a globally terminal shutdown: the lowest one it keeps on the file "
-             "system, or any); until then the checkpoints cleaner holds it, across a new store too.",
+             "system, or any); until then the checkpoints cleaner holds it, across a new store too. Before 1.16 it is "
+             "discarded as soon as it is subsumed.",
              "CheckpointsCleaner.addSubsumedCheckpoint / cleanSubsumedCheckpoints, "
-             "DefaultCompletedCheckpointStore.findLowest"),
+             "DefaultCompletedCheckpointStore.findLowest (before 1.16: CheckpointsCleaner.cleanCheckpoint at once)"),
     Declared("HA-5",
              "A globally terminal shutdown (FINISHED, CANCELED, FAILED) removes every checkpoint's znode and file, "
              "the /checkpoints znode and the counter's znode, and discards each checkpoint whose retention policy "
@@ -98,6 +102,11 @@ NUM_RETAINED_KEYS = Change(
     "a value that does not parse names the new key",
     witnesses=({"config": {"high-availability.storageDir": STORAGE, "state.checkpoints.num-retained": "x"},
                 "events": []},))
+SUBSUMED_HELD = Change(
+    since="1.16", issue="FLINK-25872",
+    what="a subsumed checkpoint is held by the checkpoints cleaner until the oldest checkpoint the store keeps has "
+    "a higher id (HA-8); before, it was discarded as soon as it was subsumed",
+    witnesses=({"config": {"high-availability.storageDir": STORAGE}, "events": [{"add": 1}, {"add": 0}]},))
 _RETAINED_OPTION = NUM_RETAINED_KEYS.table(
     ConfigOption("state.checkpoints.num-retained", "int", 1, "1"),
     ConfigOption("execution.checkpointing.num-retained", "int", 1, "1",
@@ -131,6 +140,7 @@ class _State:
     """ZooKeeper's and the file system's contents, and the JobManager's store and counter."""
 
     retain: int
+    held: bool  # HA-8: the cleaner holds subsumed checkpoints (1.16 on)
     job: str  # the job's znode
     storage: str  # <storageDir>/<cluster-id>
     znodes: set[str] = attrs.Factory(set)
@@ -204,7 +214,8 @@ def ha_area(payload: Mapping[str, Any], version: FlinkVersion) -> HaOutput | Rej
     if not isinstance(payload, Mapping):
         raise BadRequest("input must be an object")
     if version < parse_version(FIRST):
-        raise BadRequest(f"{HA} starts at Flink {FIRST} (the first flink-dist that bundles ZooKeeper)")
+        raise BadRequest(f"{HA} starts at Flink {FIRST}: 1.13 and 1.14 ship ZooKeeper 3.4.14, whose client "
+                         "never connects on JDK 14 or later (ZOOKEEPER-3779)")
     raw_config = string_map(payload, "config", "input")
     if any(v.strip() and not v.startswith(STORAGE) for k, v in raw_config.items() if k in STORAGE_DIR.keys):
         raise BadRequest(BAD_STORAGE)  # never a directory of the caller's: Flink would write there
@@ -227,7 +238,8 @@ def ha_area(payload: Mapping[str, Any], version: FlinkVersion) -> HaOutput | Rej
     if not cluster.strip("/") or "//" in cluster or "//" in storage_dir:
         raise NotModelled("input.config", "an empty cluster-id or doubled slashes in it or the storage directory")
     namespace = "/".join(p for p in (_trim(root), _trim(cluster)) if p)
-    state = _State(retain=retain, job=f"/{namespace}/{JOB}" if namespace else f"/{JOB}",
+    state = _State(retain=retain, held=not SUBSUMED_HELD.before(version),
+                   job=f"/{namespace}/{JOB}" if namespace else f"/{JOB}",
                    storage=storage_dir.rstrip("/") + "/" + _trim(cluster))
     state.open()
     steps = []
@@ -289,7 +301,8 @@ def _step(state: _State, event: dict[str, Any]) -> dict[str, Any]:
             _remove(state, old.id)
             state.pending.append(old.id)
         state.store = state.store[len(subsumed):]
-        _clean_subsumed(state, state.store[0].id)  # HA-8: below the oldest one the store keeps
+        # HA-8: below the oldest one the store keeps (before 1.16: each at once)
+        _clean_subsumed(state, state.store[0].id if state.held else 2**63)
         after = [c.id for c in state.store]
         return {"subsumed": [i for i in before if i not in after], "retained": after}
     if "get" in event:
@@ -343,4 +356,4 @@ def _step(state: _State, event: dict[str, Any]) -> dict[str, Any]:
 # the areas this module answers, by name (oracle.AREAS)
 ENTRIES: dict[str, AreaFn] = {HA: ha_area}
 
-CHANGES: dict[str, tuple[Change, ...]] = {HA: (NUM_RETAINED_KEYS,)}
+CHANGES: dict[str, tuple[Change, ...]] = {HA: (SUBSUMED_HELD, NUM_RETAINED_KEYS)}

@@ -107,7 +107,9 @@ RULES: tuple[Declared, ...] = (
              "rocksdb: restoring takes the snapshot's handle as the JobManager holds it, its placeholders replaced by "
              "the handles registered before (SharedStateRegistry), and rebuilds the database from all its files: the "
              "backend holds the snapshot's whole state (base and increments), its database those SST files, its last"
-             " completed checkpoint the restored one with those files recorded.",
+             " completed checkpoint the restored one with those files recorded. Before 1.15 a new SST file of a "
+             "restored backend is not modelled (REGISTRY_REPLACES): the registry could give a checkpoint another "
+             "backend's file of the same name.",
              "IncrementalRemoteKeyedStateHandle.registerSharedStates, SharedStateRegistryImpl.registerReference, "
              "RocksDBIncrementalRestoreOperation.restore, RocksDBKeyedStateBackendBuilder.build "
              "(lastCompletedCheckpointId, uploadedSstFiles of the restore result)"),
@@ -124,7 +126,17 @@ _PRUNE_WHAT = ("rocksdb incremental snapshots: files of the last completed check
 PRUNE = Change(since="2.0.2", what=_PRUNE_WHAT + " (backported to 2.0.2)", witnesses=(_PRUNE_WITNESS,))
 PRUNE_2_1 = Change(since="2.1.2", regressed="2.1.0", what=_PRUNE_WHAT + " (2.1.0 and 2.1.1 were released without it)",
                    witnesses=(_PRUNE_WITNESS,))
-CHANGES: dict[str, tuple[Change, ...]] = {SNAPSHOT: (PRUNE, PRUNE_2_1)}
+REGISTRY_REPLACES = Change(
+    since="1.15", issue="FLINK-24611",
+    what="rocksdb incremental snapshots of restored backends: before 1.15 the JobManager's SharedStateRegistry "
+    "keyed an uploaded SST file by the backend's id, which a restored backend keeps, and the file's name, which a "
+    "backend restored again from the same checkpoint gives its own new files too; it kept the first handle "
+    "registered under a key and dropped a later, different one as a duplicate, so a checkpoint could hold another "
+    "backend's file (a stale value; a restore failing with RocksDB's 'Sst file size mismatch'). From 1.15 (the "
+    "registry reworked) each checkpoint holds its own files",
+    unseen="the oracle does not model the earlier registry: before 1.15 it answers 'not modelled' to a rocksdb "
+    "request in which a restored backend writes a new SST file, so none of its answers shows the change")
+CHANGES: dict[str, tuple[Change, ...]] = {SNAPSHOT: (PRUNE, PRUNE_2_1, REGISTRY_REPLACES)}
 # whether the base of an incremental snapshot leaves out files re-uploaded by later checkpoints (KSS-12)
 PRUNES: dict[FlinkVersion, bool] = {**PRUNE.table(False, True), v("2.1.0"): False, PRUNE_2_1.at: True}
 
@@ -167,11 +179,14 @@ class Backend:
     with incremental checkpoints."""
 
     def __init__(self, state: dict[str, str] | None = None, sst: dict[int, dict[str, str | None]] | None = None,
-                 files: tuple[int, ...] = (), restored: int | None = None, prunes: bool = False) -> None:
+                 files: tuple[int, ...] = (), restored: int | None = None, prunes: bool = False,
+                 shared_names: bool = False) -> None:
         self.registered = state is not None
         self.state: dict[str, str] = dict(state or {})
         self.sst = sst
         self.prunes = prunes
+        self.shared_names = shared_names  # before 1.15: a restored backend's new files may share a registry key
+        self.restored_from = restored
         self.files = list(files)  # the database's SST files
         self.memtable: dict[str, str | None] = {}  # written since the last flush (None: removed)
         self.uploaded: dict[int, dict[int, bool]] = {}  # checkpoint id -> its files (True: a placeholder)
@@ -198,6 +213,11 @@ class Backend:
             return Snapshot(dict(self.state) if self.registered else None)
         because("KSS-9", "KSS-10")
         if self.memtable:
+            if self.shared_names and self.restored_from is not None:
+                because("KSS-13")
+                raise NotModelled("input.events", "before Flink 1.15, a new SST file of a rocksdb backend restored "
+                                  "from a checkpoint (the JobManager's registry may give a checkpoint another "
+                                  "backend's file of the same name: FLINK-24611)")
             self.sst[len(self.sst)] = self.memtable
             self.files.append(len(self.sst) - 1)
             self.memtable = {}
@@ -229,7 +249,7 @@ class Backend:
         because("KSS-6")
         if self.sst is None or snap.files is None:
             return Backend(snap.state, self.sst, prunes=self.prunes)
-        return Backend(snap.state, self.sst, snap.files, cid, self.prunes)
+        return Backend(snap.state, self.sst, snap.files, cid, self.prunes, self.shared_names)
 
     def contents(self) -> list[list[str]]:
         return java_sorted(self.state)
@@ -240,7 +260,8 @@ class Run:
 
     def __init__(self, rocksdb: bool = False, version: FlinkVersion | None = None) -> None:
         self.backend = Backend(sst={} if rocksdb else None,
-                               prunes=rocksdb and version is not None and pick(PRUNES, version))
+                               prunes=rocksdb and version is not None and pick(PRUNES, version),
+                               shared_names=rocksdb and version is not None and REGISTRY_REPLACES.before(version))
         self.snapshots: dict[int, Snapshot] = {}
 
     def step(self, event: Event) -> dict[str, Any]:

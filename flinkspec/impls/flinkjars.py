@@ -5,6 +5,9 @@ Everything is cached under ``$FLINKSPEC_CACHE`` (default ``~/.cache/flinkspec``)
     dl/                         wheels and sdists while pip downloads them (deleted once
                                 flink-dist is extracted: only what runs is kept)
     flink/<X.Y.Z>/flink-dist.jar
+    flink/<X.Y.Z>/lib/          the distribution's lib/ jars the driven classes need beside flink-dist: ZooKeeper
+                                and Curator (flink-shaded-zookeeper) where flink-dist does not bundle them (before
+                                1.17); an empty folder says there are none
     flink/<X.Y.Z>/bridge-<hash>/classes, unsupported/<Area>.txt (javac output of areas that
                                 do not compile against this version)
     fork/<sha256[:16]>/bridge-<hash>/...   the bridge built against a user's own flink-dist jar
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import os
 import re
@@ -34,8 +38,9 @@ import sys
 import tarfile
 import time
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import IO
 
 import attrs
 
@@ -45,6 +50,10 @@ from oracle.versions import parse_version, select_versions
 BRIDGE_SRC = Path(__file__).parent / "bridge" / "src"
 CORE = ("Area.java", "Json.java", "Main.java", "Reflect.java")
 _DIST = re.compile(r"(^|/)flink-dist[^/]*\.jar$")
+# lib/ jars the bridge puts beside flink-dist: the distribution's own ZooKeeper and Curator (checkpoint.ha), which
+# flink-dist bundles only from 1.17; Flink's scripts put every lib/ jar on the JobManager's classpath
+_LIB = re.compile(r"(^|/)lib/(flink-shaded-zookeeper[^/]*\.jar)$")
+_ZOOKEEPER = "org/apache/flink/shaded/zookeeper3/org/apache/zookeeper/ZooKeeper.class"
 
 
 class FlinkUnavailable(RuntimeError):
@@ -108,33 +117,63 @@ def _mb(size: int) -> str:
     return f"{size / 1e6:.0f} MB"
 
 
-def _extract_dist(archive: Path, target: Path) -> None:
-    progress(f"extracting flink-dist from {archive.name} ...")
-    tmp = target.with_suffix(".part")
+def _members(archive: Path) -> Iterator[tuple[str, Callable[[], IO[bytes]]]]:
+    """Each file of a wheel or sdist: its name and how to open it."""
     if archive.name.endswith(".whl"):
         with zipfile.ZipFile(archive) as zf:
-            names = [n for n in zf.namelist() if _DIST.search(n)]
-            if not names:
-                raise FlinkUnavailable(f"{archive.name} holds no flink-dist jar")
-            with zf.open(names[0]) as src, open(tmp, "wb") as dst:
-                shutil.copyfileobj(src, dst)
+            for name in zf.namelist():
+                yield name, functools.partial(zf.open, name)
     else:
         with tarfile.open(archive) as tf:
-            members = [m for m in tf.getmembers() if _DIST.search(m.name)]
-            if not members:
-                raise FlinkUnavailable(f"{archive.name} holds no flink-dist jar")
-            member = tf.extractfile(members[0])
-            assert member is not None
-            with member, open(tmp, "wb") as dst:
-                shutil.copyfileobj(member, dst)
+            for member in tf.getmembers():
+                if member.isfile():
+                    yield member.name, functools.partial(_extracted, tf, member)
+
+
+def _extracted(tf: tarfile.TarFile, member: tarfile.TarInfo) -> IO[bytes]:
+    fh = tf.extractfile(member)
+    assert fh is not None  # a regular file
+    return fh
+
+
+def _check_jar(jar: Path, what: str) -> None:
     try:
-        with zipfile.ZipFile(tmp) as zf:
+        with zipfile.ZipFile(jar) as zf:
             if zf.testzip() is not None:
-                raise FlinkUnavailable(f"flink-dist extracted from {archive.name} is corrupt")
+                raise FlinkUnavailable(f"{what} is corrupt")
     except zipfile.BadZipFile as exc:
-        raise FlinkUnavailable(f"flink-dist extracted from {archive.name} is not a jar: {exc}") from None
-    tmp.replace(target)
-    progress(f"extracted {target} ({_mb(target.stat().st_size)})")
+        raise FlinkUnavailable(f"{what} is not a jar: {exc}") from None
+
+
+def _extract(archive: Path, target: Path | None, lib: Path) -> None:
+    """flink-dist to ``target`` (unless None: only the lib/ jars are wanted) and the lib/ jars :data:`_LIB` names
+    into ``lib`` (created, empty where the archive has none)."""
+    progress(f"extracting {'flink-dist and ' if target else ''}lib/ jars from {archive.name} ...")
+    tmp_lib = lib.with_name(lib.name + ".part")
+    shutil.rmtree(tmp_lib, ignore_errors=True)
+    tmp_lib.mkdir(parents=True)
+    tmp = target.with_suffix(".part") if target else None
+    found = False
+    for name, open_member in _members(archive):
+        lib_jar = _LIB.search(name)
+        out = tmp if tmp is not None and not found and _DIST.search(name) else (
+            tmp_lib / lib_jar.group(2) if lib_jar else None)
+        if out is None:
+            continue
+        found = found or out == tmp
+        with open_member() as src, open(out, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+    if tmp is not None and target is not None:
+        if not found:
+            raise FlinkUnavailable(f"{archive.name} holds no flink-dist jar")
+        _check_jar(tmp, f"flink-dist extracted from {archive.name}")
+    for jar in tmp_lib.iterdir():
+        _check_jar(jar, f"lib/{jar.name} extracted from {archive.name}")
+    if tmp is not None and target is not None:
+        tmp.replace(target)
+        progress(f"extracted {target} ({_mb(target.stat().st_size)})")
+    shutil.rmtree(lib, ignore_errors=True)
+    tmp_lib.rename(lib)
 
 
 def dist_jar(version: str) -> Path:
@@ -147,16 +186,48 @@ def dist_jar(version: str) -> Path:
     with _locked(home / ".lock"):
         if not jar.exists():
             archive = _download(patch)
-            _extract_dist(archive, jar)
+            _extract(archive, jar, home / "lib")
             archive.unlink(missing_ok=True)  # 200-330 MB that nothing reads again
     return jar
+
+
+def lib_jars(version: str) -> list[Path]:
+    """The lib/ jars of ``version`` the bridge runs with beside flink-dist (:data:`_LIB`), downloading on first use.
+
+    A cache written before lib/ was kept has no lib/ folder: where flink-dist bundles ZooKeeper nothing is
+    missing (an empty folder records it); elsewhere the archive is fetched again for its lib/ jars only.
+    """
+    patch = resolve_patch(version)
+    jar = dist_jar(patch)
+    lib = jar.parent / "lib"
+    if not lib.is_dir():
+        with _locked(jar.parent / ".lock"):
+            if not lib.is_dir():
+                with zipfile.ZipFile(jar) as zf:
+                    bundled = _ZOOKEEPER in zf.NameToInfo
+                if bundled:
+                    lib.mkdir()
+                else:
+                    progress(f"Flink {patch}: fetching its lib/ jars (ZooKeeper, Curator; flink-dist has none)")
+                    archive = _download(patch)
+                    _extract(archive, None, lib)
+                    archive.unlink(missing_ok=True)
+    return sorted(lib.glob("*.jar"))
+
+
+def fork_lib_jars(jar: Path) -> list[Path]:
+    """A fork's lib/ jars: those :data:`_LIB` names in the folder of its flink-dist jar (a distribution's lib/)."""
+    return sorted(p for p in jar.parent.glob("*.jar") if _LIB.search(f"lib/{p.name}"))
 
 
 BUILD = 2  # how _build builds: a new value makes every cached build stale (2: an area failing leaves the others)
 
 
-def _sources_hash() -> str:
+def _sources_hash(lib: Sequence[Path] = ()) -> str:
+    """Names a bridge build: the sources, and the lib/ jars it was compiled with (an area compiles only with them)."""
     h = hashlib.sha256(str(BUILD).encode())
+    for jar in lib:
+        h.update(jar.name.encode())
     for src in sorted(BRIDGE_SRC.rglob("*.java")):
         h.update(src.name.encode())
         h.update(src.read_bytes())
@@ -170,8 +241,9 @@ def _javac(args: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run([javac, "-nowarn", "-encoding", "UTF-8", *args], capture_output=True, text=True)
 
 
-def _build(jar: Path, out: Path) -> None:
-    progress(f"compiling the bridge against {jar} ...")
+def _build(classpath: str, out: Path) -> None:
+    jar = classpath.split(os.pathsep)[0]
+    progress(f"compiling the bridge against {classpath} ...")
     started = time.monotonic()
     tmp = out.with_name(out.name + ".part")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -179,14 +251,14 @@ def _build(jar: Path, out: Path) -> None:
     classes.mkdir(parents=True)
     unsupported.mkdir()
     pkg = BRIDGE_SRC / "flinkspec" / "bridge"
-    core = _javac(["-cp", str(jar), "-d", str(classes), *[str(pkg / c) for c in CORE]])
+    core = _javac(["-cp", classpath, "-d", str(classes), *[str(pkg / c) for c in CORE]])
     if core.returncode != 0:
         raise FlinkUnavailable(f"the bridge core does not compile against {jar}:\n{core.stderr}")
     # one javac for every area (a JVM start each is most of a build); the areas with an error against this jar are
     # recorded and left out, and the others compiled again (an area that uses one left out then fails in its turn)
     remaining = [src for src in sorted(pkg.glob("*.java")) if src.name not in CORE]
     while remaining:
-        res = _javac(["-Xmaxerrs", "100000", "-cp", f"{classes}{os.pathsep}{jar}", "-d", str(classes),
+        res = _javac(["-Xmaxerrs", "100000", "-cp", f"{classes}{os.pathsep}{classpath}", "-d", str(classes),
                       *map(str, remaining)])
         if res.returncode == 0:
             break
@@ -206,7 +278,7 @@ def bridge_command(version: str) -> list[str]:
     """The argv of a JSON-lines process answering as real Flink ``version``; builds on first use."""
     patch = resolve_patch(version)
     jar = dist_jar(patch)
-    return _bridge_argv(jar, jar.parent, patch)
+    return _bridge_argv(jar, lib_jars(patch), jar.parent, patch)
 
 
 def jar_sha256(jar: Path) -> str:
@@ -229,15 +301,17 @@ def fork_bridge_command(jar: Path, base: str) -> list[str]:
     home = cache_dir() / "fork" / jar_sha256(jar)[:16]
     home.mkdir(parents=True, exist_ok=True)
     (home / "source.txt").write_text(f"{jar.resolve()}\n")
-    return _bridge_argv(jar.resolve(), home, base)
+    jar = jar.resolve()
+    return _bridge_argv(jar, fork_lib_jars(jar), home, base)
 
 
-def _bridge_argv(jar: Path, home: Path, version: str) -> list[str]:
-    out = home / f"bridge-{_sources_hash()}"
+def _bridge_argv(jar: Path, lib: list[Path], home: Path, version: str) -> list[str]:
+    out = home / f"bridge-{_sources_hash(lib)}"
+    classpath = os.pathsep.join(map(str, [jar, *lib]))
     if not (out / "classes").exists():
         with _locked(home / ".lock"):
             if not (out / "classes").exists():
-                _build(jar, out)
+                _build(classpath, out)
     java = shutil.which("java")
     if java is None:
         raise FlinkUnavailable("java not found: real Flink needs a JDK (17) on PATH")
@@ -245,7 +319,7 @@ def _bridge_argv(jar: Path, home: Path, version: str) -> list[str]:
     # handler rewrites a Throwable's detailMessage by reflection (classloading.lifecycle, CLL-8)
     return [java, *JVM_FLAGS, "--add-opens=java.base/java.lang=ALL-UNNAMED",
             f"-Dflinkspec.unsupported={out / 'unsupported'}", f"-Dflinkspec.areas={bridge_areas()}",
-            "-cp", f"{out / 'classes'}{os.pathsep}{jar}", "flinkspec.bridge.Main", version]
+            "-cp", f"{out / 'classes'}{os.pathsep}{classpath}", "flinkspec.bridge.Main", version]
 
 
 def bridge_areas() -> str:
@@ -275,8 +349,8 @@ class CachedBuild:
     stale: tuple[Path, ...]  # builds of older bridge sources, and unfinished .part leftovers
 
 
-def _builds(home: Path) -> tuple[bool, tuple[Path, ...]]:
-    current = f"bridge-{_sources_hash()}"
+def _builds(home: Path, lib: Sequence[Path]) -> tuple[bool, tuple[Path, ...]]:
+    current = f"bridge-{_sources_hash(lib)}"
     built = (home / current / "classes").exists()
     stale = tuple(sorted(d for d in home.iterdir() if d.is_dir() and (
         (d.name.startswith("bridge-") and d.name != current) or d.name.endswith(".part"))))
@@ -289,13 +363,13 @@ def cached_builds() -> list[CachedBuild]:
     for home in sorted((cache_dir() / "flink").glob("*"), key=lambda p: _version_key(p.name)):
         if home.is_dir():
             jar = home / "flink-dist.jar"
-            built, stale = _builds(home)
+            built, stale = _builds(home, sorted((home / "lib").glob("*.jar")))
             out.append(CachedBuild(home.name, home, dir_size(home), jar if jar.exists() else None, built, stale))
     for home in sorted((cache_dir() / "fork").glob("*")):
         if home.is_dir():
             src = home / "source.txt"
             fork_jar = Path(src.read_text().strip()) if src.exists() else None
-            built, stale = _builds(home)
+            built, stale = _builds(home, fork_lib_jars(fork_jar) if fork_jar else ())
             out.append(CachedBuild(f"fork:{home.name}", home, dir_size(home), fork_jar, built, stale))
     return out
 

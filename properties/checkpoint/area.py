@@ -381,7 +381,7 @@ HA = Area(
     page="checkpoint-ha.md",
     description="ZooKeeper high availability's completed checkpoint store and checkpoint ID counter: the znodes "
     "holding handles, the metadata files under high-availability.storageDir, subsumption, shutdown by job status "
-    "and recovery (1.17 on)",
+    "and recovery (1.15 on)",
     versions=tuple(r for r in RELEASES if r >= parse_version(ha_oracle.FIRST)),
     requests=ha.requests, size=ha.size,
     oracle={"checkpoint_ha": OracleRules(rules=ha_oracle.RULES, files=("oracle/checkpoint_ha.py",),

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from itertools import pairwise
 from typing import Any
 
-from oracle.checkpoint_snapshot import KINDS, SNAPSHOT
+from oracle.checkpoint_snapshot import KINDS, REGISTRY_REPLACES, SNAPSHOT
 from oracle.versions import FlinkVersion
 from properties.rules import Request, Response, RuleBook, Violation, output_steps
 
@@ -264,3 +264,10 @@ def builds_on_completed(req: Request, resp: Response, version: FlinkVersion) -> 
                     return []
             return []
     return []
+
+
+# Documented rules that real Flink itself breaks (docs/documented-rules.md)
+BOOK.flink_violates("CSN-3", "rocksdb, a backend restored twice from checkpoint 1, each time writing a and taking a "
+                    "checkpoint: the second checkpoint holds the first restored backend's value of a, not its own "
+                    "(the JobManager's SharedStateRegistry drops the new SST file as a duplicate of the one of the "
+                    "same name); from 1.15 each checkpoint holds its own", before=REGISTRY_REPLACES)

@@ -15,7 +15,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import org.apache.flink.api.common.JobID;
@@ -25,42 +28,42 @@ import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.runtime.checkpoint.CheckpointIDCounter;
 import org.apache.flink.runtime.checkpoint.CheckpointProperties;
+import org.apache.flink.runtime.checkpoint.CheckpointRecoveryFactory;
 import org.apache.flink.runtime.checkpoint.CheckpointRetentionPolicy;
 import org.apache.flink.runtime.checkpoint.CheckpointsCleaner;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpoint;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpointStore;
-import org.apache.flink.runtime.checkpoint.DefaultCompletedCheckpointStoreUtils;
 import org.apache.flink.runtime.checkpoint.MasterState;
 import org.apache.flink.runtime.checkpoint.OperatorState;
 import org.apache.flink.runtime.jobgraph.OperatorID;
-import org.apache.flink.runtime.state.SharedStateRegistry;
 import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 import org.apache.flink.runtime.state.filesystem.FsCompletedCheckpointStorageLocation;
 import org.apache.flink.runtime.util.ZooKeeperUtils;
 import org.apache.flink.util.InstantiationUtil;
-import org.apache.flink.util.concurrent.Executors;
 
-import org.apache.flink.shaded.curator5.org.apache.curator.framework.CuratorFramework;
-import org.apache.flink.shaded.curator5.org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.flink.shaded.curator5.org.apache.curator.retry.RetryOneTime;
 import org.apache.flink.shaded.zookeeper3.org.apache.zookeeper.KeeperException;
 import org.apache.flink.shaded.zookeeper3.org.apache.zookeeper.Op;
+import org.apache.flink.shaded.zookeeper3.org.apache.zookeeper.Watcher;
+import org.apache.flink.shaded.zookeeper3.org.apache.zookeeper.ZooKeeper;
 import org.apache.flink.shaded.zookeeper3.org.apache.zookeeper.server.ServerCnxnFactory;
 import org.apache.flink.shaded.zookeeper3.org.apache.zookeeper.server.ZooKeeperServer;
 
 /**
  * {@code checkpoint.ha}: the completed checkpoint store and the checkpoint ID counter of ZooKeeper high
- * availability (docs/protocol/checkpoint-ha.md). Compiles against the releases whose flink-dist bundles
- * ZooKeeper and Curator (1.17 on).
+ * availability (docs/protocol/checkpoint-ha.md). Compiles against every release: ZooKeeper and Curator come from
+ * flink-dist (1.17 on) or from the distribution's lib/flink-shaded-zookeeper jar the bridge runs with (1.13-1.16),
+ * whose Curator is shaded as {@code curator4} (1.13, 1.14) or {@code curator5}; so Curator is only called by
+ * reflection ({@link Reflect#invoke}), and the bridge's own client is ZooKeeper's, the same package in each.
  *
  * <p>One in-process ZooKeeper server per bridge process (Flink's shaded classes, an ephemeral port, a
  * temporary data directory), emptied before each request. Per request the JobManager's path is taken:
- * {@code ZooKeeperUtils.startCuratorFramework} (namespace root/cluster-id), the job's namespace
- * ({@code useNamespaceAndEnsurePath(client, getPathForJob(job))}), {@code createCompletedCheckpoints}
- * (a {@code DefaultCompletedCheckpointStore} over a {@code ZooKeeperStateHandleStore} whose
- * {@code FileSystemStateStorageHelper} writes under {@code high-availability.storageDir}) and
- * {@code createCheckpointIDCounter}; the retained count by
- * {@code DefaultCompletedCheckpointStoreUtils.getMaximumNumberOfRetainedCheckpoints}. A completed checkpoint
+ * {@code ZooKeeperUtils.startCuratorFramework} (namespace root/cluster-id), a
+ * {@code ZooKeeperCheckpointRecoveryFactory} on that client, whose store (a {@code DefaultCompletedCheckpointStore}
+ * over a {@code ZooKeeperStateHandleStore} whose {@code FileSystemStateStorageHelper} writes under
+ * {@code high-availability.storageDir}; recovered by {@code recover()} where the store has it, 1.13) and counter
+ * the scheduler asks for; the retained count by
+ * {@code DefaultCompletedCheckpointStoreUtils.getMaximumNumberOfRetainedCheckpoints} (1.15 on) or the scheduler's
+ * {@code SchedulerUtils.createCompletedCheckpointStore} (1.13, 1.14: the count it asks the factory for). A completed checkpoint
  * is Flink's test shape: no operator state, a real {@code chk-N/_metadata} file as its storage location.
  * Cleaning runs on a direct executor, so the answer sees what each step deleted.
  */
@@ -80,8 +83,11 @@ public final class HaArea implements Area {
                 t.setDaemon(true);
                 return t;
             });
+    private static final boolean WITH_ERROR_LISTENER =
+            exists("org.apache.flink.runtime.highavailability.zookeeper.CuratorFrameworkWithUnhandledErrorListener");
+    private static final boolean NO_ARG_LATEST = noArgLatest();
     private static String quorum;
-    private static CuratorFramework admin;
+    private static ZooKeeper admin;
     // the znodes the last request's walk saw, children first (null: not known, as after a rejected request)
     private static List<String> leftover;
 
@@ -92,15 +98,25 @@ public final class HaArea implements Area {
         // the server's transaction log in memory (/dev/shm where the machine has it) and not synced per write: a
         // request makes tens of writes, and a sync each made them most of its time; nothing an answer shows changes
         System.setProperty("zookeeper.forceSync", "no");
+        // no SASL (the server has none): ZooKeeper 3.4's client (1.13, 1.14) would otherwise never connect on JDK 14
+        // or later, whose InetSocketAddress.toString it cannot parse (ZOOKEEPER-3779); Flink's own switch,
+        // zookeeper.sasl.disable, sets the same property
+        System.setProperty("zookeeper.sasl.client", "false");
         File data = SnapshotArea.memoryTempDir("flinkspec-zk");
         data.deleteOnExit();
         ZooKeeperServer zks = new ZooKeeperServer(data, data, 2000);
         ServerCnxnFactory factory = ServerCnxnFactory.createFactory(new InetSocketAddress("127.0.0.1", 0), 100);
         factory.startup(zks);
         quorum = "127.0.0.1:" + factory.getLocalPort();
-        admin = CuratorFrameworkFactory.newClient(quorum, 30000, 10000, new RetryOneTime(100));
-        admin.start();
-        admin.blockUntilConnected();
+        CountDownLatch connected = new CountDownLatch(1);
+        admin = new ZooKeeper(quorum, 30000, event -> {
+            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+            }
+        });
+        if (!connected.await(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("the bridge's ZooKeeper server accepted no client in 30 s");
+        }
         server = zks;
         // ZooKeeper's threads are not daemons: when the bridge's main thread ends (its input closed), stop
         // the server and end the process as the bridge would have without it
@@ -111,7 +127,11 @@ public final class HaArea implements Area {
             } catch (InterruptedException e) {
                 return;
             }
-            admin.close();
+            try {
+                admin.close();
+            } catch (InterruptedException e) {
+                // ending anyway
+            }
             factory.shutdown();
             zks.shutdown();
             System.exit(0);
@@ -141,6 +161,11 @@ public final class HaArea implements Area {
         List<Map<String, Object>> events = new ArrayList<>();
         for (Object e : (List<Object>) rawEvents) {
             events.add(validate(e, events.size()));
+        }
+        if (org.apache.flink.shaded.zookeeper3.org.apache.zookeeper.Version.getFullVersion().startsWith("3.4.")) {
+            throw new BadRequest("checkpoint.ha needs a ZooKeeper client that connects on this JDK: ZooKeeper "
+                    + "3.4's (Flink 1.13, 1.14) parses InetSocketAddress.toString, whose form JDK 14 changed "
+                    + "(ZOOKEEPER-3779), and never connects");
         }
         ensureServer();
         clear();
@@ -198,7 +223,7 @@ public final class HaArea implements Area {
 
     /** One JobManager's store and counter on the shared ZooKeeper. */
     private static final class Session {
-        CuratorFramework client;
+        Object client; // a CuratorFramework of the release's shading
         CompletedCheckpointStore store;
         CheckpointIDCounter counter;
         boolean storeDown;
@@ -212,16 +237,23 @@ public final class HaArea implements Area {
             if (client == null) {
                 return;
             }
-            CuratorFramework closing = client;
+            Object closing = client;
             client = null;
             long id;
             try {
-                id = closing.getZookeeperClient().getZooKeeper().getSessionId();
+                id = ((ZooKeeper) Reflect.invoke(Reflect.invoke(closing, "getZookeeperClient"), "getZooKeeper"))
+                        .getSessionId();
             } catch (Exception e) {
-                closing.close();
+                Reflect.invoke(closing, "close");
                 return;
             }
-            CLOSER.execute(closing::close);
+            CLOSER.execute(() -> {
+                try {
+                    Reflect.invoke(closing, "close");
+                } catch (Exception e) {
+                    // the session is closed; its threads end with the process
+                }
+            });
             long deadline = System.nanoTime() + 30_000_000_000L;
             while (server.getZKDatabase().getSessionWithTimeOuts().containsKey(id)) {
                 if (System.nanoTime() > deadline) {
@@ -247,20 +279,27 @@ public final class HaArea implements Area {
             }
             try {
                 if (!deletes.isEmpty()) {
-                    admin.getZookeeperClient().getZooKeeper().multi(deletes);
+                    admin.multi(deletes);
                 }
-                if (admin.getChildren().forPath("/").equals(List.of("zookeeper"))) {
+                if (admin.getChildren("/", false).equals(List.of("zookeeper"))) {
                     return;
                 }
             } catch (KeeperException e) {
                 // the tree is not what the walk saw: znode by znode below
             }
         }
-        for (String child : admin.getChildren().forPath("/")) {
+        for (String child : admin.getChildren("/", false)) {
             if (!child.equals("zookeeper")) {
-                admin.delete().deletingChildrenIfNeeded().forPath("/" + child);
+                delete("/" + child);
             }
         }
+    }
+
+    private static void delete(String path) throws Exception {
+        for (String child : admin.getChildren(path, false)) {
+            delete(path + "/" + child);
+        }
+        admin.delete(path, -1);
     }
 
     private static Map<String, Object> run(Map<String, String> configMap, List<Map<String, Object>> events,
@@ -279,13 +318,7 @@ public final class HaArea implements Area {
         config.setString("high-availability", "zookeeper");
 
         Map<String, Object> out = new LinkedHashMap<>();
-        int retain;
-        try {
-            retain = DefaultCompletedCheckpointStoreUtils.getMaximumNumberOfRetainedCheckpoints(config,
-                    org.slf4j.LoggerFactory.getLogger(HaArea.class));
-        } catch (RuntimeException e) {
-            throw new Rejected(e);
-        }
+        int retain = retained(config);
         out.put("retained_max", (long) retain);
         Session session = new Session();
         List<Object> steps = new ArrayList<>();
@@ -336,36 +369,81 @@ public final class HaArea implements Area {
         return out;
     }
 
-    private static void open(Session session, Configuration config, int retain) throws Exception {
-        Object withListener;
+    /** The number of checkpoints the scheduler has the store retain, as the release computes it. */
+    private static int retained(Configuration config) throws Exception {
+        org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(HaArea.class);
         try {
-            withListener = ZooKeeperUtils.class.getMethod("startCuratorFramework", Configuration.class,
-                    org.apache.flink.runtime.rpc.FatalErrorHandler.class).invoke(null, config,
-                    (org.apache.flink.runtime.rpc.FatalErrorHandler) t -> { });
-        } catch (InvocationTargetException e) {
-            throw new Rejected(e.getCause());
+            Class<?> utils = Class.forName("org.apache.flink.runtime.checkpoint.DefaultCompletedCheckpointStoreUtils");
+            if (Reflect.hasMethod(utils, "getMaximumNumberOfRetainedCheckpoints")) {
+                return (Integer) Reflect.invokeOn(utils, null, "getMaximumNumberOfRetainedCheckpoints", config, log);
+            }
+            // 1.13, 1.14: the scheduler computes it and asks its recovery factory for a store that retains it
+            int[] asked = {-1};
+            CheckpointRecoveryFactory asking = (CheckpointRecoveryFactory) Reflect.proxy(CheckpointRecoveryFactory.class,
+                    (proxy, m, args) -> {
+                        if (m.getDeclaringClass() == Object.class) {
+                            return Reflect.objectMethod(proxy, m, args, "retained");
+                        }
+                        asked[0] = (Integer) args[1];
+                        return null;
+                    });
+            Reflect.invokeOn(Class.forName("org.apache.flink.runtime.scheduler.SchedulerUtils"), null,
+                    "createCompletedCheckpointStore", config, HaArea.class.getClassLoader(), asking, log, JOB);
+            return asked[0];
+        } catch (RuntimeException e) {
+            throw new Rejected(e);
         }
-        session.client = (CuratorFramework) withListener.getClass().getMethod("asCuratorFramework").invoke(withListener);
-        CuratorFramework job = ZooKeeperUtils.useNamespaceAndEnsurePath(session.client, ZooKeeperUtils.getPathForJob(JOB));
+    }
+
+    private static void open(Session session, Configuration config, int retain) throws Exception {
+        try {
+            // from 1.14 the client comes wrapped with the listener of its unhandled errors
+            session.client = WITH_ERROR_LISTENER
+                    ? Reflect.invoke(Reflect.invokeOn(ZooKeeperUtils.class, null, "startCuratorFramework", config,
+                            (org.apache.flink.runtime.rpc.FatalErrorHandler) t -> { }), "asCuratorFramework")
+                    : Reflect.invokeOn(ZooKeeperUtils.class, null, "startCuratorFramework", config);
+        } catch (Exception e) {
+            throw new Rejected(e);
+        }
+        Executor direct = Runnable::run;
+        Class<?> factoryClass = Class.forName("org.apache.flink.runtime.checkpoint.ZooKeeperCheckpointRecoveryFactory");
+        CheckpointRecoveryFactory factory = (CheckpointRecoveryFactory) factoryClass.getConstructors()[0]
+                .newInstance(session.client, config, direct);
         Method create = null;
-        for (Method m : ZooKeeperUtils.class.getMethods()) {
-            if (m.getName().equals("createCompletedCheckpoints")) {
+        for (Method m : factoryClass.getMethods()) {
+            if (m.getName().startsWith("create") && m.getReturnType() == CompletedCheckpointStore.class) {
                 create = m;
             }
         }
         if (create == null) {
-            throw new IllegalStateException("no ZooKeeperUtils.createCompletedCheckpoints");
+            throw new IllegalStateException("ZooKeeperCheckpointRecoveryFactory creates no CompletedCheckpointStore");
         }
-        Class<?>[] p = create.getParameterTypes();
-        Object mode = p[p.length - 1].getField("DEFAULT").get(null);
-        Executor direct = Executors.directExecutor();
+        List<Object> args = new ArrayList<>();
+        for (Class<?> type : create.getParameterTypes()) {
+            if (type == JobID.class) {
+                args.add(JOB);
+            } else if (type == int.class) {
+                args.add(retain);
+            } else if (type == ClassLoader.class) {
+                args.add(HaArea.class.getClassLoader());
+            } else if (type == Executor.class) {
+                args.add(direct);
+            } else if (type.isEnum()) {
+                args.add(type.getField("DEFAULT").get(null)); // RestoreMode / RecoveryClaimMode
+            } else { // SharedStateRegistryFactory
+                args.add(Class.forName("org.apache.flink.runtime.state.SharedStateRegistry")
+                        .getField("DEFAULT_FACTORY").get(null));
+            }
+        }
         try {
-            session.store = (CompletedCheckpointStore) create.invoke(null, job, config, retain,
-                    SharedStateRegistry.DEFAULT_FACTORY, direct, direct, mode);
+            session.store = (CompletedCheckpointStore) create.invoke(factory, args.toArray());
+            if (Reflect.hasMethod(CompletedCheckpointStore.class, "recover")) {
+                Reflect.invoke(session.store, "recover"); // 1.13: as the coordinator does before restoring
+            }
         } catch (InvocationTargetException e) {
             throw new Rejected(e.getCause());
         }
-        session.counter = ZooKeeperUtils.createCheckpointIDCounter(job);
+        session.counter = factory.createCheckpointIDCounter(JOB);
         session.counter.start();
         session.storeDown = false;
     }
@@ -377,14 +455,20 @@ public final class HaArea implements Area {
             long id = (Long) event.get("add");
             String retention = (String) event.getOrDefault("retention", "NEVER_RETAIN_AFTER_TERMINATION");
             List<Long> before = ids(session.store.getAllCheckpoints());
-            session.store.addCheckpointAndSubsumeOldestOne(checkpoint(id, retention, checkpointsRoot), cleaner, () -> { });
+            Runnable postCleanup = () -> { };
+            Reflect.invoke(session.store, Reflect.hasMethod(CompletedCheckpointStore.class, "addCheckpoint")
+                    ? "addCheckpoint" : "addCheckpointAndSubsumeOldestOne",
+                    checkpoint(id, retention, checkpointsRoot), cleaner, postCleanup);
             List<Long> after = ids(session.store.getAllCheckpoints());
             List<Long> subsumed = new ArrayList<>(before);
             subsumed.removeAll(after);
             step.put("subsumed", subsumed);
             step.put("retained", after);
         } else if ("latest".equals(event.get("get"))) {
-            CompletedCheckpoint latest = session.store.getLatestCheckpoint();
+            // 1.13: getLatestCheckpoint(isPreferCheckpointForRecovery), the scheduler's default false
+            CompletedCheckpoint latest = (CompletedCheckpoint) (NO_ARG_LATEST
+                    ? Reflect.invoke(session.store, "getLatestCheckpoint")
+                    : Reflect.invoke(session.store, "getLatestCheckpoint", false));
             step.put("latest", latest == null ? null : latest.getCheckpointID());
         } else if ("all".equals(event.get("get"))) {
             step.put("all", ids(session.store.getAllCheckpoints()));
@@ -396,7 +480,10 @@ public final class HaArea implements Area {
         } else if (event.containsKey("shutdown")) {
             JobStatus status = JobStatus.valueOf((String) event.get("shutdown"));
             session.store.shutdown(status, cleaner);
-            session.counter.shutdown(status).get();
+            Object done = Reflect.invoke(session.counter, "shutdown", status); // a future from 1.15, void before
+            if (done instanceof CompletableFuture) {
+                ((CompletableFuture<?>) done).get();
+            }
             step.put("shutdown", status.name());
         } else if (event.containsKey("recover")) {
             session.close();
@@ -406,7 +493,7 @@ public final class HaArea implements Area {
         }
     }
 
-    private static CompletedCheckpoint checkpoint(long id, String retention, String checkpointsRoot) throws IOException {
+    private static CompletedCheckpoint checkpoint(long id, String retention, String checkpointsRoot) throws Exception {
         Path dir = new Path(checkpointsRoot, "chk-" + id);
         Path metadata = new Path(dir, "_metadata");
         FileSystem fs = dir.getFileSystem();
@@ -419,7 +506,40 @@ public final class HaArea implements Area {
         CheckpointProperties props = CheckpointProperties.forCheckpoint(CheckpointRetentionPolicy.valueOf(retention));
         Map<OperatorID, OperatorState> states = new HashMap<>();
         List<MasterState> masters = new ArrayList<>();
-        return new CompletedCheckpoint(JOB, id, id, id, states, masters, props, location, null);
+        // (job, id, timestamp, completion, states, masters, props, location[, stats: null from 1.15]); a longer
+        // one (1.16 on) adds the restore properties
+        java.lang.reflect.Constructor<?> shortest = null;
+        for (java.lang.reflect.Constructor<?> c : CompletedCheckpoint.class.getConstructors()) {
+            if (shortest == null || c.getParameterCount() < shortest.getParameterCount()) {
+                shortest = c;
+            }
+        }
+        Object[] args = new Object[shortest.getParameterCount()];
+        Object[] known = {JOB, id, id, id, states, masters, props, location};
+        System.arraycopy(known, 0, args, 0, known.length);
+        try {
+            return (CompletedCheckpoint) shortest.newInstance(args);
+        } catch (InvocationTargetException e) { // as the constructor threw it: a negative id's check
+            throw e.getCause() instanceof Exception ? (Exception) e.getCause() : e;
+        }
+    }
+
+    private static boolean noArgLatest() {
+        for (Method m : CompletedCheckpointStore.class.getMethods()) {
+            if (m.getName().equals("getLatestCheckpoint") && m.getParameterCount() == 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean exists(String className) {
+        try {
+            Class.forName(className);
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
+        }
     }
 
     private static List<Long> ids(List<CompletedCheckpoint> checkpoints) {
@@ -432,7 +552,7 @@ public final class HaArea implements Area {
 
     private static void walk(String path, List<String> znodes, List<String> raw, Map<String, Object> handles,
                              String storageRoot) throws Exception {
-        List<String> children = new ArrayList<>(admin.getChildren().forPath(path));
+        List<String> children = new ArrayList<>(admin.getChildren(path, false));
         Collections.sort(children);
         for (String child : children) {
             String p = path.equals("/") ? "/" + child : path + "/" + child;
@@ -442,7 +562,7 @@ public final class HaArea implements Area {
             String shown = lockName(p);
             znodes.add(shown);
             raw.add(p);
-            byte[] data = p.matches(".*/checkpoints/[0-9]{19}") ? admin.getData().forPath(p) : null;
+            byte[] data = p.matches(".*/checkpoints/([0-9a-f]{32}/)?[0-9]{19}") ? admin.getData(p, false, null) : null;
             if (data != null && data.length > 0) {
                 Map<String, Object> h = new LinkedHashMap<>();
                 Object handle = InstantiationUtil.deserializeObject(data, HaArea.class.getClassLoader());
@@ -459,9 +579,11 @@ public final class HaArea implements Area {
         Collections.sort(znodes);
     }
 
+    /** A lock znode's random name: {@code <lock>} (under /locks from 1.15, the checkpoint's own child before). */
     private static String lockName(String p) {
         int at = p.indexOf("/locks/");
-        return at < 0 ? p : p.substring(0, at) + "/locks/<lock>";
+        return at >= 0 ? p.substring(0, at) + "/locks/<lock>"
+                : p.replaceAll("/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "/<lock>");
     }
 
     /** A file name's random part: {@code completedCheckpoint} and hex digits. */

@@ -42,6 +42,69 @@ public final class Reflect {
         }
     }
 
+    /**
+     * {@code target.name(args)} (a static method of {@code cls} where {@code target} is null) of the method of that
+     * name whose parameters take {@code args} that {@code cls} or a superclass declares, made accessible (an object's class may be a
+     * package-private implementation), rethrowing what the method threw: a call that compiles against no single
+     * release's signature.
+     */
+    public static Object invokeOn(Class<?> cls, Object target, String name, Object... args) throws Exception {
+        Method found = null;
+        for (Class<?> c = cls; c != null && found == null; c = c.getSuperclass()) {
+            for (Method m : c.getDeclaredMethods()) {
+                if (m.getName().equals(name) && takes(m, args) && !m.isSynthetic()) {
+                    found = m;
+                }
+            }
+        }
+        if (found == null) {
+            for (Method m : cls.getMethods()) { // an interface's default method
+                if (m.getName().equals(name) && takes(m, args)) {
+                    found = m;
+                }
+            }
+        }
+        if (found == null) {
+            throw new NoSuchMethodException(cls.getName() + "." + name + " with " + args.length + " parameter(s)");
+        }
+        found.setAccessible(true);
+        try {
+            return found.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            Throwable cause = e.getCause();
+            throw cause instanceof Exception ? (Exception) cause : new RuntimeException(cause);
+        }
+    }
+
+    private static boolean takes(Method m, Object[] args) {
+        Class<?>[] types = m.getParameterTypes();
+        if (types.length != args.length) {
+            return false;
+        }
+        for (int i = 0; i < types.length; i++) {
+            Class<?> t = types[i];
+            if (args[i] == null ? t.isPrimitive() : !(t.isPrimitive() ? boxed(t) : t).isInstance(args[i])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static Class<?> boxed(Class<?> primitive) {
+        if (primitive == int.class) {
+            return Integer.class;
+        }
+        if (primitive == long.class) {
+            return Long.class;
+        }
+        return primitive == boolean.class ? Boolean.class : Object.class;
+    }
+
+    /** {@code target.name(args)}: {@link #invokeOn} on the object's own class. */
+    public static Object invoke(Object target, String name, Object... args) throws Exception {
+        return invokeOn(target.getClass(), target, name, args);
+    }
+
     /** The field {@code name} of {@code cls} or of a superclass, made accessible, or null if none has it. */
     public static Field field(Class<?> cls, String name) {
         for (Class<?> c = cls; c != null; c = c.getSuperclass()) {
@@ -91,6 +154,16 @@ public final class Reflect {
     }
 
     /** Whether {@code cls} itself declares a method {@code name} without parameters. */
+    /** Whether {@code cls} has a public method {@code name} (its own, inherited or an interface's), of any arity. */
+    public static boolean hasMethod(Class<?> cls, String name) {
+        for (Method m : cls.getMethods()) {
+            if (m.getName().equals(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     public static boolean declaresMethod(Class<?> cls, String name) {
         for (Method m : cls.getDeclaredMethods()) {
             if (m.getName().equals(name) && m.getParameterCount() == 0) {
