@@ -51,10 +51,11 @@ DECISIONS: dict[str, tuple[str, tuple[str, ...], str]] = {
         NEW, ("CSR-7", "CSR-8", "CST-11", "CST-12", "CHA-2", "HA-1", "HA-2"), "The file-system half: "
         "checkpoint.storage answers where a checkpoint's and a savepoint's metadata file go (CSR-7 and CST-11: "
         "<dir>/<job id>/chk-N/_metadata; CSR-8 and CST-12: <savepoint dir>/savepoint-<short job id>-<random>/"
-        "_metadata). The ZooKeeper half: checkpoint.ha (1.15 on: 1.13 and 1.14's ZooKeeper 3.4 client cannot run on "
-        "JDK 17) drives the completed checkpoint store against an in-process ZooKeeper: CHA-2, every checkpoint "
-        "znode holds a RetrievableStreamStateHandle of a file under high-availability.storageDir, which is there; "
-        "HA-1, the znode paths (/<root>/<cluster-id>/<job id>/checkpoints/<id as 19 digits>); HA-2, the metadata file "
+        "_metadata). The ZooKeeper half: checkpoint.ha (every release; before 1.17 with the distribution's "
+        "lib/flink-shaded-zookeeper) drives the completed checkpoint store against an in-process ZooKeeper: "
+        "CHA-2, every checkpoint znode holds a RetrievableStreamStateHandle of a file under "
+        "high-availability.storageDir, which is there; HA-1, the znode paths (/<root>/<cluster-id>/<job id>/"
+        "checkpoints/<id as 19 digits>); HA-2, the metadata file "
         "<storageDir>/<cluster-id>/completedCheckpoint<random>."),
     "snapshots stored in configurable place (JM memory default / HDFS)": (
         NEW, ("CSR-2", "CSR-3", "CSR-6", "CST-1", "CST-3"), "checkpoint.storage answers which state backend and "

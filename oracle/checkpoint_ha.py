@@ -10,15 +10,15 @@ store down with a job status, or start a new store on the same ZooKeeper (a JobM
 answer: what each event did, then the znodes, the handles they hold and the files left. HA-* in
 :data:`RULES`.
 
-The area starts at 1.15. From 1.17 flink-dist bundles ZooKeeper's server and Curator (the bridge runs an
-in-process server); 1.13-1.16 ship them in the distribution's lib/flink-shaded-zookeeper jar, which the bridge
-runs with. 1.13 and 1.14 ship ZooKeeper 3.4.14, whose client cannot connect on JDK 14 or later
-(ZOOKEEPER-3779: it parses InetSocketAddress.toString, whose form JDK 14 changed), and the suite's JVM is JDK 17:
-their ZooKeeper high availability cannot run there at all.
+Every release: from 1.17 flink-dist bundles ZooKeeper's server and Curator (the bridge runs an in-process
+server); 1.13-1.16 ship them in the distribution's lib/flink-shaded-zookeeper jar, which the bridge runs with
+(1.13 and 1.14's ZooKeeper 3.4.14 client with the bridge's patch of ZOOKEEPER-3779, without which it never
+connects on JDK 17).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
@@ -30,10 +30,9 @@ from oracle.javanum import JavaException
 from oracle.memory_options import ConfigOption, Configuration, FallbackKey
 from oracle.protocol import AreaFn, BadRequest, NotModelled, Rejected, string_map
 from oracle.rules import Declared
-from oracle.versions import FlinkVersion, parse_version, pick
+from oracle.versions import FlinkVersion, pick
 
 HA = "checkpoint.ha"  # the protocol area (docs/protocol)
-FIRST = "1.15.0"  # the first release whose ZooKeeper client connects on JDK 17 (1.13, 1.14: ZooKeeper 3.4.14)
 
 JOB = "0123456789abcdef0123456789abcdef"  # the job's id (its znode)
 STORAGE = "<storageDir>"  # the storage directory the bridge gives high-availability.storageDir
@@ -52,7 +51,7 @@ RULES: tuple[Declared, ...] = (
              "slashes, an empty one left out), then /<job id>: checkpoints under /checkpoints (high-availability."
              "zookeeper.path.checkpoints is not read), the counter at /checkpoint_id_counter.",
              "ZooKeeperUtils.startCuratorFramework / generateZookeeperPath / getCheckpointsPath, "
-             "ZooKeeperCheckpointRecoveryFactory"),
+             "ZooKeeperCheckpointRecoveryFactory (1.13: JOB_NAMESPACE)"),
     Declared("HA-2",
              "Adding checkpoint N writes its metadata to a file <storageDir>/<cluster-id>/completedCheckpoint<random> "
              "and a znode /checkpoints/<N as 19 digits> whose data is a serialized RetrievableStreamStateHandle "
@@ -102,6 +101,26 @@ NUM_RETAINED_KEYS = Change(
     "a value that does not parse names the new key",
     witnesses=({"config": {"high-availability.storageDir": STORAGE, "state.checkpoints.num-retained": "x"},
                 "events": []},))
+JOB_NAMESPACE = Change(
+    since="1.14", issue="FLINK-22636",
+    what="the store's znodes moved into the job's own znode: /<job id>/checkpoints and /<job id>/checkpoint_id_counter "
+    "(high-availability.zookeeper.path.checkpoints and .checkpoint-counter no longer read); in 1.13 they are "
+    "<path.checkpoints, default /checkpoints>/<job id> and <path.checkpoint-counter, default /checkpoint-counter>/"
+    "<job id>, and a globally terminal shutdown deletes the checkpoints' znode with every znode still under it "
+    "(their files left)",
+    witnesses=({"config": {"high-availability.storageDir": STORAGE}, "events": [{"add": 1}]},))
+STORE_REFUSES_WHEN_DOWN = Change(
+    since="1.14",
+    what="a completed checkpoint store shut down refuses to add: IllegalStateException(\"Checkpoint store has "
+    "already been shutdown.\"); in 1.13 it adds as any store (after a globally terminal shutdown its znode is "
+    "gone: NoNodeException \"KeeperErrorCode = NoNode\")",
+    witnesses=({"config": {"high-availability.storageDir": STORAGE},
+                "events": [{"shutdown": "SUSPENDED"}, {"add": 1}]},))
+LOCKS_CHILD = Change(
+    since="1.15", issue="FLINK-26284",
+    what="a checkpoint's lock moved under its znode's /locks child (deleting /locks marks the checkpoint for "
+    "deletion); before, the lock is the checkpoint znode's own ephemeral child, gone with the session",
+    witnesses=({"config": {"high-availability.storageDir": STORAGE}, "events": [{"add": 1}]},))
 SUBSUMED_HELD = Change(
     since="1.16", issue="FLINK-25872",
     what="a subsumed checkpoint is held by the checkpoints cleaner until the oldest checkpoint the store keeps has "
@@ -114,6 +133,10 @@ _RETAINED_OPTION = NUM_RETAINED_KEYS.table(
 STORAGE_DIR = ConfigOption("high-availability.storageDir", "string", None, "null",
                            (FallbackKey("high-availability.zookeeper.storageDir", True),
                             FallbackKey("recovery.zookeeper.storageDir", True)))
+PATH_CHECKPOINTS = ConfigOption("high-availability.zookeeper.path.checkpoints", "string", "/checkpoints",
+                                "/checkpoints", (FallbackKey("recovery.zookeeper.path.checkpoints", True),))
+PATH_COUNTER = ConfigOption("high-availability.zookeeper.path.checkpoint-counter", "string", "/checkpoint-counter",
+                            "/checkpoint-counter", (FallbackKey("recovery.zookeeper.path.checkpoint-counter", True),))
 ROOT = ConfigOption("high-availability.zookeeper.path.root", "string", "/flink", "/flink",
                     (FallbackKey("recovery.zookeeper.path.root", True),))
 CLUSTER_ID = ConfigOption("high-availability.cluster-id", "string", "/default", "/default",
@@ -141,29 +164,37 @@ class _State:
 
     retain: int
     held: bool  # HA-8: the cleaner holds subsumed checkpoints (1.16 on)
-    job: str  # the job's znode
+    locks: bool  # a checkpoint's lock under its /locks child (1.15 on: LOCKS_CHILD)
+    refuses_when_down: bool  # a store shut down refuses to add (1.14 on: STORE_REFUSES_WHEN_DOWN)
+    checkpoints: str  # the znode holding the checkpoints' znodes
+    counter_path: str  # the counter's znode
     storage: str  # <storageDir>/<cluster-id>
     znodes: set[str] = attrs.Factory(set)
     counter_node: int | None = None  # the counter's stored count (None: no znode)
     metadata: set[int] = attrs.Factory(set)  # chk-N/_metadata files
     store: list[_Checkpoint] = attrs.Factory(list)  # the store's checkpoints, in the order added
     in_zk: dict[int, _Checkpoint] = attrs.Factory(dict)  # checkpoints with a znode (and an HA file)
+    left: int = 0  # HA files whose znode went with the checkpoints' znode (1.13)
     pending: list[int] = attrs.Factory(list)  # subsumed checkpoints the cleaner has not discarded yet
-    running: bool = True
+    running: bool = True  # the store is not shut down
+    counting: bool = True  # the counter is not shut down
     counter: int = 1  # the counter's cached count
 
     def open(self) -> None:
         """A new store and counter (HA-1, HA-6)."""
-        parts = self.job.strip("/").split("/")
-        for i in range(len(parts)):
-            self.znodes.add("/" + "/".join(parts[: i + 1]))
-        self.znodes.add(self.job + "/checkpoints")
+        for path in (self.checkpoints, self.counter_path.rsplit("/", 1)[0]):
+            parts = path.strip("/").split("/")
+            for i in range(len(parts)):
+                self.znodes.add("/" + "/".join(parts[: i + 1]))
         if self.counter_node is None:
             self.counter_node = 1
-            self.znodes.add(self.job + "/checkpoint_id_counter")
+            self.znodes.add(self.counter_path)
         self.store = [self.in_zk[i] for i in sorted(self.in_zk)]
         self.counter = self.counter_node
-        self.running = True
+        self.running = self.counting = True
+
+    def node(self, cid: int) -> str:
+        return f"{self.checkpoints}/{cid:019d}"
 
 
 def _trim(part: str) -> str:
@@ -213,9 +244,6 @@ def ha_area(payload: Mapping[str, Any], version: FlinkVersion) -> HaOutput | Rej
     """What each event does to the store and the counter, then what ZooKeeper and the file system hold."""
     if not isinstance(payload, Mapping):
         raise BadRequest("input must be an object")
-    if version < parse_version(FIRST):
-        raise BadRequest(f"{HA} starts at Flink {FIRST}: 1.13 and 1.14 ship ZooKeeper 3.4.14, whose client "
-                         "never connects on JDK 14 or later (ZOOKEEPER-3779)")
     raw_config = string_map(payload, "config", "input")
     if any(v.strip() and not v.startswith(STORAGE) for k, v in raw_config.items() if k in STORAGE_DIR.keys):
         raise BadRequest(BAD_STORAGE)  # never a directory of the caller's: Flink would write there
@@ -238,9 +266,18 @@ def ha_area(payload: Mapping[str, Any], version: FlinkVersion) -> HaOutput | Rej
     if not cluster.strip("/") or "//" in cluster or "//" in storage_dir:
         raise NotModelled("input.config", "an empty cluster-id or doubled slashes in it or the storage directory")
     namespace = "/".join(p for p in (_trim(root), _trim(cluster)) if p)
-    state = _State(retain=retain, held=not SUBSUMED_HELD.before(version),
-                   job=f"/{namespace}/{JOB}" if namespace else f"/{JOB}",
-                   storage=storage_dir.rstrip("/") + "/" + _trim(cluster))
+    base = f"/{namespace}" if namespace else ""
+    if JOB_NAMESPACE.before(version):  # 1.13: <path.checkpoints>/<job id>, <path.checkpoint-counter>/<job id>
+        paths = [str(config.raw(opt) or opt.default) for opt in (PATH_CHECKPOINTS, PATH_COUNTER)]
+        if not all(re.fullmatch(r"(/[^/]+)+", p) for p in paths):
+            raise NotModelled("input.config", "at 1.13, a checkpoints or checkpoint-counter path other than "
+                                              "/name[/name...]")
+        checkpoints, counter_path = (f"{base}{p}/{JOB}" for p in paths)
+    else:
+        checkpoints, counter_path = f"{base}/{JOB}/checkpoints", f"{base}/{JOB}/checkpoint_id_counter"
+    state = _State(retain=retain, held=not SUBSUMED_HELD.before(version), locks=not LOCKS_CHILD.before(version),
+                   refuses_when_down=not STORE_REFUSES_WHEN_DOWN.before(version), checkpoints=checkpoints,
+                   counter_path=counter_path, storage=storage_dir.rstrip("/") + "/" + _trim(cluster))
     state.open()
     steps = []
     for i, e in enumerate(events):
@@ -253,8 +290,8 @@ def ha_area(payload: Mapping[str, Any], version: FlinkVersion) -> HaOutput | Rej
     at("files")
     because("HA-2", "HA-8", *(("HA-5",) if not state.running else ()))
     file = f"{state.storage}/completedCheckpoint<hex>"
-    handles = {f"{state.job}/checkpoints/{i:019d}": {"class": HANDLE, "file": file} for i in sorted(state.in_zk)}
-    files = [f"{CHECKPOINTS}/chk-{i}/_metadata" for i in state.metadata] + [h["file"] for h in handles.values()]
+    handles = {state.node(i): {"class": HANDLE, "file": file} for i in sorted(state.in_zk)}
+    files = [f"{CHECKPOINTS}/chk-{i}/_metadata" for i in state.metadata] + [file] * (len(handles) + state.left)
     return {"retained_max": retain, "steps": steps, "znodes": sorted(state.znodes),
             "handles": dict(sorted(handles.items())), "files": sorted(files)}
 
@@ -266,9 +303,8 @@ def _error(exception: str, message: str | None) -> dict[str, Any]:
 def _remove(state: _State, cid: int) -> None:
     """The checkpoint's znode (and its /locks child) and its file go."""
     del state.in_zk[cid]
-    node = f"{state.job}/checkpoints/{cid:019d}"
-    state.znodes.discard(node)
-    state.znodes.discard(node + "/locks")
+    state.znodes.discard(state.node(cid))
+    state.znodes.discard(state.node(cid) + "/locks")
 
 
 def _clean_subsumed(state: _State, up_to: int) -> None:
@@ -285,15 +321,18 @@ def _step(state: _State, event: dict[str, Any]) -> dict[str, Any]:
         because("HA-4")
         if cid < 0:  # HA-4: the checkpoint itself refuses a negative id
             return _error("IllegalArgumentException", None)
-        if not state.running:
+        if not state.running and state.refuses_when_down:
             return _error("IllegalStateException", "Checkpoint store has already been shutdown.")
+        if state.checkpoints not in state.znodes:  # 1.13, after a globally terminal shutdown
+            because("HA-5")
+            return _error("NoNodeException", "KeeperErrorCode = NoNode")
         if cid in state.in_zk:
             return _error("AlreadyExistException", f"ZooKeeper node /{cid:019d} already exists.")
         because("HA-2", "HA-3")
         checkpoint = _Checkpoint(cid, event.get("retention", RETENTIONS[0]))
         state.in_zk[cid] = checkpoint  # HA-2
-        node = f"{state.job}/checkpoints/{cid:019d}"
-        state.znodes |= {node, node + "/locks"}
+        node = state.node(cid)
+        state.znodes |= {node, node + "/locks"} if state.locks else {node}
         before = [c.id for c in state.store]
         state.store.append(checkpoint)
         subsumed = state.store[: max(0, len(state.store) - state.retain)]  # HA-3: the oldest added go
@@ -315,7 +354,7 @@ def _step(state: _State, event: dict[str, Any]) -> dict[str, Any]:
         if state.counter + 1 > INT_MAX or state.counter + 1 < 0:
             return _error("Exception", "Checkpoint counter overflow. ZooKeeper checkpoint counter only supports "
                                        f"checkpoints Ids up to {INT_MAX}")
-        if not state.running:
+        if not state.counting:
             return _error("IllegalStateException", "not started")
         value = state.counter
         state.counter += 1
@@ -326,14 +365,15 @@ def _step(state: _State, event: dict[str, Any]) -> dict[str, Any]:
         value = event["set_count"]
         if value > INT_MAX or value < -(2**31):
             raise BadRequest("input.events: the oracle models set_count within a Java int")
-        if not state.running:
+        if not state.counting:
             return _error("IllegalStateException", "not started")
         state.counter = state.counter_node = value
         return {"counter": value}
     if "shutdown" in event:  # HA-5
         because("HA-5")
         status = event["shutdown"]
-        if state.running and status != "SUSPENDED":
+        terminal = status != "SUSPENDED"
+        if terminal and (state.running or not state.refuses_when_down):
             lowest_kept = 2**63 - 1
             for c in state.store:
                 _remove(state, c.id)
@@ -342,11 +382,15 @@ def _step(state: _State, event: dict[str, Any]) -> dict[str, Any]:
                 else:
                     lowest_kept = min(lowest_kept, c.id)
             _clean_subsumed(state, lowest_kept)  # HA-8
-            state.znodes.discard(f"{state.job}/checkpoints")
-            state.znodes.discard(f"{state.job}/checkpoint_id_counter")
+            for cid in list(state.in_zk):  # 1.13: the znodes still under the checkpoints' znode, files left
+                _remove(state, cid)
+                state.left += 1
+            state.znodes.discard(state.checkpoints)
+        if terminal and state.counting:
+            state.znodes.discard(state.counter_path)
             state.counter_node = None
         state.store = []
-        state.running = False
+        state.running = state.counting = False
         return {"shutdown": status}
     because("HA-6")
     state.open()  # HA-6: a new JobManager's store and counter
@@ -356,4 +400,5 @@ def _step(state: _State, event: dict[str, Any]) -> dict[str, Any]:
 # the areas this module answers, by name (oracle.AREAS)
 ENTRIES: dict[str, AreaFn] = {HA: ha_area}
 
-CHANGES: dict[str, tuple[Change, ...]] = {HA: (SUBSUMED_HELD, NUM_RETAINED_KEYS)}
+CHANGES: dict[str, tuple[Change, ...]] = {
+    HA: (JOB_NAMESPACE, STORE_REFUSES_WHEN_DOWN, LOCKS_CHILD, SUBSUMED_HELD, NUM_RETAINED_KEYS)}

@@ -69,7 +69,7 @@ def test_every_area_is_recorded_from_real_flink_for_every_version() -> None:
     for area in [*AREAS, *EXTRA_CORPORA]:
         header, records = read(RECORDED / f"{area}.jsonl.gz")
         spec = AREAS[area] if area in AREAS else AREAS[EXTRA_CORPORA[area].area]
-        # every release the area covers (checkpoint.ha starts at 1.15)
+        # every release the area covers
         assert header["recorded_from"] == "flink" and header["versions"] == [
             str(v) for v in SUPPORTED if v in spec.versions]
         assert {r["flink"] for r in records} == set(header["versions"])

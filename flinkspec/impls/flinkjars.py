@@ -48,6 +48,10 @@ from flinkspec.impls.jdklist import JVM_FLAGS
 from oracle.versions import parse_version, select_versions
 
 BRIDGE_SRC = Path(__file__).parent / "bridge" / "src"
+# sources compiled ahead of a lib/ jar's own classes where that jar is on the class path (the folder's name is a
+# prefix of the jar's): ZooKeeper 3.4's StaticHostProvider with ZOOKEEPER-3779's fix, without which the client of
+# Flink 1.13 and 1.14 never connects on JDK 17
+PATCHES = Path(__file__).parent / "bridge" / "patches"
 CORE = ("Area.java", "Json.java", "Main.java", "Reflect.java")
 _DIST = re.compile(r"(^|/)flink-dist[^/]*\.jar$")
 # lib/ jars the bridge puts beside flink-dist: the distribution's own ZooKeeper and Curator (checkpoint.ha), which
@@ -228,10 +232,18 @@ def _sources_hash(lib: Sequence[Path] = ()) -> str:
     h = hashlib.sha256(str(BUILD).encode())
     for jar in lib:
         h.update(jar.name.encode())
-    for src in sorted(BRIDGE_SRC.rglob("*.java")):
+    for src in sorted(BRIDGE_SRC.rglob("*.java")) + sorted(PATCHES.rglob("*.java")):
         h.update(src.name.encode())
         h.update(src.read_bytes())
     return h.hexdigest()[:12]
+
+
+def _patches(classpath: str) -> list[Path]:
+    """The folders of :data:`PATCHES` whose name prefixes a lib/ jar on ``classpath`` (``zookeeper-3.4`` for
+    ``flink-shaded-zookeeper-3.4.14.jar``)."""
+    names = [Path(p).name for p in classpath.split(os.pathsep)]
+    return [d for d in sorted(PATCHES.iterdir()) if d.is_dir()
+            and any(n.startswith(f"flink-shaded-{d.name}") for n in names)] if PATCHES.is_dir() else []
 
 
 def _javac(args: list[str]) -> subprocess.CompletedProcess[str]:
@@ -251,6 +263,11 @@ def _build(classpath: str, out: Path) -> None:
     classes.mkdir(parents=True)
     unsupported.mkdir()
     pkg = BRIDGE_SRC / "flinkspec" / "bridge"
+    for patch in _patches(classpath):
+        res = _javac(["-cp", classpath, "-d", str(classes), *map(str, sorted(patch.rglob("*.java")))])
+        if res.returncode != 0:
+            raise FlinkUnavailable(f"the bridge's patch {patch.name} does not compile against {classpath}:\n"
+                                   f"{res.stderr}")
     core = _javac(["-cp", classpath, "-d", str(classes), *[str(pkg / c) for c in CORE]])
     if core.returncode != 0:
         raise FlinkUnavailable(f"the bridge core does not compile against {jar}:\n{core.stderr}")

@@ -12,7 +12,6 @@ from oracle import checkpoint_ha as ha_oracle
 from oracle import checkpoint_snapshot as snapshot_oracle
 from oracle import checkpoint_storage as storage_oracle
 from oracle import recovery as recovery_oracle
-from oracle.versions import RELEASES, parse_version
 from properties.area import AnswerShape, Area, Checked, ExtraCorpus, OptionDefault, OracleRules, checked, scenarios
 from properties.checkpoint import (
     alignment_invariants,
@@ -381,8 +380,7 @@ HA = Area(
     page="checkpoint-ha.md",
     description="ZooKeeper high availability's completed checkpoint store and checkpoint ID counter: the znodes "
     "holding handles, the metadata files under high-availability.storageDir, subsumption, shutdown by job status "
-    "and recovery (1.15 on)",
-    versions=tuple(r for r in RELEASES if r >= parse_version(ha_oracle.FIRST)),
+    "and recovery",
     requests=ha.requests, size=ha.size,
     oracle={"checkpoint_ha": OracleRules(rules=ha_oracle.RULES, files=("oracle/checkpoint_ha.py",),
                                          checked=_HA_CHECKED)},

@@ -1,5 +1,6 @@
 """Meta-tests of ``checkpoint.ha``: the oracle answers as real Flink did (pinned answers of the bridge,
-HaArea.java, at 1.15.0, 1.17.0 and 2.3.0), and the strategy reaches the corners where implementations go wrong."""
+HaArea.java, at 1.13.6, 1.14.6, 1.15.0, 1.17.0 and 2.3.0), and the strategy reaches the corners where
+implementations go wrong."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from hypothesis import given, settings
 
 import oracle
 from oracle.checkpoint_ha import HA, STORAGE
-from oracle.versions import SUPPORTED, parse_version
+from oracle.versions import RELEASES, SUPPORTED
 from properties.checkpoint.ha import requests
 from properties.corpus import Corner, answered_with, reaches, refused_with
 
@@ -72,10 +73,8 @@ def test_every_generated_request_is_well_formed(request: dict[str, Any]) -> None
     assert resp.get("error", {}).get("type") != "BadRequest", resp
 
 
-def test_releases_whose_zookeeper_client_cannot_run_on_jdk17_are_not_supported() -> None:
-    """1.13 and 1.14 ship ZooKeeper 3.4.14, whose client never connects on JDK 14+: the area starts at 1.15.0."""
+def test_every_release_is_modelled() -> None:
+    """1.13-1.16 ship ZooKeeper and Curator in lib/flink-shaded-zookeeper, which the bridge runs with."""
     from properties.areas import AREAS
 
-    resp = oracle.answer({"id": 0, "area": HA, "flink": "1.14", "input": {"events": []}})
-    assert resp["error"]["type"] == "BadRequest" and "1.15.0" in resp["error"]["message"]
-    assert parse_version("1.14") not in AREAS[HA].versions and parse_version("1.15.0") in AREAS[HA].versions
+    assert AREAS[HA].versions == RELEASES

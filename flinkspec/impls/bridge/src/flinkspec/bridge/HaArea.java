@@ -83,9 +83,8 @@ public final class HaArea implements Area {
                 t.setDaemon(true);
                 return t;
             });
-    private static final boolean WITH_ERROR_LISTENER =
-            exists("org.apache.flink.runtime.highavailability.zookeeper.CuratorFrameworkWithUnhandledErrorListener");
     private static final boolean NO_ARG_LATEST = noArgLatest();
+    private static final String STORE_UTILS = "org.apache.flink.runtime.checkpoint.DefaultCompletedCheckpointStoreUtils";
     private static String quorum;
     private static ZooKeeper admin;
     // the znodes the last request's walk saw, children first (null: not known, as after a rejected request)
@@ -98,9 +97,9 @@ public final class HaArea implements Area {
         // the server's transaction log in memory (/dev/shm where the machine has it) and not synced per write: a
         // request makes tens of writes, and a sync each made them most of its time; nothing an answer shows changes
         System.setProperty("zookeeper.forceSync", "no");
-        // no SASL (the server has none): ZooKeeper 3.4's client (1.13, 1.14) would otherwise never connect on JDK 14
-        // or later, whose InetSocketAddress.toString it cannot parse (ZOOKEEPER-3779); Flink's own switch,
-        // zookeeper.sasl.disable, sets the same property
+        // no SASL (the server has none; Flink's own switch, zookeeper.sasl.disable, sets the same property): ZooKeeper
+        // 3.4's client (1.13, 1.14) would otherwise look for the server's principal from the address's toString,
+        // whose form JDK 14 changed (ZOOKEEPER-3779; its host provider is the bridge's patch, see flinkjars.PATCHES)
         System.setProperty("zookeeper.sasl.client", "false");
         File data = SnapshotArea.memoryTempDir("flinkspec-zk");
         data.deleteOnExit();
@@ -161,11 +160,6 @@ public final class HaArea implements Area {
         List<Map<String, Object>> events = new ArrayList<>();
         for (Object e : (List<Object>) rawEvents) {
             events.add(validate(e, events.size()));
-        }
-        if (org.apache.flink.shaded.zookeeper3.org.apache.zookeeper.Version.getFullVersion().startsWith("3.4.")) {
-            throw new BadRequest("checkpoint.ha needs a ZooKeeper client that connects on this JDK: ZooKeeper "
-                    + "3.4's (Flink 1.13, 1.14) parses InetSocketAddress.toString, whose form JDK 14 changed "
-                    + "(ZOOKEEPER-3779), and never connects");
         }
         ensureServer();
         clear();
@@ -373,8 +367,8 @@ public final class HaArea implements Area {
     private static int retained(Configuration config) throws Exception {
         org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(HaArea.class);
         try {
-            Class<?> utils = Class.forName("org.apache.flink.runtime.checkpoint.DefaultCompletedCheckpointStoreUtils");
-            if (Reflect.hasMethod(utils, "getMaximumNumberOfRetainedCheckpoints")) {
+            Class<?> utils = exists(STORE_UTILS) ? Class.forName(STORE_UTILS) : null;
+            if (utils != null && Reflect.hasMethod(utils, "getMaximumNumberOfRetainedCheckpoints")) {
                 return (Integer) Reflect.invokeOn(utils, null, "getMaximumNumberOfRetainedCheckpoints", config, log);
             }
             // 1.13, 1.14: the scheduler computes it and asks its recovery factory for a store that retains it
@@ -396,15 +390,21 @@ public final class HaArea implements Area {
     }
 
     private static void open(Session session, Configuration config, int retain) throws Exception {
+        // (config, a fatal error handler) from 1.14, (config) in 1.13; from 1.14.3 the client comes wrapped with the
+        // listener of its unhandled errors
+        org.apache.flink.runtime.rpc.FatalErrorHandler ignore = t -> { };
+        Object started;
         try {
-            // from 1.14 the client comes wrapped with the listener of its unhandled errors
-            session.client = WITH_ERROR_LISTENER
-                    ? Reflect.invoke(Reflect.invokeOn(ZooKeeperUtils.class, null, "startCuratorFramework", config,
-                            (org.apache.flink.runtime.rpc.FatalErrorHandler) t -> { }), "asCuratorFramework")
+            started = Reflect.hasMethodTaking(ZooKeeperUtils.class, "startCuratorFramework", config, ignore)
+                    ? Reflect.invokeOn(ZooKeeperUtils.class, null, "startCuratorFramework", config, ignore)
                     : Reflect.invokeOn(ZooKeeperUtils.class, null, "startCuratorFramework", config);
+        } catch (ReflectiveOperationException e) {
+            throw e; // the bridge's, not Flink's
         } catch (Exception e) {
             throw new Rejected(e);
         }
+        session.client = Reflect.hasMethod(started.getClass(), "asCuratorFramework")
+                ? Reflect.invoke(started, "asCuratorFramework") : started;
         Executor direct = Runnable::run;
         Class<?> factoryClass = Class.forName("org.apache.flink.runtime.checkpoint.ZooKeeperCheckpointRecoveryFactory");
         CheckpointRecoveryFactory factory = (CheckpointRecoveryFactory) factoryClass.getConstructors()[0]
@@ -562,7 +562,8 @@ public final class HaArea implements Area {
             String shown = lockName(p);
             znodes.add(shown);
             raw.add(p);
-            byte[] data = p.matches(".*/checkpoints/([0-9a-f]{32}/)?[0-9]{19}") ? admin.getData(p, false, null) : null;
+            // a checkpoint's znode: 19 digits (under <path.checkpoints>/<job id> in 1.13, /<job id>/checkpoints after)
+            byte[] data = p.matches(".*/[0-9]{19}") ? admin.getData(p, false, null) : null;
             if (data != null && data.length > 0) {
                 Map<String, Object> h = new LinkedHashMap<>();
                 Object handle = InstantiationUtil.deserializeObject(data, HaArea.class.getClassLoader());

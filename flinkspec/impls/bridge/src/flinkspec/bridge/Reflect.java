@@ -100,6 +100,16 @@ public final class Reflect {
         return primitive == boolean.class ? Boolean.class : Object.class;
     }
 
+    /** Whether {@code cls} has a public method {@code name} whose parameters take {@code args}. */
+    public static boolean hasMethodTaking(Class<?> cls, String name, Object... args) {
+        for (Method m : cls.getMethods()) {
+            if (m.getName().equals(name) && takes(m, args)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** {@code target.name(args)}: {@link #invokeOn} on the object's own class. */
     public static Object invoke(Object target, String name, Object... args) throws Exception {
         return invokeOn(target.getClass(), target, name, args);
