@@ -150,3 +150,13 @@ def test_every_area_compiles_against_every_release(version: str) -> None:
     assert not list((Path(classpath[0]).parent / "unsupported").glob("*.txt"))
     zookeeper_jars = [p for p in classpath if "flink-shaded-zookeeper" in p]
     assert bool(zookeeper_jars) == (parse_version(version) < parse_version("1.17"))
+
+
+def test_the_zookeeper_patch_is_compiled_for_zookeeper_3_4_only() -> None:
+    """ZooKeeper 3.4.14's client (Flink 1.13, 1.14) never connects on JDK 17: the bridge compiles its patched
+    StaticHostProvider ahead of that jar, and of no other."""
+    def patches(*jars: str) -> list[str]:
+        return [p.name for p in flinkjars._patches(os.pathsep.join(["/c/flink-dist.jar", *jars]))]
+
+    assert patches("/c/lib/flink-shaded-zookeeper-3.4.14.jar") == ["zookeeper-3.4"]
+    assert patches("/c/lib/flink-shaded-zookeeper-3.5.9.jar") == [] and patches() == []

@@ -4,8 +4,9 @@
     flinkspec jars fetch 2.2,2.3        # download, extract and build the bridge now (or: all)
     flinkspec jars prune                # remove downloaded archives and stale bridge builds
 
-Each Apache release keeps only what runs: its flink-dist jar and the bridge compiled against it
-(the 200-330 MB PyPI archive is deleted once flink-dist is extracted). A fork's build
+Each Apache release keeps only what runs: its flink-dist jar (before 1.17 also lib/flink-shaded-zookeeper, the
+ZooKeeper and Curator that flink-dist does not bundle) and the bridge compiled against them (the 200-330 MB PyPI
+archive is deleted once they are extracted). A fork's build
 (--impl flink:PATH) keeps only the bridge; the jar stays where its owner keeps it.
 """
 

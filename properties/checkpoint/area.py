@@ -353,7 +353,7 @@ SNAPSHOT = Area(
                       "the rocksdb backend's incremental snapshots (RocksDBKeyedStateBackend): the SST files a run "
                       "snapshot uploads and refers to as placeholders, and restores of base and increments",
                       lambda req: input_of(req).get("backend") == "rocksdb"),),
-    requests=snapshot_strategies.requests, size=snapshot_strategies.size,
+    requests=snapshot_strategies.requests, size=snapshot_strategies.size, corpus_key=snapshot_strategies.corpus_key,
     shape=AnswerShape(),
     oracle={"checkpoint_snapshot": OracleRules(rules=snapshot_oracle.RULES, files=("oracle/checkpoint_snapshot.py",),
                                                checked=_SNAPSHOT_CHECKED)},
