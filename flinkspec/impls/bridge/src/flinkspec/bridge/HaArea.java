@@ -63,8 +63,8 @@ import org.apache.flink.shaded.zookeeper3.org.apache.zookeeper.server.ZooKeeperS
  * {@code high-availability.storageDir}; recovered by {@code recover()} where the store has it, 1.13) and counter
  * the scheduler asks for; the retained count by
  * {@code DefaultCompletedCheckpointStoreUtils.getMaximumNumberOfRetainedCheckpoints} (1.15 on) or the scheduler's
- * {@code SchedulerUtils.createCompletedCheckpointStore} (1.13, 1.14: the count it asks the factory for). A completed checkpoint
- * is Flink's test shape: no operator state, a real {@code chk-N/_metadata} file as its storage location.
+ * {@code SchedulerUtils.createCompletedCheckpointStore} (1.13, 1.14: the count it asks the factory for). A
+ * completed checkpoint is Flink's test shape: no operator state, a real {@code chk-N/_metadata} file as its storage location.
  * Cleaning runs on a direct executor, so the answer sees what each step deleted.
  */
 public final class HaArea implements Area {
@@ -84,7 +84,8 @@ public final class HaArea implements Area {
                 return t;
             });
     private static final boolean NO_ARG_LATEST = noArgLatest();
-    private static final String STORE_UTILS = "org.apache.flink.runtime.checkpoint.DefaultCompletedCheckpointStoreUtils";
+    private static final String STORE_UTILS =
+            "org.apache.flink.runtime.checkpoint.DefaultCompletedCheckpointStoreUtils";
     private static String quorum;
     private static ZooKeeper admin;
     // the znodes the last request's walk saw, children first (null: not known, as after a rejected request)
