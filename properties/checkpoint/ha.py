@@ -15,11 +15,12 @@ from typing import Any
 from hypothesis import strategies as st
 
 import oracle
+from oracle import checkpoint_ha as ha_oracle
 from oracle.checkpoint_ha import HA as AREA
 from oracle.checkpoint_ha import RETENTIONS, STATUSES, STORAGE
 from oracle.versions import FlinkVersion
 from properties.draws import booleans, integers, sampled
-from properties.mutant import Mutant
+from properties.mutant import PR, Mutant, historical, with_patches
 from properties.rules import Request, Response, RuleBook, Violation
 
 BOOK = RuleBook()  # the rules this module declares, named by its area's declaration
@@ -235,3 +236,22 @@ MUTANTS: list[Mutant] = [
            undocumented="No documented rule names the first checkpoint id; only ZooKeeperCheckpointIDCounter's "
            "SharedCount seed (1) decides it."),
 ]
+
+
+class _DiscardedAtOnce:
+    """``SUBSUMED_HELD`` as before FLINK-25872: no release has the checkpoints cleaner hold a subsumed checkpoint."""
+
+    @staticmethod
+    def before(_version: FlinkVersion) -> bool:
+        return True
+
+
+MUTANTS.append(historical(
+    ha_oracle.SUBSUMED_HELD, AREA,
+    "A subsumed checkpoint is discarded (its chk-N directory deleted) as soon as it is subsumed, as before "
+    "FLINK-25872 had the checkpoints cleaner hold it until the oldest checkpoint the store keeps is newer: a "
+    "checkpoint added with a lower id than the one it subsumes then outlives the state it may still refer to.",
+    f"{PR}19448 (Flink 1.16.0)", "1.13-1.15",
+    after=with_patches((ha_oracle, "SUBSUMED_HELD", _DiscardedAtOnce)),
+    undocumented="No documented rule says when a subsumed checkpoint's directory is deleted; only "
+    "DefaultCompletedCheckpointStore with CheckpointsCleaner.cleanSubsumedCheckpoints decides it."))
