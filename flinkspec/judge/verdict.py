@@ -122,7 +122,8 @@ def judged(request: dict[str, Any], actual: dict[str, Any], version: FlinkVersio
         raise ValueError(f"a request of {request['area']} judged by the rules of {rules.name}")
     expected = oracle.answer(request)
     if expected.get("error", {}).get("type") == "BadRequest":  # from a generator, or a hand-made replay
-        raise SuiteError(f"the suite generated a request the oracle calls bad: {expected} for {request}")
+        raise SuiteError(f"the oracle refuses it ({expected['error'].get('message')}); a generated request it "
+                         f"refuses is a bug of the suite: {request}")
     if fit_answer is not None:  # both answers as the implementation's protocol version can say them
         fitted, why = fit_answer(request, expected)
         if fitted is None:
