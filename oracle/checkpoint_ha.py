@@ -176,8 +176,7 @@ class _State:
     in_zk: dict[int, _Checkpoint] = attrs.Factory(dict)  # checkpoints with a znode (and an HA file)
     left: int = 0  # HA files whose znode went with the checkpoints' znode (1.13)
     pending: list[int] = attrs.Factory(list)  # subsumed checkpoints the cleaner has not discarded yet
-    running: bool = True  # the store is not shut down
-    counting: bool = True  # the counter is not shut down
+    running: bool = True  # the store and the counter are not shut down (both are, by one shutdown event)
     counter: int = 1  # the counter's cached count
 
     def open(self) -> None:
@@ -191,7 +190,7 @@ class _State:
             self.znodes.add(self.counter_path)
         self.store = [self.in_zk[i] for i in sorted(self.in_zk)]
         self.counter = self.counter_node
-        self.running = self.counting = True
+        self.running = True
 
     def node(self, cid: int) -> str:
         return f"{self.checkpoints}/{cid:019d}"
@@ -262,16 +261,16 @@ def ha_area(payload: Mapping[str, Any], version: FlinkVersion) -> HaOutput | Rej
         rejected_because("HA-2")
         return Rejected("IllegalConfigurationException",
                         f"Configuration is missing the mandatory parameter: {STORAGE_DIR}")
-    root, cluster = (str(opt.default if config.raw(opt) is None else config.raw(opt)) for opt in (ROOT, CLUSTER_ID))
+    root, cluster = (_string(config, opt) for opt in (ROOT, CLUSTER_ID))
     if not cluster.strip("/") or "//" in cluster or "//" in storage_dir:
         raise NotModelled("input.config", "an empty cluster-id or doubled slashes in it or the storage directory")
     namespace = "/".join(p for p in (_trim(root), _trim(cluster)) if p)
     base = f"/{namespace}" if namespace else ""
     if JOB_NAMESPACE.before(version):  # 1.13: <path.checkpoints>/<job id>, <path.checkpoint-counter>/<job id>
-        paths = [str(config.raw(opt) or opt.default) for opt in (PATH_CHECKPOINTS, PATH_COUNTER)]
-        if not all(re.fullmatch(r"(/[^/]+)+", p) for p in paths):
+        paths = [_string(config, opt) for opt in (PATH_CHECKPOINTS, PATH_COUNTER)]  # "" too, as Flink reads it
+        if not all(re.fullmatch(r"(/[^/]+)*", p) for p in paths):
             raise NotModelled("input.config", "at 1.13, a checkpoints or checkpoint-counter path other than "
-                                              "/name[/name...]")
+                                              "empty or /name[/name...]")
         checkpoints, counter_path = (f"{base}{p}/{JOB}" for p in paths)
     else:
         checkpoints, counter_path = f"{base}/{JOB}/checkpoints", f"{base}/{JOB}/checkpoint_id_counter"
@@ -294,6 +293,13 @@ def ha_area(payload: Mapping[str, Any], version: FlinkVersion) -> HaOutput | Rej
     files = [f"{CHECKPOINTS}/chk-{i}/_metadata" for i in state.metadata] + [file] * (len(handles) + state.left)
     return {"retained_max": retain, "steps": steps, "znodes": sorted(state.znodes),
             "handles": dict(sorted(handles.items())), "files": sorted(files)}
+
+
+def _string(config: Configuration, option: ConfigOption) -> str:
+    """A string option's value as ``Configuration.getString`` gives it: the raw one, an empty one too, or the
+    default."""
+    raw = config.raw(option)
+    return str(option.default if raw is None else raw)
 
 
 def _error(exception: str, message: str | None) -> dict[str, Any]:
@@ -354,7 +360,7 @@ def _step(state: _State, event: dict[str, Any]) -> dict[str, Any]:
         if state.counter + 1 > INT_MAX or state.counter + 1 < 0:
             return _error("Exception", "Checkpoint counter overflow. ZooKeeper checkpoint counter only supports "
                                        f"checkpoints Ids up to {INT_MAX}")
-        if not state.counting:
+        if not state.running:
             return _error("IllegalStateException", "not started")
         value = state.counter
         state.counter += 1
@@ -365,7 +371,7 @@ def _step(state: _State, event: dict[str, Any]) -> dict[str, Any]:
         value = event["set_count"]
         if value > INT_MAX or value < -(2**31):
             raise BadRequest("input.events: the oracle models set_count within a Java int")
-        if not state.counting:
+        if not state.running:
             return _error("IllegalStateException", "not started")
         state.counter = state.counter_node = value
         return {"counter": value}
@@ -386,11 +392,11 @@ def _step(state: _State, event: dict[str, Any]) -> dict[str, Any]:
                 _remove(state, cid)
                 state.left += 1
             state.znodes.discard(state.checkpoints)
-        if terminal and state.counting:
+        if terminal and state.running:
             state.znodes.discard(state.counter_path)
             state.counter_node = None
         state.store = []
-        state.running = state.counting = False
+        state.running = False
         return {"shutdown": status}
     because("HA-6")
     state.open()  # HA-6: a new JobManager's store and counter
