@@ -157,23 +157,23 @@ def _extract(archive: Path, target: Path | None, lib: Path) -> None:
     shutil.rmtree(tmp_lib, ignore_errors=True)
     tmp_lib.mkdir(parents=True)
     tmp = target.with_suffix(".part") if target else None
-    found = False
+    dist_found = False
     for name, open_member in _members(archive):
         lib_jar = _LIB.search(name)
-        out = tmp if tmp is not None and not found and _DIST.search(name) else (
-            tmp_lib / lib_jar.group(2) if lib_jar else None)
-        if out is None:
+        if lib_jar:
+            out = tmp_lib / lib_jar.group(2)
+        elif tmp is not None and not dist_found and _DIST.search(name):
+            out, dist_found = tmp, True
+        else:
             continue
-        found = found or out == tmp
         with open_member() as src, open(out, "wb") as dst:
             shutil.copyfileobj(src, dst)
-    if tmp is not None and target is not None:
-        if not found:
-            raise FlinkUnavailable(f"{archive.name} holds no flink-dist jar")
-        _check_jar(tmp, f"flink-dist extracted from {archive.name}")
     for jar in tmp_lib.iterdir():
         _check_jar(jar, f"lib/{jar.name} extracted from {archive.name}")
-    if tmp is not None and target is not None:
+    if target is not None and tmp is not None:
+        if not dist_found:
+            raise FlinkUnavailable(f"{archive.name} holds no flink-dist jar")
+        _check_jar(tmp, f"flink-dist extracted from {archive.name}")
         tmp.replace(target)
         progress(f"extracted {target} ({_mb(target.stat().st_size)})")
     shutil.rmtree(lib, ignore_errors=True)
@@ -254,7 +254,6 @@ def _javac(args: list[str]) -> subprocess.CompletedProcess[str]:
 
 
 def _build(classpath: str, out: Path) -> None:
-    jar = classpath.split(os.pathsep)[0]
     progress(f"compiling the bridge against {classpath} ...")
     started = time.monotonic()
     tmp = out.with_name(out.name + ".part")
@@ -270,7 +269,7 @@ def _build(classpath: str, out: Path) -> None:
                                    f"{res.stderr}")
     core = _javac(["-cp", classpath, "-d", str(classes), *[str(pkg / c) for c in CORE]])
     if core.returncode != 0:
-        raise FlinkUnavailable(f"the bridge core does not compile against {jar}:\n{core.stderr}")
+        raise FlinkUnavailable(f"the bridge core does not compile against {classpath}:\n{core.stderr}")
     # one javac for every area (a JVM start each is most of a build); the areas with an error against this jar are
     # recorded and left out, and the others compiled again (an area that uses one left out then fails in its turn)
     remaining = [src for src in sorted(pkg.glob("*.java")) if src.name not in CORE]

@@ -287,11 +287,7 @@ public final class AssignerArea implements Area {
 
     /** WatermarkStatus (1.14+), or null: 1.13's operators get no status. */
     private static Class<?> statusClass() {
-        try {
-            return Class.forName("org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus");
-        } catch (ClassNotFoundException e) {
-            return null;
-        }
+        return Reflect.classOrNull("org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus");
     }
 
     /** {@code operator.name(args)} by name (its parameter types differ across releases). */

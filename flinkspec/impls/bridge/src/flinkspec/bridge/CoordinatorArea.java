@@ -821,7 +821,7 @@ public final class CoordinatorArea implements Area {
         Object plan() {
             try {
                 // DefaultCheckpointPlanCalculator: 1.13 checks the tasks to trigger, 1.14+ the tasks to wait for
-                boolean checkSourcesOnly = !classExists(CP + "DefaultCheckpointPlan");
+                boolean checkSourcesOnly = Reflect.classOrNull(CP + "DefaultCheckpointPlan") == null;
                 for (String t : req.tasks) {
                     if (checkSourcesOnly && !req.sources.contains(t)) {
                         continue;
@@ -842,8 +842,8 @@ public final class CoordinatorArea implements Area {
                 for (String t : req.tasks) {
                     commitTo.add(vertices.get(t));
                 }
-                Class<?> planCls = classExists(CP + "DefaultCheckpointPlan")
-                        ? Class.forName(CP + "DefaultCheckpointPlan") : Class.forName(CP + "CheckpointPlan");
+                Class<?> defaultPlan = Reflect.classOrNull(CP + "DefaultCheckpointPlan");
+                Class<?> planCls = defaultPlan != null ? defaultPlan : Class.forName(CP + "CheckpointPlan");
                 Constructor<?> c = planCls.getDeclaredConstructors()[0];
                 c.setAccessible(true);
                 Object[] args = c.getParameterCount() == 6
@@ -1172,15 +1172,6 @@ public final class CoordinatorArea implements Area {
             return false;
         } catch (ClassNotFoundException e) {
             throw new IllegalStateException(e);
-        }
-    }
-
-    static boolean classExists(String name) {
-        try {
-            Class.forName(name);
-            return true;
-        } catch (ClassNotFoundException e) {
-            return false;
         }
     }
 

@@ -83,7 +83,12 @@ public final class HaArea implements Area {
                 t.setDaemon(true);
                 return t;
             });
-    private static final boolean NO_ARG_LATEST = noArgLatest();
+    // 1.13: getLatestCheckpoint(isPreferCheckpointForRecovery); 1.13, 1.14: addCheckpoint, not
+    // addCheckpointAndSubsumeOldestOne
+    private static final boolean NO_ARG_LATEST =
+            Reflect.hasMethodTaking(CompletedCheckpointStore.class, "getLatestCheckpoint");
+    private static final String ADD = Reflect.hasMethod(CompletedCheckpointStore.class, "addCheckpoint")
+            ? "addCheckpoint" : "addCheckpointAndSubsumeOldestOne";
     private static final String STORE_UTILS =
             "org.apache.flink.runtime.checkpoint.DefaultCompletedCheckpointStoreUtils";
     private static String quorum;
@@ -368,7 +373,7 @@ public final class HaArea implements Area {
     private static int retained(Configuration config) throws Exception {
         org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(HaArea.class);
         try {
-            Class<?> utils = exists(STORE_UTILS) ? Class.forName(STORE_UTILS) : null;
+            Class<?> utils = Reflect.classOrNull(STORE_UTILS);
             if (utils != null && Reflect.hasMethod(utils, "getMaximumNumberOfRetainedCheckpoints")) {
                 return (Integer) Reflect.invokeOn(utils, null, "getMaximumNumberOfRetainedCheckpoints", config, log);
             }
@@ -457,16 +462,14 @@ public final class HaArea implements Area {
             String retention = (String) event.getOrDefault("retention", "NEVER_RETAIN_AFTER_TERMINATION");
             List<Long> before = ids(session.store.getAllCheckpoints());
             Runnable postCleanup = () -> { };
-            Reflect.invoke(session.store, Reflect.hasMethod(CompletedCheckpointStore.class, "addCheckpoint")
-                    ? "addCheckpoint" : "addCheckpointAndSubsumeOldestOne",
-                    checkpoint(id, retention, checkpointsRoot), cleaner, postCleanup);
+            Reflect.invoke(session.store, ADD, checkpoint(id, retention, checkpointsRoot), cleaner, postCleanup);
             List<Long> after = ids(session.store.getAllCheckpoints());
             List<Long> subsumed = new ArrayList<>(before);
             subsumed.removeAll(after);
             step.put("subsumed", subsumed);
             step.put("retained", after);
         } else if ("latest".equals(event.get("get"))) {
-            // 1.13: getLatestCheckpoint(isPreferCheckpointForRecovery), the scheduler's default false
+            // 1.13: the scheduler's isPreferCheckpointForRecovery, default false
             CompletedCheckpoint latest = (CompletedCheckpoint) (NO_ARG_LATEST
                     ? Reflect.invoke(session.store, "getLatestCheckpoint")
                     : Reflect.invoke(session.store, "getLatestCheckpoint", false));
@@ -525,23 +528,6 @@ public final class HaArea implements Area {
         }
     }
 
-    private static boolean noArgLatest() {
-        for (Method m : CompletedCheckpointStore.class.getMethods()) {
-            if (m.getName().equals("getLatestCheckpoint") && m.getParameterCount() == 0) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean exists(String className) {
-        try {
-            Class.forName(className);
-            return true;
-        } catch (ClassNotFoundException e) {
-            return false;
-        }
-    }
 
     private static List<Long> ids(List<CompletedCheckpoint> checkpoints) {
         List<Long> ids = new ArrayList<>();

@@ -126,7 +126,7 @@ public final class OutputArea implements Area {
                     }
                 });
         RecordWriter<?> recordWriter = build(writer);
-        Class<?> chainStatus = classOrNull("org.apache.flink.streaming.runtime.streamstatus.StreamStatus");
+        Class<?> chainStatus = Reflect.classOrNull("org.apache.flink.streaming.runtime.streamstatus.StreamStatus");
         Object chain = null;
         RecordWriterOutput<Long> output;
         if (chainStatus != null) { // 1.13: the chain keeps the status, the output asks it
@@ -264,14 +264,6 @@ public final class OutputArea implements Area {
             m.put("status", (Boolean) e.getClass().getMethod("isIdle").invoke(e) ? "idle" : "active");
         }
         return m;
-    }
-
-    private static Class<?> classOrNull(String name) {
-        try {
-            return Class.forName(name);
-        } catch (ClassNotFoundException e) {
-            return null;
-        }
     }
 
     private static boolean hasField(Class<?> cls, String name) {

@@ -33,9 +33,9 @@ public final class Reflect {
     }
 
     /** {@code m.invoke(target, args)}, rethrowing what the method threw rather than a wrapper. */
-    public static void call(Method m, Object target, Object... args) throws Exception {
+    public static Object call(Method m, Object target, Object... args) throws Exception {
         try {
-            m.invoke(target, args);
+            return m.invoke(target, args);
         } catch (InvocationTargetException e) {
             Throwable cause = e.getCause();
             throw cause instanceof Exception ? (Exception) cause : new RuntimeException(cause);
@@ -44,9 +44,9 @@ public final class Reflect {
 
     /**
      * {@code target.name(args)} (a static method of {@code cls} where {@code target} is null) of the method of that
-     * name whose parameters take {@code args} that {@code cls} or a superclass declares, made accessible (an object's class may be a
-     * package-private implementation), rethrowing what the method threw: a call that compiles against no single
-     * release's signature.
+     * name whose parameters take {@code args} that {@code cls} or a superclass declares (else a public one, an
+     * interface's default method), made accessible (an object's class may be a package-private implementation),
+     * rethrowing what the method threw: a call that compiles against no single release's signature.
      */
     public static Object invokeOn(Class<?> cls, Object target, String name, Object... args) throws Exception {
         Method found = null;
@@ -58,22 +58,23 @@ public final class Reflect {
             }
         }
         if (found == null) {
-            for (Method m : cls.getMethods()) { // an interface's default method
-                if (m.getName().equals(name) && takes(m, args)) {
-                    found = m;
-                }
-            }
+            found = publicMethod(cls, name, args);
         }
         if (found == null) {
             throw new NoSuchMethodException(cls.getName() + "." + name + " with " + args.length + " parameter(s)");
         }
         found.setAccessible(true);
-        try {
-            return found.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            Throwable cause = e.getCause();
-            throw cause instanceof Exception ? (Exception) cause : new RuntimeException(cause);
+        return call(found, target, args);
+    }
+
+    /** A public method {@code name} of {@code cls} (its own, inherited or an interface's) taking {@code args}. */
+    private static Method publicMethod(Class<?> cls, String name, Object... args) {
+        for (Method m : cls.getMethods()) {
+            if (m.getName().equals(name) && takes(m, args)) {
+                return m;
+            }
         }
+        return null;
     }
 
     private static boolean takes(Method m, Object[] args) {
@@ -102,12 +103,16 @@ public final class Reflect {
 
     /** Whether {@code cls} has a public method {@code name} whose parameters take {@code args}. */
     public static boolean hasMethodTaking(Class<?> cls, String name, Object... args) {
-        for (Method m : cls.getMethods()) {
-            if (m.getName().equals(name) && takes(m, args)) {
-                return true;
-            }
+        return publicMethod(cls, name, args) != null;
+    }
+
+    /** The class {@code name}, or null where this release has none. */
+    public static Class<?> classOrNull(String name) {
+        try {
+            return Class.forName(name);
+        } catch (ClassNotFoundException e) {
+            return null;
         }
-        return false;
     }
 
     /** {@code target.name(args)}: {@link #invokeOn} on the object's own class. */
@@ -163,7 +168,6 @@ public final class Reflect {
         }
     }
 
-    /** Whether {@code cls} itself declares a method {@code name} without parameters. */
     /** Whether {@code cls} has a public method {@code name} (its own, inherited or an interface's), of any arity. */
     public static boolean hasMethod(Class<?> cls, String name) {
         for (Method m : cls.getMethods()) {
@@ -174,6 +178,7 @@ public final class Reflect {
         return false;
     }
 
+    /** Whether {@code cls} itself declares a method {@code name} without parameters. */
     public static boolean declaresMethod(Class<?> cls, String name) {
         for (Method m : cls.getDeclaredMethods()) {
             if (m.getName().equals(name) && m.getParameterCount() == 0) {
