@@ -107,11 +107,12 @@ DECISIONS: dict[str, tuple[str, tuple[str, ...], str]] = {
                                 "ClassLoader.resolveClass(c) does nothing but throw NullPointerException for a null "
                                 "c (the JVM links a class when it needs to, whether or not resolveClass was called)."),
     "RecordWriterOutput blocks watermarks while task IDLE": (
-        NEW, ("WMO-2", "RWO-2", "RWO-3", "WM-6"), "watermark.output drives Flink's RecordWriterOutput over its "
-        "RecordWriter and decodes what it serializes: no watermark leaves while the task is idle (WMO-2, RWO-2: from "
-        "1.14 its announcedStatus, in 1.13 the operator chain's status it asks), a status leaves only when it changes "
-        "(RWO-3); records and latency markers pass (WMO-4). At the valve, whose output status the task's output "
-        "follows, WM-6 (docs/protocol/watermark-output.md)."),
+        NEW, ("WMO-2", "RWO-2", "RWO-3", "RWO-7", "WM-6"), "watermark.output drives Flink's RecordWriterOutput over "
+        "its RecordWriter and decodes what it serializes: no watermark leaves while the task is idle (WMO-2, RWO-2: "
+        "from 1.14 its announcedStatus, in 1.13 the operator chain's status it asks), a status leaves only when it "
+        "changes (RWO-3); records and latency markers pass (WMO-4). With a TimestampsAndWatermarksOperator chained in "
+        "front (RWO-7), an upstream IDLE holds back the operator's watermarks in 1.13 ... 1.14.4. At the valve, whose "
+        "output status the task's output follows, WM-6 (docs/protocol/watermark-output.md)."),
     "finished source sends MAX_WATERMARK, not IDLE": (
         NEW, ("WMO-3", "RWO-5", "RWO-6"), "watermark.output's end event runs a source task's own "
         "advanceToEndOfEventTime: Long.MAX_VALUE and no IDLE status (WMO-3). Real Flink breaks it in every release "

@@ -173,7 +173,7 @@ class NoWatermarks(gen.Generator):
 
 # ------------------------------------------------------------------ reading the request
 
-def _event(raw: Any, i: int, version: FlinkVersion) -> Event:
+def _event(raw: Any, i: int, version: FlinkVersion, task_status: bool) -> Event:
     where = f"input.events[{i}]"
     if not isinstance(raw, Mapping):
         raise BadRequest(f"{where} must be an object")
@@ -190,7 +190,7 @@ def _event(raw: Any, i: int, version: FlinkVersion) -> Event:
         status = field(raw, "status", str, where)
         if status not in ("idle", "active"):
             raise BadRequest(f"{where}.status must be one of idle, active, got {status!r}")
-        if pick(FORWARDS_STATUS, version) is None:
+        if pick(FORWARDS_STATUS, version) is None and not task_status:
             raise BadRequest(f"{where}: an upstream watermark status reaches no method of the operator before "
                              "Flink 1.14 (the task handles StreamStatus)")
         return Event("status", status=status)
@@ -204,8 +204,9 @@ def _event(raw: Any, i: int, version: FlinkVersion) -> Event:
     raise BadRequest(f"{where}.kind must be one of {', '.join(EVENT_KINDS)}, got {kind!r}")
 
 
-def parse(inp: Mapping[str, Any], version: FlinkVersion) -> Request:
-    """The request's input, checked (BadRequest naming the field otherwise)."""
+def parse(inp: Mapping[str, Any], version: FlinkVersion, task_status: bool = False) -> Request:
+    """The request's input, checked (BadRequest naming the field otherwise). ``task_status``: a status is taken where
+    the operator has no method for it (1.13), its task takes it (``watermark.output``'s chain)."""
     kind, ooo, timeout = gen.parse_generator(inp)
     if "built_by" in inp:
         raise BadRequest("input.built_by: the operator's generator is always built by its WatermarkStrategy")
@@ -217,7 +218,7 @@ def parse(inp: Mapping[str, Any], version: FlinkVersion) -> Request:
     if not pick(gen.CONTEXT_CLOCK, version) and (short := gen.timeout_too_short(timeout)) is not None:
         raise short
     raw = field(inp, "events", list, "input")
-    events = tuple(_event(e, i, version) for i, e in enumerate(raw))
+    events = tuple(_event(e, i, version, task_status) for i, e in enumerate(raw))
     if kind != "punctuated" and any(e.marker for e in events):
         raise BadRequest("input.events: a marker is only for the punctuated generator")
     if any(e.kind == "end_of_input" for e in events[:-1]):
@@ -284,10 +285,9 @@ def open_operator(req: Request, version: FlinkVersion) -> Operator:
     return op
 
 
-def assigner_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] | Rejected:
-    """Per event, the calls reaching the operator's output."""
-    req = parse(inp, version)
-    at(*INPUT)
+def run(req: Request, version: FlinkVersion) -> list[list[dict[str, Any]]] | Rejected:
+    """Per event, the calls reaching the operator's output, or Flink's rejection. A status the operator has no method
+    for (1.13, taken by ``parse(task_status=True)``) goes to its task's status as it comes."""
     if req.interval_ms < 0:
         rejected_because("TWO-1")
         return Rejected("IllegalArgumentException", "Auto watermark interval must not be negative.")
@@ -296,6 +296,7 @@ def assigner_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, An
     except gen.GenerationRejected as exc:
         rejected_because("TWO-1")  # and the generation rule that refused it (traced by its module)
         return Rejected("IllegalArgumentException", str(exc))
+    to_task = pick(FORWARDS_STATUS, version) is None
     outputs: list[list[dict[str, Any]]] = []
     for i, event in enumerate(req.events):
         at("outputs", i)
@@ -304,12 +305,20 @@ def assigner_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, An
         elif event.kind == "watermark":
             outputs.append(op.watermark(LONG_MIN if event.timestamp is None else event.timestamp))
         elif event.kind == "status":
-            outputs.append(op.status(event.status))
+            outputs.append([{"status": event.status}] if to_task else op.status(event.status))
         elif event.kind == "advance":
             outputs.append(op.advance(event.ms))
         else:
             outputs.append(op.end_of_input())
-    return {"outputs": outputs}
+    return outputs
+
+
+def assigner_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] | Rejected:
+    """Per event, the calls reaching the operator's output."""
+    req = parse(inp, version)
+    at(*INPUT)
+    outputs = run(req, version)
+    return outputs if isinstance(outputs, Rejected) else {"outputs": outputs}
 
 
 ENTRIES: dict[str, AreaFn] = {ASSIGNER: assigner_area}

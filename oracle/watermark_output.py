@@ -23,9 +23,10 @@ from typing import Any
 
 import attrs
 
+from oracle import watermark_assigner as assigner
 from oracle.changes import Change
 from oracle.explain import INPUT, at, because
-from oracle.protocol import AreaFn, BadRequest, field, java_long
+from oracle.protocol import AreaFn, BadRequest, Rejected, field, java_long
 from oracle.rules import Declared
 from oracle.versions import FlinkVersion, pick
 
@@ -33,6 +34,7 @@ OUTPUT = "watermark.output"  # the protocol area (docs/protocol/watermark-output
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 EVENT_KINDS = ("record", "watermark", "status", "latency", "end")
 SOURCES = ("operator", "legacy")
+CHAINS = ("assigner",)  # the operators a request can chain in front of the output (input.chain)
 
 RULES: tuple[Declared, ...] = (
     Declared("RWO-1",
@@ -67,6 +69,16 @@ RULES: tuple[Declared, ...] = (
              "the chain's main operator output with no status first (FLINK-23808), dropped while IDLE as RWO-5's.",
              "SourceStreamTask.advanceToEndOfEventTime, StreamSource.advanceToEndOfEventTime, "
              "StreamSourceContexts.WatermarkContext.emitWatermark"),
+    Declared("RWO-7",
+             "A one-input task whose chain is one TimestampsAndWatermarksOperator (chain: assigner): what the "
+             "operator emits (watermark.assigner's TWO rules) goes to the RecordWriterOutput, its output, under "
+             "RWO-1 ... RWO-3. An upstream status goes through the operator from 1.14 (forwarded by 1.14.0 ... "
+             "1.14.4, dropped from 1.14.5: TWO-7); in 1.13 the task's StreamTaskNetworkOutput toggles it on the "
+             "OperatorChain, where the operator's WatermarkEmitter toggles its own. The emitter's idle flag is its own:"
+             " after an upstream IDLE (1.13 ... 1.14.4) it believes the output active, so its next watermark, the "
+             "maximum one at the end of input too, goes with no ACTIVE first and the idle output drops it.",
+             "OperatorChain.createOutputCollector, OneInputStreamTask.StreamTaskNetworkOutput, "
+             "AbstractDataOutput.emitStreamStatus, TimestampsAndWatermarksOperator.WatermarkEmitter"),
 )
 
 _IDLE_END = {"source": "legacy", "events": [{"kind": "status", "status": "idle"}, {"kind": "end"}]}
@@ -83,7 +95,16 @@ STATUS_IN_OUTPUT = Change(
     "emitWatermarkStatus)",
     unseen="the same elements leave: 1.13's chain sends only a change of status to its outputs, 1.14's output "
     "sends only a change of its own announced status, both starting ACTIVE")
-CHANGES: dict[str, tuple[Change, ...]] = {OUTPUT: (STATUS_IN_OUTPUT, LEGACY_END_BYPASSES_CONTEXT)}
+_CHAIN_IDLE = {"chain": "assigner", "generator": "bounded", "out_of_orderness_ms": 1, "auto_watermark_interval_ms": 5,
+               "events": [{"kind": "record", "timestamp": 10}, {"kind": "status", "status": "idle"},
+                          {"kind": "advance", "ms": 5}, {"kind": "watermark", "timestamp": LONG_MAX}]}
+CHAIN_STATUS_DROPPED = Change(
+    since="1.14.5", issue="FLINK-26708",
+    what="a chained TimestampsAndWatermarksOperator drops an upstream watermark status, which made the task's output "
+    "idle behind its WatermarkEmitter's back: its watermarks, the maximum one too, leave again (RWO-7)",
+    witnesses=(_CHAIN_IDLE,))
+CHANGES: dict[str, tuple[Change, ...]] = {OUTPUT: (STATUS_IN_OUTPUT, LEGACY_END_BYPASSES_CONTEXT,
+                                                   CHAIN_STATUS_DROPPED)}
 
 # whether a legacy source's final watermark goes through its WatermarkContext (which marks the output ACTIVE first)
 LEGACY_END_MARKS_ACTIVE: Mapping[FlinkVersion, bool] = LEGACY_END_BYPASSES_CONTEXT.table(True, False)
@@ -167,6 +188,14 @@ class Output:
         because("RWO-4")
         return [{"latency": marked_time}]
 
+    def give(self, element: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """An element a chained operator emits to the output (RWO-7)."""
+        if "record" in element:
+            return self.record(element["record"])
+        if "watermark" in element:
+            return self.watermark(element["watermark"])
+        return self.status(element["status"])
+
     def end(self, source: str, version: FlinkVersion) -> list[dict[str, Any]]:
         """RWO-5, RWO-6: the source task's advanceToEndOfEventTime."""
         if source == "legacy":
@@ -178,8 +207,32 @@ class Output:
         return self.watermark(LONG_MAX)
 
 
-def output_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any]:
+def chain_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] | Rejected:
+    """RWO-7: per event of the chained operator's input, the stream elements leaving the task's network output."""
+    name = field(inp, "chain", str, "input")
+    if name not in CHAINS:
+        raise BadRequest(f"input.chain must be one of {', '.join(CHAINS)}, got {name!r}")
+    if "source" in inp:
+        raise BadRequest("input.source: a task whose chain is given is a one-input task fed by its network input, "
+                         "not a source task")
+    req = assigner.parse({k: val for k, val in inp.items() if k != "chain"}, version, task_status=True)
+    at(*INPUT)
+    emitted = assigner.run(req, version)
+    if isinstance(emitted, Rejected):
+        return emitted
+    out = Output()
+    outputs: list[list[dict[str, Any]]] = []
+    for i, calls in enumerate(emitted):
+        at("outputs", i)
+        because("RWO-7")
+        outputs.append([sent for call in calls for sent in out.give(call)])
+    return {"outputs": outputs}
+
+
+def output_area(inp: Mapping[str, Any], version: FlinkVersion) -> dict[str, Any] | Rejected:
     """Per event, the stream elements leaving the task's network output."""
+    if "chain" in inp:
+        return chain_area(inp, version)
     req = parse(inp)
     at(*INPUT)
     out = Output()

@@ -103,6 +103,9 @@ EXAMPLES: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
                               None),
     "watermark.async.timeouts": (req("watermark.async", {"mode": "ordered", "capacity": 1, "timeout": 2, "events": [
         {"kind": "record", "name": "a", "timestamp": 5}, {"kind": "advance", "ms": 2}]}), None),
+    "watermark.output.chain": (req("watermark.output", {"chain": "assigner", "generator": "monotonous",
+                                                        "auto_watermark_interval_ms": 5, "events": [
+        {"kind": "record", "timestamp": 5}, {"kind": "advance", "ms": 5}]}), None),
     "checkpoint.snapshot.rocksdb": (req("checkpoint.snapshot", {"backend": "rocksdb", "events": [
         {"kind": "put", "key": "a", "value": "x"}, {"kind": "snapshot", "checkpoint": 1},
         {"kind": "run", "checkpoint": 1}]}), None),

@@ -323,6 +323,8 @@ _OUTPUT_CHECKED: tuple[Checked, ...] = (
     checked("RWO-4", f"{_OUTPUT_META}test_a_latency_marker_passes_an_idle_output"),
     checked("RWO-5", "WMO-3", f"{_OUTPUT_META}test_an_idle_finished_source_sends_nothing"),
     checked("RWO-6", f"{_OUTPUT_META}test_a_legacy_source_marks_active_first_only_in_1_13"),
+    checked("RWO-7", "WMO-2", "WMO-4", f"{_OUTPUT_META}test_an_upstream_idle_holds_back_the_chains_watermarks",
+            f"{_OUTPUT_META}test_the_chains_own_idleness_marks_the_output_active_again"),
 )
 
 OUTPUT = Area(
@@ -333,8 +335,14 @@ OUTPUT = Area(
     "records, watermarks (dropped while idle), statuses (only changes), latency markers, and what a finished source "
     "task's advanceToEndOfEventTime sends",
     requests=output_strategies.requests, size=output_strategies.size, shape=EMITS_STATUS,
+    # a chain's strategy draws small idle timeouts where the operator gives the generator its clock
+    corpus_key=lambda ver: pick(generation.CONTEXT_CLOCK, ver),
     oracle={"watermark_output": OracleRules(rules=output.RULES, files=("oracle/watermark_output.py",),
                                             checked=_OUTPUT_CHECKED)},
     mutants=tuple(output_mutants.MUTANTS), bridge="OutputArea", exhaustive=enumerated.OUTPUT,
     changes=output.CHANGES[output.OUTPUT], strict_messages=True,
+    # a request with a chain is about another task (its events are the chained operator's): not checked without it
+    features=(Feature(f"{output.OUTPUT}.chain", 4, output.OUTPUT, "`chain`: a one-input task whose operator chain is"
+                      " a TimestampsAndWatermarksOperator (watermark.assigner's input and events) in front of the "
+                      "RecordWriterOutput", lambda req: "chain" in input_of(req)),),
 )

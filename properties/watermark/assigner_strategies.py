@@ -1,17 +1,18 @@
 """Requests for ``watermark.assigner``: event sequences on and around every rule of Flink's
 TimestampsAndWatermarksOperator.
 
-A request draws the generator as ``watermark.generation``'s strategy-built requests do (bounded with a bound of 0,
-small, large or Long.MAX_VALUE, a negative one now and then; monotonous; punctuated), an idle timeout one time in
-three (small where the operator gives the generator its clock, 1.19.2+ / 1.20.1+, else at least a minute; zero or
-negative now and then), an auto-watermark interval (mostly 1-200 ms, 0 one time in eight, negative or the largest
-the clock allows now and then), progressive watermarks one time in seven off, and 0-24 events: records with
-timestamps around the previous ones (no timestamp one time in ten; marked for the punctuated generator), upstream
-watermarks around the last timestamp (Long.MAX_VALUE one time in four, twice now and then), upstream statuses (from
-1.14, where the operator has the method), processing-time advances of 0, 1, the interval - 1, the interval, the
-interval + 1, several intervals and the timeout + 1, probes (six periodic emits far enough apart to go idle, or
-one advance of three intervals, then a record with a new timestamp and a short advance: the output active again,
-the timer not caught up), and one time in three end of input last.
+A request draws the generator as ``watermark.generation``'s strategy-built requests
+do (bounded with a bound of 0, small, large or Long.MAX_VALUE, a negative one now and then; monotonous; punctuated),
+an idle timeout one time in three (small where the operator gives the generator its clock, 1.19.2+ / 1.20.1+, else
+at least a minute; zero or negative now and then), an auto-watermark interval (mostly 1-200 ms, 0 one time in eight,
+negative or the largest the clock allows now and then), progressive watermarks one time in seven off, and 0-24
+events: records with timestamps around the previous ones (no timestamp one time in ten; marked for the punctuated
+generator), upstream watermarks around the last timestamp (Long.MAX_VALUE one time in four, twice now and then),
+upstream statuses (from 1.14, where the operator has the method; at every release for watermark.output's chain),
+processing-time advances of 0, 1, the interval - 1, the interval, the interval + 1, several intervals and the
+timeout + 1, probes (six periodic emits far enough apart to go idle, or one advance of three intervals, then a
+record with a new timestamp and a short advance: the output active again, the timer not caught up), and one time in
+three end of input last.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ SMALL_TIMEOUTS = (1, 2, 5, 10, 100, 1000)
 
 
 @st.composite
-def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
+def inputs(draw: st.DrawFn, version: FlinkVersion, task_status: bool = False) -> dict[str, Any]:
+    """``task_status``: statuses at every release (watermark.output's chain, whose task takes them in 1.13)."""
     out = draw(generator_fields())
     generator = out["generator"]
     timeout: int | None = None
@@ -53,7 +55,7 @@ def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
     i = interval if 0 < interval <= 1000 else 5
     t = timeout if timeout is not None and 0 < timeout <= 1000 else i
     advances = (0, 1, max(i - 1, 0), i, i, i + 1, 2 * i, 3 * i, t + 1)
-    statuses = pick(FORWARDS_STATUS, version) is not None
+    statuses = task_status or pick(FORWARDS_STATUS, version) is not None
     events: list[dict[str, Any]] = []
     clock = 0
     last = draw(sampled((0, 1000, 1_600_000_000_000, -5)))

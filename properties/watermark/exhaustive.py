@@ -64,22 +64,31 @@ ASSIGNER = Exhaustive(
 
 
 def _output_events(letters: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The letters up to the first end (nothing follows a task's end)."""
+    """The letters up to the first end (nothing follows a task's end, or a chain's end of input)."""
     out: list[dict[str, Any]] = []
     for letter in letters:
         out.append(letter)
-        if letter["kind"] == "end":
+        if letter["kind"] in ("end", "end_of_input"):
             break
     return out
 
 
+# W = 3's task: a TimestampsAndWatermarksOperator chained in front of the output (feature watermark.output.chain)
+OUTPUT_CHAIN = {"chain": "assigner", "generator": "bounded", "out_of_orderness_ms": 1, "auto_watermark_interval_ms": 5}
+
 OUTPUT = Exhaustive(
-    width="the source tasks: 1 a SourceOperatorStreamTask, 2 also a legacy SourceStreamTask",
-    bases=lambda w: [{"source": s} for s in ("operator", "legacy")[:max(1, min(w, 2))]],
+    width="the tasks: 1 a SourceOperatorStreamTask, 2 also a legacy SourceStreamTask, 3 also a one-input task whose "
+    "chain is a TimestampsAndWatermarksOperator (bounded, 1 ms, interval 5 ms; the letters advance 5 ms, "
+    "end_of_input and a record at the second timestamp added; a source task's and a chain's letters mixed are bad "
+    "requests, not sent)",
+    bases=lambda w: [{"source": s} for s in ("operator", "legacy")[:max(1, min(w, 2))]]
+    + ([OUTPUT_CHAIN] if w >= 3 else []),
     alphabet=lambda w, timestamps: [{"kind": "record", "timestamp": t} for t in timestamps[:1]]
     + [{"kind": "watermark", "timestamp": t} for t in timestamps]
     + [{"kind": "status", "status": s} for s in ("idle", "active")]
-    + [{"kind": "latency", "marked_time": 0}, {"kind": "end"}],
+    + [{"kind": "latency", "marked_time": 0}, {"kind": "end"}]
+    + ([{"kind": "record", "timestamp": t} for t in timestamps[1:2]]  # above Long.MIN_VALUE: a watermark follows
+       + [{"kind": "advance", "ms": 5}, {"kind": "end_of_input"}] if w >= 3 else []),
     events=_output_events, shapes=("1x5", "2x5"))
 
 

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from oracle.versions import FlinkVersion
-from oracle.watermark_output import LONG_MAX, OUTPUT
+from oracle.watermark_output import LONG_MAX, LONG_MIN, OUTPUT
 from properties.rules import Request, Response, RuleBook, Violation, output_steps
 from properties.watermark.assigner_invariants import element_ok, outputs_shape
 
@@ -75,12 +75,17 @@ def finished_sends_max(req: Request, resp: Response, version: FlinkVersion) -> l
 
 
 @BOOK.invariant("WMO-4", OUTPUT, "Records are propagated whenever they come, whatever the task's status: each record "
-                "leaves once, with its timestamp, when it is given to the output, and no other event sends one.",
+                "leaves once, with its timestamp, when it is given to the output, and no other event sends one (in a "
+                "chain, when it reaches the TimestampsAndWatermarksOperator, with the timestamp it assigns: "
+                "watermark.assigner's WMS-2).",
                 STATUS_DOCS)
 def records_propagate(req: Request, resp: Response, version: FlinkVersion) -> list[Violation]:
     for i, ev, elements in _replay(req, resp):
         recs = [c for c in elements if "record" in c]
-        expected = [{"record": ev.get("timestamp")}] if ev.get("kind") == "record" else []
+        ts = ev.get("timestamp")
+        if ts is None and "chain" in req.get("input", {}):  # the assigner's timestamp: Long.MIN_VALUE for none
+            ts = LONG_MIN
+        expected = [{"record": ts}] if ev.get("kind") == "record" else []
         if recs != expected:
             return [Violation("WMO-4", f"event {i} ({ev.get('kind')}) sent the records {recs}, not {expected}")]
     return []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import oracle.watermark_assigner as wa
 import oracle.watermark_output as wo
 from oracle.versions import FlinkVersion
 from properties.mutant import Mutant, with_patches
@@ -43,6 +44,21 @@ def _end_active_first(self: wo.Output, source: str, version: FlinkVersion) -> li
     return [*self.status("active"), *self.watermark(wo.LONG_MAX)]
 
 
+_give = wo.Output.give
+
+
+def _give_marks_active(self: wo.Output, element: dict[str, Any]) -> list[dict[str, Any]]:
+    """A chained operator's watermark marks the task's output ACTIVE first, whoever made it idle."""
+    if "watermark" in element:
+        return [*self.status("active"), *self.watermark(element["watermark"])]
+    return _give(self, element)
+
+
+def _forwards_status(self: wa.Operator, status: str) -> list[dict[str, Any]]:
+    """The chained operator passes an upstream status on in every release."""
+    return [{"status": status}]
+
+
 # why each mutant that no documented rule catches breaks none
 UNDOCUMENTED = {
     "wo-status-sent-again": "The documentation says how statuses mark a stream idle or active, not that a task's "
@@ -50,10 +66,19 @@ UNDOCUMENTED = {
     "OperatorChain.toggleStreamStatus) decides it.",
     "wo-latency-blocked-while-idle": "The documentation blocks watermarks of an idle task, and says nothing of "
     "latency markers; only RecordWriterOutput.emitLatencyMarker decides that they pass.",
+    "wo-chain-watermark-marks-active": "It keeps the documented rule that Flink breaks in 1.13 ... 1.14.4 (emitting a "
+    "watermark marks the output active, WatermarkOutput's javadoc: watermark.assigner's WMS-5); only the task's two "
+    "statuses, the emitter's flag and the output's, decide that an upstream IDLE holds the watermark back.",
+    "wo-chain-forwards-upstream-status": "No document says whether a TimestampsAndWatermarksOperator passes an "
+    "upstream watermark status on; only its processWatermarkStatus (a no-op from 1.14.5, FLINK-26708) decides it.",
     "wo-end-active-first": "It keeps the documented rule that Flink breaks (a finished source sends MAX_WATERMARK, "
     "what FLINK-40499 proposes); only Flink's advanceToEndOfEventTime, which marks nothing ACTIVE, decides that an "
     "idle source's final watermark is dropped.",
 }
+
+# where a mutant differs from Flink only before the newest release: an upstream status reaches the output in 1.13 ...
+# 1.14.4 only (FLINK-26708)
+MEASURED_AT = {"wo-chain-watermark-marks-active": "1.14.0"}
 
 for _name, _doc, _patches in (
     ("wo-watermark-while-idle", "The output sends watermarks while the task is idle (it does not check its status).",
@@ -67,5 +92,12 @@ for _name, _doc, _patches in (
     ("wo-end-active-first", "A finished source task marks its output ACTIVE before the final Long.MAX_VALUE watermark "
      "(FLINK-40499's proposal), so an idle one's gets through.",
      ((wo.Output, "end", _end_active_first),)),
+    ("wo-chain-watermark-marks-active", "In a chain, a watermark of the TimestampsAndWatermarksOperator marks the "
+     "task's output ACTIVE first also where an upstream IDLE, not the operator, made it idle.",
+     ((wo.Output, "give", _give_marks_active),)),
+    ("wo-chain-forwards-upstream-status", "In a chain, the TimestampsAndWatermarksOperator passes upstream watermark "
+     "statuses on to the task's output in every release (as 1.14.0 ... 1.14.4 did).",
+     ((wa.Operator, "status", _forwards_status),)),
 ):
-    MUTANTS.append(Mutant(_name, AREA, _doc, after=with_patches(*_patches), undocumented=UNDOCUMENTED.get(_name, "")))
+    MUTANTS.append(Mutant(_name, AREA, _doc, after=with_patches(*_patches), undocumented=UNDOCUMENTED.get(_name, ""),
+                          measured_at=MEASURED_AT.get(_name, "")))

@@ -7,6 +7,9 @@ Long.MAX_VALUE now and then), statuses (idle and active, so the output is idle a
 repeated, so the same status comes twice in a row), latency markers, probes (an idle status, then a watermark, a
 record and a latency marker: what the idle output still sends), and the end last two times in three (after an idle
 status one time in three of those: a finished idle source).
+
+One request in three is a one-input task whose chain is a TimestampsAndWatermarksOperator (``chain: assigner``): its
+input and events are drawn as ``watermark.assigner``'s are, with upstream statuses at every release.
 """
 
 from __future__ import annotations
@@ -18,12 +21,15 @@ from hypothesis import strategies as st
 from oracle.versions import FlinkVersion
 from oracle.watermark_output import LONG_MAX, LONG_MIN, OUTPUT
 from properties.draws import integers, sampled
+from properties.watermark import assigner_strategies
 
 AREA = OUTPUT
 
 
 @st.composite
 def inputs(draw: st.DrawFn, version: FlinkVersion) -> dict[str, Any]:
+    if draw(integers(0, 2)) == 0:
+        return {"chain": "assigner", **draw(assigner_strategies.inputs(version, task_status=True))}
     out: dict[str, Any] = {}
     source = draw(sampled(("operator", "operator", "legacy", None)))
     if source is not None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import oracle
 from oracle.versions import SUPPORTED
-from oracle.watermark_output import LONG_MAX, OUTPUT
+from oracle.watermark_output import LONG_MAX, LONG_MIN, OUTPUT
 from properties.corpus import Corner, answered_with
 from properties.meta import corner_tests
 from properties.watermark import output_invariants as inv
@@ -37,7 +37,25 @@ CORNERS: dict[str, Corner] = {
     "an idle source ends with nothing": _pairs(lambda e, c, i: e["kind"] == "end" and not c),
     "a legacy source ends": _pairs(lambda e, c, i: e["kind"] == "end" and i.get("source") == "legacy"),
 }
+def _max_held(out: Any, inp: Any) -> bool:
+    """A chain's upstream Long.MAX_VALUE sends nothing though none left before (an idle output holds it back)."""
+    sent: list[Any] = []
+    for e, c in zip(inp["events"], out["outputs"], strict=True):
+        if e == _wm(LONG_MAX) and not c and {"watermark": LONG_MAX} not in sent:
+            return True
+        sent += c
+    return False
+
+
+CORNERS["a chain's generator watermark leaves"] = _pairs(
+    lambda e, c, i: "chain" in i and e["kind"] == "advance" and any("watermark" in x for x in c))
+CORNERS["a chain's own idleness sends IDLE"] = _pairs(lambda e, c, i: "chain" in i and c == [{"status": "idle"}]
+                                                      and e["kind"] == "advance")
 BY_VERSION: dict[str, tuple[str, Corner]] = {
+    "1.14.0: an upstream IDLE holds back a chain's maximum watermark": (
+        "1.14.0", answered_with(lambda out, inp: "chain" in inp and _max_held(out, inp))),
+    "1.13: an upstream IDLE holds back a chain's maximum watermark": (
+        "1.13", answered_with(lambda out, inp: "chain" in inp and _max_held(out, inp))),
     "1.13: an idle legacy source marks ACTIVE before Long.MAX_VALUE": ("1.13", _pairs(
         lambda e, c, i: e["kind"] == "end" and c == [{"status": "active"}, {"watermark": LONG_MAX}])),
 }
@@ -114,3 +132,35 @@ def test_the_invariants_reject_what_they_must() -> None:
     assert _violations([_wm(1)], []) == ["WMO-1"]
     assert _violations([IDLE, _wm(2), END], [[{"status": "idle"}], [], [{"status": "active"},
                                                                         {"watermark": LONG_MAX}]]) == []
+
+
+def _chain(flink: str, *events: dict[str, Any], **operator: Any) -> Any:
+    inp = {"chain": "assigner", "generator": "bounded", "out_of_orderness_ms": 1, "auto_watermark_interval_ms": 5,
+           **operator, "events": list(events)}
+    resp = oracle.answer({"id": 0, "area": OUTPUT, "flink": flink, "input": inp})
+    return resp.get("output", {}).get("outputs", resp)
+
+
+RECORD_10 = {"kind": "record", "timestamp": 10}
+TICK = {"kind": "advance", "ms": 5}
+
+
+def test_an_upstream_idle_holds_back_the_chains_watermarks() -> None:
+    """RWO-7: in 1.13 (the task toggles the chain) and 1.14.0 ... 1.14.4 (the operator forwards it) an upstream IDLE
+    makes the task's output idle behind the WatermarkEmitter's back: the generator's watermark and the maximum one
+    are dropped; from 1.14.5 the operator drops the status (FLINK-26708) and both leave. Real Flink 1.13.6 and 1.14.0
+    answer so (``flinkspec replay --impl flink:1.13.6``)."""
+    events = (RECORD_10, IDLE, TICK, _wm(LONG_MAX), {"kind": "end_of_input"})
+    held = [[{"record": 10}], [{"status": "idle"}], [], [], []]
+    assert _chain("1.13", *events) == held
+    assert _chain("1.14.4", *events) == held
+    assert _chain("1.14.5", *events) == [[{"record": 10}], [], [{"watermark": 8}], [{"watermark": LONG_MAX}], []]
+
+
+def test_the_chains_own_idleness_marks_the_output_active_again() -> None:
+    """RWO-7 with RWO-3: the generator's own idleness (withIdleness) sends IDLE through the output once, and its next
+    watermark ACTIVE first; a record without a timestamp leaves with Long.MIN_VALUE (the operator's assigner)."""
+    got = _chain("2.3", RECORD_10, TICK, TICK, TICK, TICK, {"kind": "record", "timestamp": None},
+                 {"kind": "record", "timestamp": 20}, TICK, idle_timeout_ms=5)
+    assert got == [[{"record": 10}], [{"watermark": 8}], [], [], [{"status": "idle"}], [{"record": LONG_MIN}],
+                   [{"record": 20}], [{"status": "active"}, {"watermark": 18}]]

@@ -52,6 +52,70 @@ public final class AssignerArea implements Area {
         if (!"watermark.assigner".equals(area)) {
             throw new BadRequest("AssignerArea does not answer " + area);
         }
+        List<Object> calls = new ArrayList<>();
+        Harness harness = open(input, output(calls), null, calls, false);
+        List<Object> outputs = new ArrayList<>(harness.events.size());
+        for (Map<String, Object> ev : harness.events) {
+            calls.clear();
+            harness.step(ev);
+            outputs.add(new ArrayList<>(calls));
+        }
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("outputs", outputs);
+        return answer;
+    }
+
+    /** The operator after {@code open()}, its processing-time service, and the request's events. */
+    static final class Harness {
+        final AbstractStreamOperator<Object> operator;
+        final Class<?> op;
+        final Class<?> statusClass;
+        final ManualTime time;
+        final List<Map<String, Object>> events;
+
+        private Harness(AbstractStreamOperator<Object> operator, Class<?> op, Class<?> statusClass, ManualTime time,
+                List<Map<String, Object>> events) {
+            this.operator = operator;
+            this.op = op;
+            this.statusClass = statusClass;
+            this.time = time;
+            this.events = events;
+        }
+
+        /** One event given to the operator as its task gives it (a status only where the operator has the method). */
+        void step(Map<String, Object> ev) throws Exception {
+            switch ((String) ev.get("kind")) {
+                case "record":
+                    Object value = Boolean.TRUE.equals(ev.get("marker")) ? GenerationArea.MARKED
+                            : GenerationArea.UNMARKED;
+                    Object ts = ev.get("timestamp");
+                    call(operator, "processElement", ts == null ? new StreamRecord<>(value)
+                            : new StreamRecord<>(value, ((Number) ts).longValue()));
+                    break;
+                case "watermark":
+                    call(operator, "processWatermark", new Watermark(((Number) ev.get("timestamp")).longValue()));
+                    break;
+                case "status":
+                    call(operator, "processWatermarkStatus",
+                            statusClass.getField(ev.get("status").equals("idle") ? "IDLE" : "ACTIVE").get(null));
+                    break;
+                case "advance":
+                    time.advance(((Number) ev.get("ms")).longValue());
+                    break;
+                default:
+                    call(operator, Reflect.declaresMethod(op, "finish") ? "finish" : "close");
+            }
+        }
+    }
+
+    /**
+     * The request's operator, checked (BadRequest naming the field), built and opened over {@code output} (Rejected as
+     * Flink refuses it). In 1.13 the emitter toggles its status on {@code maintainer}, the task's operator chain, or
+     * where that is null on one recording into {@code calls}. With {@code taskStatus} a status event is taken at 1.13
+     * too: the caller gives it to the task (1.13's operators have no status method).
+     */
+    static Harness open(Map<String, Object> input, Object output, Object maintainer, List<Object> calls,
+            boolean taskStatus) throws Exception {
         GenerationArea.Spec spec = GenerationArea.Spec.read(input);
         if (input.containsKey("built_by")) {
             throw new BadRequest("input.built_by: the operator's generator is always built by its WatermarkStrategy");
@@ -75,6 +139,27 @@ public final class AssignerArea implements Area {
         }
         Class<?> statusClass = statusClass();
         List<Map<String, Object>> events = Reflect.eventObjects(input);
+        checkEvents(events, spec, statusClass != null || taskStatus);
+
+        AbstractStreamOperator<Object> operator;
+        ManualTime time = new ManualTime();
+        try {
+            ExecutionConfig config = new ExecutionConfig();
+            config.setAutoWatermarkInterval(interval);
+            WatermarkStrategy<Object> strategy = GenerationArea.strategy(spec.kind, spec.ooo, spec.timeout);
+            operator = newOperator(op, strategy, progressive);
+            open(operator, op, config, time, output, maintainer, calls);
+        } catch (IllegalArgumentException e) {
+            throw new Rejected(e);
+        } catch (InvocationTargetException e) {
+            throw new Rejected(e.getCause());
+        }
+        return new Harness(operator, op, statusClass, time, events);
+    }
+
+    /** Each event's fields (BadRequest naming the first wrong one); {@code statuses}: whether a status is taken. */
+    private static void checkEvents(List<Map<String, Object>> events, GenerationArea.Spec spec, boolean statuses)
+            throws BadRequest {
         long clockMillis = 0;
         for (int i = 0; i < events.size(); i++) {
             String where = "input.events[" + i + "]";
@@ -100,7 +185,7 @@ public final class AssignerArea implements Area {
                     if (!s.equals("idle") && !s.equals("active")) {
                         throw new BadRequest(where + ".status must be one of idle, active, got '" + s + "'");
                     }
-                    if (statusClass == null) {
+                    if (!statuses) {
                         throw new BadRequest(where + ": an upstream watermark status reaches no method of the "
                                 + "operator before Flink 1.14 (the task handles StreamStatus)");
                     }
@@ -133,51 +218,6 @@ public final class AssignerArea implements Area {
                         + "finished operator)");
             }
         }
-
-        List<Object> calls = new ArrayList<>();
-        AbstractStreamOperator<Object> operator;
-        ManualTime time = new ManualTime();
-        try {
-            ExecutionConfig config = new ExecutionConfig();
-            config.setAutoWatermarkInterval(interval);
-            WatermarkStrategy<Object> strategy = GenerationArea.strategy(spec.kind, spec.ooo, spec.timeout);
-            operator = newOperator(op, strategy, progressive);
-            open(operator, op, config, time, calls);
-        } catch (IllegalArgumentException e) {
-            throw new Rejected(e);
-        } catch (InvocationTargetException e) {
-            throw new Rejected(e.getCause());
-        }
-
-        List<Object> outputs = new ArrayList<>(events.size());
-        for (Map<String, Object> ev : events) {
-            calls.clear();
-            switch ((String) ev.get("kind")) {
-                case "record":
-                    Object value = Boolean.TRUE.equals(ev.get("marker")) ? GenerationArea.MARKED
-                            : GenerationArea.UNMARKED;
-                    Object ts = ev.get("timestamp");
-                    call(operator, "processElement", ts == null ? new StreamRecord<>(value)
-                            : new StreamRecord<>(value, ((Number) ts).longValue()));
-                    break;
-                case "watermark":
-                    call(operator, "processWatermark", new Watermark(((Number) ev.get("timestamp")).longValue()));
-                    break;
-                case "status":
-                    call(operator, "processWatermarkStatus",
-                            statusClass.getField(ev.get("status").equals("idle") ? "IDLE" : "ACTIVE").get(null));
-                    break;
-                case "advance":
-                    time.advance(((Number) ev.get("ms")).longValue());
-                    break;
-                default:
-                    call(operator, Reflect.declaresMethod(op, "finish") ? "finish" : "close");
-            }
-            outputs.add(new ArrayList<>(calls));
-        }
-        Map<String, Object> answer = new LinkedHashMap<>();
-        answer.put("outputs", outputs);
-        return answer;
     }
 
     /** The operator by its constructor: (strategy, progressive) in 1.x, (parameters, strategy, progressive) in 2.x. */
@@ -200,22 +240,23 @@ public final class AssignerArea implements Area {
      * its output, its processing-time service and its containing task (see the class javadoc).
      */
     private static void open(AbstractStreamOperator<Object> operator, Class<?> op, ExecutionConfig config,
-            ManualTime time, List<Object> calls) throws Exception {
-        Reflect.set(AbstractStreamOperator.class, operator, "output", output(calls));
+            ManualTime time, Object output, Object maintainer, List<Object> calls) throws Exception {
+        Reflect.set(AbstractStreamOperator.class, operator, "output", output);
         Class<?> ptsType = Class.forName("org.apache.flink.streaming.runtime.tasks.ProcessingTimeService");
         Reflect.set(AbstractStreamOperator.class, operator, "processingTimeService", Reflect.proxy(ptsType, time));
         Reflect.set(AbstractStreamOperator.class, operator, "container", task(config));
         operator.open();
         Object emitter = Reflect.get(op, operator, "wmOutput");
-        if (Reflect.declaresField(emitter.getClass(), "statusMaintainer")) { // 1.13: the task's operator chain, none here
-            Reflect.set(emitter.getClass(), emitter, "statusMaintainer", Reflect.proxy(
+        if (Reflect.declaresField(emitter.getClass(), "statusMaintainer")) { // 1.13: the task's operator chain
+            Object statuses = maintainer != null ? maintainer : Reflect.proxy(
                     emitter.getClass().getDeclaredField("statusMaintainer").getType(), (p, m, a) -> {
                         if (m.getName().equals("toggleStreamStatus")) {
                             calls.add(status(a[0]));
                             return null;
                         }
                         return Reflect.objectMethod(p, m, a, "flinkspec-status-maintainer");
-                    }));
+                    });
+            Reflect.set(emitter.getClass(), emitter, "statusMaintainer", statuses);
         }
     }
 

@@ -161,9 +161,12 @@ public final class GenerationArea implements Area {
         }
     }
 
-    /** The record values the punctuated generator tells apart (also {@link AssignerArea}'s records). */
-    static final Object MARKED = new Object();
-    static final Object UNMARKED = new Object();
+    /**
+     * The record values the punctuated generator tells apart (by identity; also {@link AssignerArea}'s records), longs
+     * so that a {@code RecordWriterOutput} of longs serializes them ({@link OutputArea}'s chain).
+     */
+    static final Object MARKED = Long.valueOf(1L);
+    static final Object UNMARKED = Long.valueOf(0L);
 
     @SuppressWarnings("unchecked")
     private static WatermarkGenerator<Object> build(String kind, long ooo, Long timeout, ManualClock clock)

@@ -38,6 +38,13 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * {@code operator}), or a {@code SourceStreamTask} (source {@code legacy}): from 1.14 its operator chain's main
  * operator output is this output; in 1.13 its main operator is a {@code StreamSource} whose context is a
  * {@code ManualWatermarkContext} (the event-time context) built by its constructor over this output and the chain.
+ *
+ * <p>With {@code chain: assigner} the task is a one-input task whose chain is one
+ * {@code TimestampsAndWatermarksOperator}: {@link AssignerArea}'s operator, opened as that area opens it, whose output
+ * is this {@code RecordWriterOutput} (the tail operator's output, as {@code OperatorChain.createOutputCollector}
+ * returns a single network output itself), and the events are that area's, given to the operator as its task gives
+ * them. In 1.13 the emitter's {@code StreamStatusMaintainer} is the chain above, and an upstream status, which no
+ * operator method takes there, toggles it as the task's {@code StreamTaskNetworkOutput.emitStreamStatus} does.
  */
 public final class OutputArea implements Area {
     private static final String TASKS = "org.apache.flink.streaming.runtime.tasks.";
@@ -47,6 +54,17 @@ public final class OutputArea implements Area {
         if (!"watermark.output".equals(area)) {
             throw new BadRequest("OutputArea does not answer " + area);
         }
+        String chained = null;
+        if (input.containsKey("chain")) {
+            chained = Json.string(input, "chain", "input");
+            if (!chained.equals("assigner")) {
+                throw new BadRequest("input.chain must be one of assigner, got '" + chained + "'");
+            }
+            if (input.containsKey("source")) {
+                throw new BadRequest("input.source: a task whose chain is given is a one-input task fed by its "
+                        + "network input, not a source task");
+            }
+        }
         String source = "operator";
         if (input.containsKey("source")) {
             source = Json.string(input, "source", "input");
@@ -55,42 +73,8 @@ public final class OutputArea implements Area {
             }
         }
         List<Map<String, Object>> events = Reflect.eventObjects(input);
-        for (int i = 0; i < events.size(); i++) {
-            String where = "input.events[" + i + "]";
-            Map<String, Object> ev = events.get(i);
-            String k = Json.string(ev, "kind", where);
-            switch (k) {
-                case "record":
-                    if (!ev.containsKey("timestamp")) {
-                        throw new BadRequest(where + ".timestamp is missing (null: a record without a timestamp)");
-                    }
-                    if (ev.get("timestamp") != null) {
-                        Json.longOf(ev, "timestamp", where);
-                    }
-                    break;
-                case "watermark":
-                    Json.longOf(ev, "timestamp", where);
-                    break;
-                case "status":
-                    String s = Json.string(ev, "status", where);
-                    if (!s.equals("idle") && !s.equals("active")) {
-                        throw new BadRequest(where + ".status must be one of idle, active, got '" + s + "'");
-                    }
-                    break;
-                case "latency":
-                    Json.longOf(ev, "marked_time", where);
-                    break;
-                case "end":
-                    break;
-                default:
-                    throw new BadRequest(where + ".kind must be one of record, watermark, status, latency, end, got '"
-                            + k + "'");
-            }
-        }
-        for (int i = 0; i < events.size() - 1; i++) {
-            if (events.get(i).get("kind").equals("end")) {
-                throw new BadRequest("input.events: end must be the last event (a finished task sends nothing more)");
-            }
+        if (chained == null) {
+            checkEvents(events);
         }
 
         List<byte[]> sent = new ArrayList<>();
@@ -138,36 +122,23 @@ public final class OutputArea implements Area {
             output = newOutput(recordWriter, null);
         }
 
+        AssignerArea.Harness operator = null;
+        if (chained != null) { // the operator's output is the task's RecordWriterOutput; in 1.13 its emitter's
+            // status maintainer is the task's operator chain
+            Map<String, Object> operatorInput = new LinkedHashMap<>(input);
+            operatorInput.remove("chain");
+            operator = AssignerArea.open(operatorInput, output, chain, new ArrayList<>(), true);
+        }
         StreamElementSerializer<Long> serializer = new StreamElementSerializer<>(LongSerializer.INSTANCE);
         List<Object> outputs = new ArrayList<>(events.size());
         for (Map<String, Object> ev : events) {
             sent.clear();
             try {
-                switch ((String) ev.get("kind")) {
-                    case "record":
-                        Object ts = ev.get("timestamp");
-                        output.collect(ts == null ? new StreamRecord<>(0L)
-                                : new StreamRecord<>(0L, ((Number) ts).longValue()));
-                        break;
-                    case "watermark":
-                        output.emitWatermark(new Watermark(((Number) ev.get("timestamp")).longValue()));
-                        break;
-                    case "status":
-                        String name = ev.get("status").equals("idle") ? "IDLE" : "ACTIVE";
-                        if (chain != null) {
-                            call(chain, "toggleStreamStatus", chainStatus.getField(name).get(null));
-                        } else {
-                            Class<?> ws = Class.forName(
-                                    "org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus");
-                            call(output, "emitWatermarkStatus", ws.getField(name).get(null));
-                        }
-                        break;
-                    case "latency":
-                        output.emitLatencyMarker(new LatencyMarker(((Number) ev.get("marked_time")).longValue(),
-                                new OperatorID(), 0));
-                        break;
-                    default:
-                        end(source, output, chain);
+                if (operator != null && (chain == null || !ev.get("kind").equals("status"))) {
+                    operator.step(ev);
+                } else { // the event reaches the output itself (in 1.13 a status toggles the task's chain:
+                    // StreamTaskNetworkOutput.emitStreamStatus)
+                    give(ev, source, output, chain, chainStatus);
                 }
             } catch (InvocationTargetException e) {
                 throw new IllegalStateException("Flink threw " + e.getCause(), e.getCause());
@@ -183,6 +154,79 @@ public final class OutputArea implements Area {
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("outputs", outputs);
         return answer;
+    }
+
+    /** An event given to the output as a task's chain gives it (see the class javadoc). */
+    private static void give(Map<String, Object> ev, String source, RecordWriterOutput<Long> output, Object chain,
+            Class<?> chainStatus) throws Exception {
+        switch ((String) ev.get("kind")) {
+            case "record":
+                Object ts = ev.get("timestamp");
+                output.collect(ts == null ? new StreamRecord<>(0L)
+                        : new StreamRecord<>(0L, ((Number) ts).longValue()));
+                break;
+            case "watermark":
+                output.emitWatermark(new Watermark(((Number) ev.get("timestamp")).longValue()));
+                break;
+            case "status":
+                String name = ev.get("status").equals("idle") ? "IDLE" : "ACTIVE";
+                if (chain != null) {
+                    call(chain, "toggleStreamStatus", chainStatus.getField(name).get(null));
+                } else {
+                    Class<?> ws = Class.forName(
+                            "org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus");
+                    call(output, "emitWatermarkStatus", ws.getField(name).get(null));
+                }
+                break;
+            case "latency":
+                output.emitLatencyMarker(new LatencyMarker(((Number) ev.get("marked_time")).longValue(),
+                        new OperatorID(), 0));
+                break;
+            default:
+                end(source, output, chain);
+        }
+    }
+
+    /** Each event's fields (BadRequest naming the first wrong one), end only last. */
+    private static void checkEvents(List<Map<String, Object>> events) throws BadRequest {
+        for (int i = 0; i < events.size(); i++) {
+            String where = "input.events[" + i + "]";
+            Map<String, Object> ev = events.get(i);
+            String k = Json.string(ev, "kind", where);
+            switch (k) {
+                case "record":
+                    if (!ev.containsKey("timestamp")) {
+                        throw new BadRequest(where + ".timestamp is missing (null: a record without a timestamp)");
+                    }
+                    if (ev.get("timestamp") != null) {
+                        Json.longOf(ev, "timestamp", where);
+                    }
+                    break;
+                case "watermark":
+                    Json.longOf(ev, "timestamp", where);
+                    break;
+                case "status":
+                    String s = Json.string(ev, "status", where);
+                    if (!s.equals("idle") && !s.equals("active")) {
+                        throw new BadRequest(where + ".status must be one of idle, active, got '" + s + "'");
+                    }
+                    break;
+                case "latency":
+                    Json.longOf(ev, "marked_time", where);
+                    break;
+                case "end":
+                    break;
+                default:
+                    throw new BadRequest(where + ".kind must be one of record, watermark, status, latency, end, got '"
+                            + k + "'");
+            }
+        }
+        for (int i = 0; i < events.size() - 1; i++) {
+            if (events.get(i).get("kind").equals("end")) {
+                throw new BadRequest("input.events: end must be the last event (a finished task sends nothing more)");
+            }
+        }
+
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
