@@ -71,17 +71,26 @@ def shapes_help() -> str:
 
 def sequences(area: str, shape: Shape, timestamps: list[int]) -> Iterator[dict[str, Any]]:
     """Every input of ``shape``: for each of the area's base inputs, every sequence of at most ``shape.events``
-    letters, shortest first."""
+    of the letters it takes, shortest first."""
     how = AREAS[area].exhaustive
     if how is None:
         raise ValueError(f"{area} has no exhaustive enumeration; areas that have one: {', '.join(EXHAUSTIVE)}")
     alphabet = how.alphabet(shape.channels, timestamps)
-    bases = how.bases(shape.channels)
+    # the bases that take the same letters, together (one group where every base takes every letter)
+    groups: list[tuple[list[Any], list[dict[str, Any]]]] = []
+    for base in how.bases(shape.channels):
+        letters = [a for a in alphabet if how.takes(base, a)]
+        group = next((g for g in groups if g[0] == letters), None)
+        if group is None:
+            groups.append((letters, [base]))
+        else:
+            group[1].append(base)
     for length in range(shape.events + 1):
-        for letters in itertools.product(alphabet, repeat=length):
-            events = how.events(letters)
-            for base in bases:
-                yield {**base, "events": events}
+        for letters, bases in groups:
+            for word in itertools.product(letters, repeat=length):
+                events = how.events(word)
+                for base in bases:
+                    yield {**base, "events": events}
 
 
 @attrs.define
