@@ -69,3 +69,20 @@ def test_the_async_enumeration_times_out_and_fails_requests_only_where_a_timeout
                 e == {"record": -1, "timestamp": 0} for e in step["emitted"])
     assert causes == {"java.util.concurrent.TimeoutException", "java.io.IOException"}
     assert overridden
+
+
+def test_an_implementation_without_async_timeouts_is_sent_the_untimed_sequences_only() -> None:
+    """A sequence carrying a feature the implementation does not speak is not sent, and counted apart: without
+    watermark.async.timeouts, the timeout mutant is sent only the bases without a timeout, where it is right."""
+    import oracle
+    from flinkspec.impls.capabilities import Capabilities
+
+    caps = Capabilities(protocol=4, unsupported_features=("watermark.async.timeouts",))
+    shape, timestamps = Shape(1, 3), [0, 1, 2]
+    every = run(open_impl("oracle"), "watermark.async", "2.3", shape, timestamps)
+    spoken = run(open_impl("mutant:wa-timeout-ignored"), "watermark.async", "2.3", shape, timestamps,
+                 capabilities=caps)
+    untimed = sum(1 for inp in sequences("watermark.async", shape, timestamps) if "timeout" not in inp
+                  and "output" in oracle.answer({"id": 0, "area": "watermark.async", "flink": "2.3", "input": inp}))
+    assert not spoken.differences and spoken.sequences == untimed > 0
+    assert spoken.not_inputs == every.not_inputs and spoken.sequences + spoken.not_spoken == every.sequences
