@@ -101,14 +101,16 @@ class OptionDefault:
 class Exhaustive:
     """How ``flinkspec exhaustive`` enumerates an area's short sequences. For a shape ``WxE``: on each input of
     ``bases(W)`` (an input without its events), every sequence of at most E letters of ``alphabet(W,
-    timestamps)``, made the input's events by ``events`` (a letter is an event unless the area says otherwise).
-    ``width`` says what W is, ``shapes`` are the default ones."""
+    timestamps)`` that the input ``takes`` (every letter unless the area says otherwise), made the input's events
+    by ``events`` (a letter is an event unless the area says otherwise). ``width`` says what W is, ``shapes`` are
+    the default ones."""
 
     width: str
     bases: Callable[[int], list[dict[str, Any]]]
     alphabet: Callable[[int, Sequence[int]], list[Any]]
     events: Callable[[Sequence[Any]], list[dict[str, Any]]] = list
     shapes: tuple[str, ...] = ("1x5", "2x5", "3x4")
+    takes: Callable[[dict[str, Any], Any], bool] = lambda _base, _letter: True
 
 
 def over_inputs(index: str, count: str) -> Exhaustive:

@@ -34,6 +34,9 @@ def test_exhaustive_finds_a_planted_bug_and_passes_the_oracle() -> None:
     ("watermark.generation", "wg-idle-repeated", Shape(1, 5)),
     ("watermark.windows", "ww-touching-sessions-apart", Shape(1, 3)),
     ("watermark.async", "wa-watermark-waits", Shape(1, 3)),
+    ("watermark.async", "wa-timeout-ignored", Shape(1, 3)),
+    ("watermark.async", "wa-late-completion-emitted", Shape(1, 3)),
+    ("watermark.async", "wa-timeout-from-start", Shape(1, 3)),
 ])
 def test_the_operator_areas_are_enumerated_and_a_planted_bug_found(area: str, mutant: str, shape: Shape) -> None:
     """The generators, the window operator and the async operator: every short sequence, the oracle passes
@@ -44,3 +47,42 @@ def test_the_operator_areas_are_enumerated_and_a_planted_bug_found(area: str, mu
     assert clean.sequences + clean.not_inputs == sum(1 for _ in sequences(area, shape, timestamps))
     bad = run(open_impl(f"mutant:{mutant}"), area, "2.3", shape, timestamps, keep=1)
     assert bad.differences and bad.differences[0]["request"]["area"] == area
+
+
+def test_the_async_enumeration_times_out_and_fails_requests_only_where_a_timeout_is() -> None:
+    """The async operator's timed bases reach a timeout (default and overridden) and a failed request; the bases
+    without a timeout send none of the feature's events (watermark.async.timeouts), so they are the requests of an
+    implementation without it."""
+    import oracle
+
+    causes: set[str] = set()
+    overridden = False
+    for inp in sequences("watermark.async", Shape(1, 3), [0, 1, 2]):
+        kinds = {e["kind"] for e in inp["events"]}
+        if "timeout" not in inp:
+            assert not kinds & {"advance", "fail"} and "timeout_results" not in inp
+            continue
+        answer = oracle.answer({"id": 0, "area": "watermark.async", "flink": "2.3", "input": inp})
+        for step in answer.get("output", {}).get("steps", []):
+            causes.update(f["cause"]["exception"] for f in step.get("failures", []))
+            overridden |= "timeout_results" in inp and "advance" in kinds and any(
+                e == {"record": -1, "timestamp": 0} for e in step["emitted"])
+    assert causes == {"java.util.concurrent.TimeoutException", "java.io.IOException"}
+    assert overridden
+
+
+def test_an_implementation_without_async_timeouts_is_sent_the_untimed_sequences_only() -> None:
+    """A sequence carrying a feature the implementation does not speak is not sent, and counted apart: without
+    watermark.async.timeouts, the timeout mutant is sent only the bases without a timeout, where it is right."""
+    import oracle
+    from flinkspec.impls.capabilities import Capabilities
+
+    caps = Capabilities(protocol=4, unsupported_features=("watermark.async.timeouts",))
+    shape, timestamps = Shape(1, 3), [0, 1, 2]
+    every = run(open_impl("oracle"), "watermark.async", "2.3", shape, timestamps)
+    spoken = run(open_impl("mutant:wa-timeout-ignored"), "watermark.async", "2.3", shape, timestamps,
+                 capabilities=caps)
+    untimed = sum(1 for inp in sequences("watermark.async", shape, timestamps) if "timeout" not in inp
+                  and "output" in oracle.answer({"id": 0, "area": "watermark.async", "flink": "2.3", "input": inp}))
+    assert not spoken.differences and spoken.sequences == untimed > 0
+    assert spoken.not_inputs == every.not_inputs and spoken.sequences + spoken.not_spoken == every.sequences

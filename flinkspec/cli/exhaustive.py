@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from flinkspec.cli.options import (
     EXIT_FAIL,
@@ -16,6 +17,8 @@ from flinkspec.impls import pinned_version
 
 def cmd_exhaustive(args: argparse.Namespace) -> int:
     from flinkspec.engine import exhaustive as ex
+    from flinkspec.impls.capabilities import CapabilitiesError, resolve
+    from properties.areas import AREAS, all_rules
 
     try:
         if args.area not in ex.EXHAUSTIVE:
@@ -26,11 +29,22 @@ def cmd_exhaustive(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     impl = open_impl_option(args.impl, args.timeout)
     versions = versions_option(args.flink, pinned_version(impl))
+    try:
+        caps = resolve(args.impl, impl, args.capabilities, known_areas=AREAS, known_rules=all_rules())
+    except CapabilitiesError as exc:
+        impl.close()
+        raise CliError(str(exc)) from None
+    for warning in caps.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     differing = 0
     try:
         for ver in versions:
+            why = caps.run_skipped(args.area, ver)
+            if why is not None:
+                print(f"{args.area} at Flink {ver}: not checked ({why})", file=sys.stderr)
+                continue
             for shape in shapes:
-                outcome = ex.run(impl, args.area, str(ver), shape, timestamps)
+                outcome = ex.run(impl, args.area, str(ver), shape, timestamps, capabilities=caps)
                 ex.print_outcome(args.area, outcome)
                 differing += bool(outcome.differences)
     finally:

@@ -87,6 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--timestamps", default="MIN,0,1,2,MAX",
                    help="the timestamps of watermarks (and records), comma-separated; MIN and MAX are Long's limits "
                    "(default MIN,0,1,2,MAX)")
+    e.add_argument("--capabilities", metavar="FILE",
+                   help="JSON file of what the implementation does not support (as for check); a sequence with a "
+                   "feature it does not speak is not sent, and counted apart")
     e.set_defaults(fn=cmd_exhaustive)
 
     m = sub.add_parser("mutants", allow_abbrev=False, help="list the built-in faulty implementations")

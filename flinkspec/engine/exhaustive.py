@@ -8,7 +8,9 @@ For each shape ``WxE`` every sequence of at most E events is sent, on each of th
 the timestamps or an IDLE / ACTIVE status on one channel; other areas say what W and their events are
 (``flinkspec exhaustive --help``). Sequences go in order of length, so the first difference reported for a
 shape is a shortest one. A sequence the oracle refuses as a bad request (a name used twice, a watermark
-going back ...) is not an input of the area: it is counted apart and not sent.
+going back ...) is not an input of the area: it is counted apart and not sent; so is one carrying a feature the
+implementation does not speak (its capabilities, :meth:`flinkspec.impls.capabilities.Capabilities.fit`: e.g. an
+async timeout to one that does not declare ``watermark.async.timeouts``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import attrs
 
 import oracle
 from flinkspec.impls import Implementation
+from flinkspec.impls.capabilities import Capabilities
 from properties.areas import AREAS
 
 NAMED = {"MIN": -(1 << 63), "MAX": (1 << 63) - 1}
@@ -71,17 +74,26 @@ def shapes_help() -> str:
 
 def sequences(area: str, shape: Shape, timestamps: list[int]) -> Iterator[dict[str, Any]]:
     """Every input of ``shape``: for each of the area's base inputs, every sequence of at most ``shape.events``
-    letters, shortest first."""
+    of the letters it takes, shortest first."""
     how = AREAS[area].exhaustive
     if how is None:
         raise ValueError(f"{area} has no exhaustive enumeration; areas that have one: {', '.join(EXHAUSTIVE)}")
     alphabet = how.alphabet(shape.channels, timestamps)
-    bases = how.bases(shape.channels)
+    # the bases that take the same letters, together (one group where every base takes every letter)
+    groups: list[tuple[list[Any], list[dict[str, Any]]]] = []
+    for base in how.bases(shape.channels):
+        letters = [a for a in alphabet if how.takes(base, a)]
+        group = next((g for g in groups if g[0] == letters), None)
+        if group is None:
+            groups.append((letters, [base]))
+        else:
+            group[1].append(base)
     for length in range(shape.events + 1):
-        for letters in itertools.product(alphabet, repeat=length):
-            events = how.events(letters)
-            for base in bases:
-                yield {**base, "events": events}
+        for letters, bases in groups:
+            for word in itertools.product(letters, repeat=length):
+                events = how.events(word)
+                for base in bases:
+                    yield {**base, "events": events}
 
 
 @attrs.define
@@ -90,13 +102,15 @@ class Outcome:
     shape: Shape
     sequences: int = 0
     not_inputs: int = 0  # sequences the oracle refuses as bad requests: not sent
+    not_spoken: int = 0  # inputs with a feature the implementation does not speak: not sent
     seconds: float = 0.0
     differences: list[dict[str, Any]] = attrs.field(factory=list)
 
 
 def run(impl: Implementation, area: str, version: str, shape: Shape, timestamps: list[int],
-        keep: int = 5) -> Outcome:
-    """Compare every sequence of ``shape``; keep the first ``keep`` differences."""
+        keep: int = 5, capabilities: Capabilities | None = None) -> Outcome:
+    """Compare every sequence of ``shape`` (as ``capabilities`` lets it be sent, if given: the answers compared as
+    the implementation can give them); keep the first ``keep`` differences."""
     outcome = Outcome(version, shape)
     started = time.monotonic()
     norm = AREAS[area].normalize
@@ -105,6 +119,8 @@ def run(impl: Implementation, area: str, version: str, shape: Shape, timestamps:
     def flush() -> None:
         answers = impl.answer_many([req for req, _ in batch])
         for (req, expected), actual in zip(batch, answers, strict=True):
+            if capabilities is not None:
+                actual = capabilities.fit_answer(req, actual)[0] or actual
             if norm(expected) != norm(actual) and len(outcome.differences) < keep:
                 outcome.differences.append({"request": {k: req[k] for k in ("area", "flink", "input")},
                                             "expected": expected, "actual": actual})
@@ -117,6 +133,12 @@ def run(impl: Implementation, area: str, version: str, shape: Shape, timestamps:
         if expected.get("error", {}).get("type") == "BadRequest":
             outcome.not_inputs += 1
             continue
+        if capabilities is not None:
+            fitted = _fitted(capabilities, req, expected)
+            if fitted is None:
+                outcome.not_spoken += 1
+                continue
+            req, expected = fitted
         batch.append((req, expected))
         if len(batch) >= BATCH:
             flush()
@@ -126,9 +148,21 @@ def run(impl: Implementation, area: str, version: str, shape: Shape, timestamps:
     return outcome
 
 
+def _fitted(caps: Capabilities, req: dict[str, Any], expected: dict[str, Any]
+            ) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The request as it can be sent and the answer expected of this implementation, or None: not sent."""
+    sent, _why = caps.fit(req)
+    if sent is None:
+        return None
+    answer, _why = caps.fit_answer(sent, expected if sent is req else oracle.answer(sent))
+    return None if answer is None else (sent, answer)
+
+
 def report_line(area: str, o: Outcome) -> str:
     diff = f"{len(o.differences)}+ difference(s)" if o.differences else "no difference"
-    refused = f" ({o.not_inputs} bad requests not sent)" if o.not_inputs else ""
+    apart = ([f"{o.not_inputs} bad requests not sent"] if o.not_inputs else []) \
+        + ([f"{o.not_spoken} with a feature the implementation does not speak"] if o.not_spoken else [])
+    refused = f" ({'; '.join(apart)})" if apart else ""
     return (f"{area} Flink {o.version} {o.shape.channels}x{o.shape.events}: {o.sequences} sequences{refused} in "
             f"{o.seconds:.1f} s, {diff}")
 

@@ -30,8 +30,8 @@ WINDOWS = Exhaustive(
 
 
 def _async_events(letters: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Records named r0, r1 ... in order, each with its number as timestamp; ``complete`` letters name one
-    by number (completing a record not yet in the queue is a bad request, not sent)."""
+    """Records named r0, r1 ... in order, each with its number as timestamp; ``complete`` and ``fail`` letters name
+    one by number (naming a record not yet in the queue is a bad request, not sent)."""
     out: list[dict[str, Any]] = []
     records = 0
     for letter in letters:
@@ -40,17 +40,42 @@ def _async_events(letters: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             records += 1
         elif letter["kind"] == "complete":
             out.append({"kind": "complete", "name": f"r{letter['record']}", "results": [letter["record"]]})
+        elif letter["kind"] == "fail":
+            out.append({"kind": "fail", "name": f"r{letter['record']}"})
         else:
-            out.append(letter)
+            out.append({k: v for k, v in letter.items() if k != "timed"})
     return out
+
+
+ASYNC_TIMEOUT = 2  # ms: the timed bases' timeout; the clock advances by 1 (not due yet) or by the timeout itself
+
+
+def _async_alphabet(w: int, timestamps: Sequence[int]) -> list[dict[str, Any]]:
+    """A record, the completion of each of the first W + 1, the failure of each of the first W, a watermark at each
+    timestamp (the middle one marked: the only one the timed bases take), the end, an advance of 1 ms and one of
+    the timeout."""
+    middle = timestamps[len(timestamps) // 2] if timestamps else None
+    return [{"kind": "record"}] + [{"kind": "complete", "record": r} for r in range(w + 1)] \
+        + [{"kind": "fail", "record": r} for r in range(w)] \
+        + [{"kind": "watermark", "timestamp": t, "timed": t == middle} for t in timestamps] + [{"kind": "end"}] \
+        + [{"kind": "advance", "ms": ms} for ms in (1, ASYNC_TIMEOUT)]
+
+
+def _async_takes(base: dict[str, Any], letter: dict[str, Any]) -> bool:
+    """The bases without a timeout take no failure and no advance (feature watermark.async.timeouts: their
+    sequences are the requests of an implementation without it); the timed ones take a watermark at one
+    timestamp only (a watermark meets no processing-time timer, so its value is the untimed bases' matter)."""
+    if "timeout" not in base:
+        return letter["kind"] not in ("fail", "advance")
+    return letter["kind"] != "watermark" or bool(letter["timed"])
 
 
 ASYNC = Exhaustive(
     width="the queue's capacity",
-    bases=lambda w: [{"mode": "ordered", "capacity": w}, {"mode": "unordered", "capacity": w}],
-    alphabet=lambda w, timestamps: [{"kind": "record"}] + [{"kind": "complete", "record": r} for r in range(w + 1)]
-    + [{"kind": "watermark", "timestamp": t} for t in timestamps] + [{"kind": "end"}],
-    events=_async_events, shapes=("1x5", "2x4"))
+    bases=lambda w: [{"mode": m, "capacity": w, **timed} for timed in
+                     ({}, {"timeout": ASYNC_TIMEOUT}, {"timeout": ASYNC_TIMEOUT, "timeout_results": [-1]})
+                     for m in ("ordered", "unordered")],
+    alphabet=_async_alphabet, events=_async_events, takes=_async_takes, shapes=("1x5", "2x4"))
 
 ASSIGNER = Exhaustive(
     width="milliseconds: the auto-watermark interval (the clock advances by W or by the idle timeout + 1)",
