@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import oracle.watermark_assigner as wt
-from properties.mutant import Mutant, with_patches
+from properties.mutant import PR, Mutant, historical, with_patches
 
 AREA = wt.ASSIGNER
 MUTANTS: list[Mutant] = []  # this module's mutants, in the order flinkspec mutants lists them
@@ -75,3 +75,10 @@ for _name, _doc, _patches in (
      ((wt.Operator, "advance", _fixed_rate),)),
 ):
     MUTANTS.append(Mutant(_name, AREA, _doc, after=with_patches(*_patches), undocumented=UNDOCUMENTED.get(_name, "")))
+MUTANTS.append(historical(
+    wt.STATUS_DROPPED, AREA,
+    "TimestampsAndWatermarksOperator forwards an upstream WatermarkStatus to its output unchanged (it does not "
+    "override AbstractStreamOperator.processWatermarkStatus) although it drops upstream watermarks: an upstream IDLE "
+    "reaches the output behind the WatermarkEmitter's back, whose next watermark then follows it with no ACTIVE.",
+    f"{PR}19135 (Flink 1.14.5 / 1.15.0)", "1.14.0-1.14.4",
+    after=with_patches((wt, "FORWARDS_STATUS", wt.STATUS_REACHES.table(None, True)))))
