@@ -93,7 +93,22 @@ STATUS_REACHES = Change(
     unseen="1.13's operator has no status method, so a status event is not modelled there (a BadRequest); markIdle "
     "is called repeatedly only by WatermarksWithIdleness before 1.15.3, whose timer reads the system clock there, "
     "so that no request goes idle: the emitter's own check is not visible")
-CHANGES: dict[str, tuple[Change, ...]] = {ASSIGNER: (STATUS_REACHES, STATUS_DROPPED)}
+# a record, then the periodic timer twice and a minute of processing time: idle only where the timer reads it
+CLOCK_WITNESS = {"generator": "monotonous", "idle_timeout_ms": gen.MIN_STRATEGY_TIMEOUT_MS,
+                 "auto_watermark_interval_ms": 1,
+                 "events": [{"kind": "record", "timestamp": 1}, {"kind": "advance", "ms": 1},
+                            {"kind": "advance", "ms": 1}, {"kind": "advance", "ms": gen.MIN_STRATEGY_TIMEOUT_MS + 1}]}
+_OPERATOR_CLOCK_WHAT = ("the operator gives its generator a PausableRelativeClock over its processing-time service's "
+                        "clock (WatermarkGeneratorSupplier.Context.getInputActivityClock): a withIdleness timer reads "
+                        "the operator's processing time, no longer the system clock, and a timeout under a minute is "
+                        "a request of its own (TWO-9)")
+OPERATOR_CLOCK = Change(since="1.19.2", issue="FLINK-35886", what=_OPERATOR_CLOCK_WHAT + " (backported to 1.19.2)",
+                        witnesses=(CLOCK_WITNESS,))
+OPERATOR_CLOCK_1_20 = Change(since="1.20.1", regressed="1.20.0", issue="FLINK-35886",
+                             what=_OPERATOR_CLOCK_WHAT + " (1.20.0 was released without the fix 1.19.2 has)",
+                             witnesses=(CLOCK_WITNESS,))
+CHANGES: dict[str, tuple[Change, ...]] = {ASSIGNER: (STATUS_REACHES, STATUS_DROPPED, OPERATOR_CLOCK,
+                                                     OPERATOR_CLOCK_1_20)}
 
 # whether an upstream status is forwarded to the output (None: the operator has no status method)
 FORWARDS_STATUS: Mapping[FlinkVersion, bool | None] = {**STATUS_REACHES.table(None, True), STATUS_DROPPED.at: False}

@@ -103,8 +103,13 @@ CHAIN_STATUS_DROPPED = Change(
     what="a chained TimestampsAndWatermarksOperator drops an upstream watermark status, which made the task's output "
     "idle behind its WatermarkEmitter's back: its watermarks, the maximum one too, leave again (RWO-7)",
     witnesses=(_CHAIN_IDLE,))
+_CHAIN_CLOCK = {"chain": "assigner", **assigner.CLOCK_WITNESS}
+CHAIN_CLOCK = Change(since="1.19.2", issue="FLINK-35886", what="in a chain, " + assigner.OPERATOR_CLOCK.what,
+                     witnesses=(_CHAIN_CLOCK,))
+CHAIN_CLOCK_1_20 = Change(since="1.20.1", regressed="1.20.0", issue="FLINK-35886",
+                          what="in a chain, " + assigner.OPERATOR_CLOCK_1_20.what, witnesses=(_CHAIN_CLOCK,))
 CHANGES: dict[str, tuple[Change, ...]] = {OUTPUT: (STATUS_IN_OUTPUT, LEGACY_END_BYPASSES_CONTEXT,
-                                                   CHAIN_STATUS_DROPPED)}
+                                                   CHAIN_STATUS_DROPPED, CHAIN_CLOCK, CHAIN_CLOCK_1_20)}
 
 # whether a legacy source's final watermark goes through its WatermarkContext (which marks the output ACTIVE first)
 LEGACY_END_MARKS_ACTIVE: Mapping[FlinkVersion, bool] = LEGACY_END_BYPASSES_CONTEXT.table(True, False)
