@@ -13,31 +13,23 @@ from flinkspec.cli.options import (
     EXIT_OK,
     EXIT_USAGE,
     areas_option,
+    capabilities_option,
     check_writable,
     open_impl_option,
     versions_option,
 )
-from flinkspec.errors import CliError
 from flinkspec.impls import pinned_version
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     from flinkspec.engine.check import check_area, versions_for
-    from flinkspec.impls.capabilities import CapabilitiesError, resolve
     from flinkspec.reports import console
     from flinkspec.reports import report as rep
-    from properties.areas import AREAS, all_rules
 
     areas = areas_option(args.area)
     impl = open_impl_option(args.impl, args.timeout)
     versions = versions_option(args.flink, pinned_version(impl))
-    try:
-        caps = resolve(args.impl, impl, args.capabilities, known_areas=AREAS, known_rules=all_rules())
-    except CapabilitiesError as exc:
-        impl.close()
-        raise CliError(str(exc)) from None
-    for warning in caps.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+    caps = capabilities_option(args, impl)
     skipped: list[tuple[str, str, str]] = []
     runs = []
     report_dir = Path(args.report or DEFAULT_REPORT)

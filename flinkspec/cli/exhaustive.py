@@ -8,6 +8,7 @@ import sys
 from flinkspec.cli.options import (
     EXIT_FAIL,
     EXIT_OK,
+    capabilities_option,
     open_impl_option,
     versions_option,
 )
@@ -17,8 +18,6 @@ from flinkspec.impls import pinned_version
 
 def cmd_exhaustive(args: argparse.Namespace) -> int:
     from flinkspec.engine import exhaustive as ex
-    from flinkspec.impls.capabilities import CapabilitiesError, resolve
-    from properties.areas import AREAS, all_rules
 
     try:
         if args.area not in ex.EXHAUSTIVE:
@@ -29,13 +28,7 @@ def cmd_exhaustive(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     impl = open_impl_option(args.impl, args.timeout)
     versions = versions_option(args.flink, pinned_version(impl))
-    try:
-        caps = resolve(args.impl, impl, args.capabilities, known_areas=AREAS, known_rules=all_rules())
-    except CapabilitiesError as exc:
-        impl.close()
-        raise CliError(str(exc)) from None
-    for warning in caps.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+    caps = capabilities_option(args, impl)
     differing = 0
     try:
         for ver in versions:

@@ -1,16 +1,21 @@
 """Command-line options shared by several commands, and what they name: ``--impl`` (opened),
-``--flink`` (releases), ``--area`` (areas), the report's locations (writable)."""
+``--capabilities`` (what it speaks), ``--flink`` (releases), ``--area`` (areas), the report's locations
+(writable)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flinkspec.errors import CliError
 from flinkspec.impls import Implementation, UsageError, answer_one, open_impl
 from oracle.versions import SUPPORTED, FlinkVersion, UnknownVersion, parse_version, select_versions
+
+if TYPE_CHECKING:
+    from flinkspec.impls.capabilities import Capabilities
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2  # conforms (done); does not (Flink rejects); bad usage or broken
 DEFAULT_REPORT = "flinkspec-report"  # where check and fanout write their report unless told
@@ -47,6 +52,22 @@ def ask_once(spec: str, timeout: float, request: dict[str, Any]) -> dict[str, An
     if err is not None and err.get("type") != "InvalidConfiguration":
         raise CliError(f"{spec} could not answer: {err.get('type')}: {err.get('message')}")
     return response
+
+
+def capabilities_option(args: argparse.Namespace, impl: Implementation) -> Capabilities:
+    """What ``impl`` speaks: ``--capabilities FILE``'s declaration plus its answer to the capabilities request
+    (its warnings printed); a bad declaration closes it and is a CliError."""
+    from flinkspec.impls.capabilities import CapabilitiesError, resolve
+    from properties.areas import AREAS, all_rules
+
+    try:
+        caps = resolve(args.impl, impl, args.capabilities, known_areas=AREAS, known_rules=all_rules())
+    except CapabilitiesError as exc:
+        impl.close()
+        raise CliError(str(exc)) from None
+    for warning in caps.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return caps
 
 
 def versions_option(text: str | None, pinned: str | None) -> list[FlinkVersion]:

@@ -167,12 +167,7 @@ public final class AssignerArea implements Area {
             String k = Json.string(ev, "kind", where);
             switch (k) {
                 case "record":
-                    if (!ev.containsKey("timestamp")) {
-                        throw new BadRequest(where + ".timestamp is missing (null: a record without a timestamp)");
-                    }
-                    if (ev.get("timestamp") != null) {
-                        Json.longOf(ev, "timestamp", where);
-                    }
+                    Json.recordTimestamp(ev, where);
                     if (ev.containsKey("marker") && !(ev.get("marker") instanceof Boolean)) {
                         throw new BadRequest(where + ".marker must be a boolean");
                     }
@@ -181,10 +176,7 @@ public final class AssignerArea implements Area {
                     Json.longOf(ev, "timestamp", where);
                     break;
                 case "status":
-                    String s = Json.string(ev, "status", where);
-                    if (!s.equals("idle") && !s.equals("active")) {
-                        throw new BadRequest(where + ".status must be one of idle, active, got '" + s + "'");
-                    }
+                    Json.status(ev, where);
                     if (!statuses) {
                         throw new BadRequest(where + ": an upstream watermark status reaches no method of the "
                                 + "operator before Flink 1.14 (the task handles StreamStatus)");

@@ -267,4 +267,23 @@ public final class Json {
         }
         return (Long) v;
     }
+
+    /** A record event's {@code timestamp}: a long, or null for a record without one (it must be there). */
+    public static void recordTimestamp(Map<String, Object> ev, String where) throws Area.BadRequest {
+        if (!ev.containsKey("timestamp")) {
+            throw new Area.BadRequest(where + ".timestamp is missing (null: a record without a timestamp)");
+        }
+        if (ev.get("timestamp") != null) {
+            longOf(ev, "timestamp", where);
+        }
+    }
+
+    /** A status event's {@code status}: idle or active. */
+    public static String status(Map<String, Object> ev, String where) throws Area.BadRequest {
+        String s = string(ev, "status", where);
+        if (!s.equals("idle") && !s.equals("active")) {
+            throw new Area.BadRequest(where + ".status must be one of idle, active, got '" + s + "'");
+        }
+        return s;
+    }
 }

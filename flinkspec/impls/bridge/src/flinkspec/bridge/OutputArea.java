@@ -195,21 +195,13 @@ public final class OutputArea implements Area {
             String k = Json.string(ev, "kind", where);
             switch (k) {
                 case "record":
-                    if (!ev.containsKey("timestamp")) {
-                        throw new BadRequest(where + ".timestamp is missing (null: a record without a timestamp)");
-                    }
-                    if (ev.get("timestamp") != null) {
-                        Json.longOf(ev, "timestamp", where);
-                    }
+                    Json.recordTimestamp(ev, where);
                     break;
                 case "watermark":
                     Json.longOf(ev, "timestamp", where);
                     break;
                 case "status":
-                    String s = Json.string(ev, "status", where);
-                    if (!s.equals("idle") && !s.equals("active")) {
-                        throw new BadRequest(where + ".status must be one of idle, active, got '" + s + "'");
-                    }
+                    Json.status(ev, where);
                     break;
                 case "latency":
                     Json.longOf(ev, "marked_time", where);
@@ -226,7 +218,6 @@ public final class OutputArea implements Area {
                 throw new BadRequest("input.events: end must be the last event (a finished task sends nothing more)");
             }
         }
-
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
