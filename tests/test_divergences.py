@@ -62,7 +62,7 @@ def test_five_planted_bugs_are_five_divergences_with_plain_values(tmp_path: Path
     assert out.count("replay:  flinkspec replay --impl") == 5
     timers = by_area["watermark.timers"]
     replay = flinkspec("replay", "--impl", PLANTED, "--request", json.dumps(timers["request"]), cwd=tmp_path)
-    assert replay.returncode == 1 and "still fails" in replay.stdout
+    assert replay.returncode == 1 and "): fails" in replay.stdout
 
 
 def _bad_request(req: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from flinkspec.cli.options import (
     open_impl_option,
 )
 from flinkspec.errors import CliError
+from flinkspec.impls import pinned_version
 from oracle.versions import SUPPORTED, UnknownVersion, parse_version
 
 
@@ -49,6 +50,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
             raise CliError(f"case {i}: a request must be an object with an area ({', '.join(AREAS)}) "
                            "and an input object")
     still = 0
+    pinned = pinned_version(impl)
+    fails = "fails" if args.request else "still fails"  # a report's case failed before
     try:
         caps = resolve(impl_spec, impl, None, known_areas=AREAS, known_rules=all_rules())
         for i, case in enumerate(cases, 1):
@@ -57,9 +60,15 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 version = parse_version(req.get("flink", str(SUPPORTED[-1])))
             except UnknownVersion as exc:
                 raise CliError(f"case {i}: {exc}") from None
+            runs = parse_version(pinned) if pinned is not None else version
+            if runs != version:  # judged at the request's release, answered by another: a verdict would be false
+                asks = f"asks for Flink {req['flink']}, that is" if "flink" in req else "names no Flink release, so"
+                raise CliError(f"case {i} {asks} {version.release}, but {impl_spec} runs Flink {runs.release}: "
+                               f'give the request "flink": "{runs.release}", or replay it with '
+                               f"--impl flink:{version.release}")
             sendable, why = caps.fit(req)
             if sendable != req:
-                print(f"case {i} ({req['area']} at Flink {req.get('flink')}): not checked: "
+                print(f"case {i} ({req['area']} at Flink {version}): not checked: "
                       f"{why or 'it uses protocol features the implementation does not speak'}")
                 continue
             judge = Judge(impl, AREAS[req["area"]], version, args.conformance, args.strict_messages, caps)
@@ -67,13 +76,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
             try:
                 found = judge.diverges({"id": i, **req}, actual)
             except NotChecked as exc:
-                print(f"case {i} ({req['area']} at Flink {req.get('flink')}): not checked: {exc}")
+                print(f"case {i} ({req['area']} at Flink {version}): not checked: {exc}")
                 continue
             except SuiteError as exc:
-                raise CliError(f"case {i} is not a valid request: {exc}") from None
+                print(f"  answer: {json.dumps(actual)}")
+                raise CliError(f"case {i} is not a valid request: {exc.reason}") from None
             broken = found[1] if found is not None else []
-            print(f"case {i} ({req['area']} at Flink {req.get('flink')}): "
-                  + ("still fails" if broken else "passes"))
+            print(f"case {i} ({req['area']} at Flink {version}): " + (fails if broken else "passes"))
             print(f"  answer: {json.dumps(actual)}")
             if found is not None:
                 sig = found[0]

@@ -70,7 +70,12 @@ Ask = Callable[[Mapping[str, Any]], "Mapping[str, Any] | None"]
 
 
 class SuiteError(RuntimeError):
-    """A bug in flinkspec itself (a strategy made a request the oracle rejects as malformed)."""
+    """A bug in flinkspec itself (a strategy made a request the oracle rejects as malformed); ``reason``: why the
+    oracle refuses the request, in its own words (all a hand-made request's replay needs to say)."""
+
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason or message
 
 
 def _size(rules: AreaRules, req: dict[str, Any]) -> tuple[int, int]:
@@ -122,8 +127,8 @@ def judged(request: dict[str, Any], actual: dict[str, Any], version: FlinkVersio
         raise ValueError(f"a request of {request['area']} judged by the rules of {rules.name}")
     expected = oracle.answer(request)
     if expected.get("error", {}).get("type") == "BadRequest":  # from a generator, or a hand-made replay
-        raise SuiteError(f"the oracle refuses it ({expected['error'].get('message')}); a generated request it "
-                         f"refuses is a bug of the suite: {request}")
+        reason = f"the oracle refuses it ({expected['error'].get('message')})"
+        raise SuiteError(f"{reason}; a generated request it refuses is a bug of the suite: {request}", reason)
     if fit_answer is not None:  # both answers as the implementation's protocol version can say them
         fitted, why = fit_answer(request, expected)
         if fitted is None:

@@ -103,9 +103,10 @@ OUTPUT_CHAIN = {"chain": "assigner", "generator": "bounded", "out_of_orderness_m
 
 OUTPUT = Exhaustive(
     width="the tasks: 1 a SourceOperatorStreamTask, 2 also a legacy SourceStreamTask, 3 also a one-input task whose "
-    "chain is a TimestampsAndWatermarksOperator (bounded, 1 ms, interval 5 ms; the letters advance 5 ms, "
-    "end_of_input and a record at the second timestamp added; a source task's and a chain's letters mixed are bad "
-    "requests, not sent)",
+    "chain is a TimestampsAndWatermarksOperator (bounded, 1 ms, interval 5 ms). The letters: a record at the first "
+    "timestamp, a watermark at each, idle, active, a latency marker, end; with W = 3 also a record at the second "
+    "timestamp, an advance of 5 ms and end_of_input (a source task's and a chain's letters mixed are bad requests,"
+    " not sent)",
     bases=lambda w: [{"source": s} for s in ("operator", "legacy")[:max(1, min(w, 2))]]
     + ([OUTPUT_CHAIN] if w >= 3 else []),
     alphabet=lambda w, timestamps: [{"kind": "record", "timestamp": t} for t in timestamps[:1]]
