@@ -23,6 +23,18 @@ def test_reduce_removes_events_channels_and_keys() -> None:
                                                         {"channel": 0, "status": "IDLE"}]}
 
 
+def test_reduce_drops_the_optional_keys_the_failure_does_not_need() -> None:
+    """An input key the failure does without goes (watermark.output's chain: an idle timeout, a flag); one it needs
+    (or the oracle needs: a required key's removal is refused as malformed, so it does not fail) stays."""
+    events = [{"kind": "status", "status": "idle"}]
+    inp = {"chain": "assigner", "generator": "bounded", "out_of_orderness_ms": 0, "idle_timeout_ms": 1,
+           "auto_watermark_interval_ms": 1, "emit_progressive": False, "events": events}
+    needed = ("chain", "generator", "out_of_orderness_ms", "auto_watermark_interval_ms")
+    small = reduce({"area": "watermark.output", "input": inp},
+                   lambda r: all(k in r["input"] for k in needed) and r["input"]["events"] == events)
+    assert small["input"] == {k: inp[k] for k in (*needed, "events")}
+
+
 def test_reduce_drops_config_keys() -> None:
     """Configuration keys that do not matter are removed."""
     req = {"area": "memory.taskmanager", "input": {"config": {"a": "1", "b": "2", "c": "3"}}}

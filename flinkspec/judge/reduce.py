@@ -2,9 +2,10 @@
 
 ``reduce(request, still_fails)`` removes chunks of ``input.events`` (halves, quarters ... single
 events), whole channels or coordinator tasks with their events, then the names of class-loading
-requests and memory.network's result partitions, then keys of ``input.config``, then lowers
-``channels``/``inputs`` to what the events use, keeping every change after which ``still_fails(request)``
-holds. The result is 1-minimal: removing any single event or key makes the failure go away.
+requests and memory.network's result partitions, then keys of ``input.config``, then the input's other keys
+(those the area's protocol page makes optional), then lowers ``channels``/``inputs`` to what the events use,
+keeping every change after which ``still_fails(request)`` holds. The result is 1-minimal: removing any single
+event or key makes the failure go away.
 
 Then, with what is left of the budget, the plainification pass (:func:`plainify`): every value is
 replaced by the plainest spelling that still fails, so a counterexample reads ``"1g"`` rather than
@@ -128,8 +129,28 @@ def _drop_tasks(request: Request, still_fails: Callable[[Request], bool], budget
     return request
 
 
+# the input's keys the other passes cut down (events, channels, tasks, names, config keys)
+STRUCTURE = ("events", "config", "channels", "inputs", "tasks", *NAME_LISTS)
+
+
+def _drop_keys(request: Request, still_fails: Callable[[Request], bool], budget: list[int]) -> Request:
+    """The input's other keys, one at a time (an optional one a failure does not need: an idle timeout, a flag;
+    a required one is refused by the oracle, so it stays)."""
+    current = request
+    for key in [k for k in request["input"] if k not in STRUCTURE]:
+        if budget[0] <= 0:
+            break
+        candidate = copy.deepcopy(current)
+        del candidate["input"][key]
+        budget[0] -= 1
+        if still_fails(candidate):
+            current = candidate
+    return current
+
+
 def _delete(request: Request, still_fails: Callable[[Request], bool], budget: list[int]) -> Request:
-    """Every deletion pass, in order: chunks of events, channels, tasks, names, config keys."""
+    """Every deletion pass, in order: chunks of events, channels, tasks, names, config keys, the input's other
+    keys."""
     current = request
     if isinstance(current["input"].get("events"), list):
         current = _ddmin_list(current, "events", still_fails, budget)
@@ -141,7 +162,7 @@ def _delete(request: Request, still_fails: Callable[[Request], bool], budget: li
             current = _ddmin_list(current, name, still_fails, budget)
     if isinstance(current["input"].get("config"), dict):
         current = _ddmin_dict(current, "config", still_fails, budget)
-    return current
+    return _drop_keys(current, still_fails, budget)
 
 
 def reduce(request: Request, still_fails: Callable[[Request], bool], max_calls: int = 2000) -> Request:
