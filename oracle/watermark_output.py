@@ -73,7 +73,7 @@ RULES: tuple[Declared, ...] = (
              "A one-input task whose chain is one TimestampsAndWatermarksOperator (chain: assigner): what the "
              "operator emits (watermark.assigner's TWO rules) goes to the RecordWriterOutput, its output, under "
              "RWO-1 ... RWO-3. An upstream status goes through the operator from 1.14 (forwarded by 1.14.0 ... "
-             "1.14.4, dropped from 1.14.5: TWO-7); in 1.13 the task's StreamTaskNetworkOutput toggles it on the "
+             "1.14.4, dropped from 1.14.5, FLINK-26708); in 1.13 the task's StreamTaskNetworkOutput toggles it on the "
              "OperatorChain, where the operator's WatermarkEmitter toggles its own. The emitter's idle flag is its own:"
              " after an upstream IDLE (1.13 ... 1.14.4) it believes the output active, so its next watermark, the "
              "maximum one at the end of input too, goes with no ACTIVE first and the idle output drops it.",
