@@ -102,11 +102,11 @@ _OPERATOR_CLOCK_WHAT = ("the operator gives its generator a PausableRelativeCloc
                         "clock (WatermarkGeneratorSupplier.Context.getInputActivityClock): a withIdleness timer reads "
                         "the operator's processing time, no longer the system clock, and a timeout under a minute is "
                         "a request of its own (TWO-9)")
-OPERATOR_CLOCK = Change(since="1.19.2", issue="FLINK-35886", what=_OPERATOR_CLOCK_WHAT + " (backported to 1.19.2)",
-                        witnesses=(CLOCK_WITNESS,))
-OPERATOR_CLOCK_1_20 = Change(since="1.20.1", regressed="1.20.0", issue="FLINK-35886",
-                             what=_OPERATOR_CLOCK_WHAT + " (1.20.0 was released without the fix 1.19.2 has)",
-                             witnesses=(CLOCK_WITNESS,))
+# watermark.generation's two changes (their releases and issue), as this operator shows them
+OPERATOR_CLOCK = attrs.evolve(gen.ACTIVITY_CLOCK, what=_OPERATOR_CLOCK_WHAT + " (backported to 1.19.2)",
+                              witnesses=(CLOCK_WITNESS,))
+OPERATOR_CLOCK_1_20 = attrs.evolve(gen.ACTIVITY_CLOCK_1_20, witnesses=(CLOCK_WITNESS,),
+                                   what=_OPERATOR_CLOCK_WHAT + " (1.20.0 was released without the fix 1.19.2 has)")
 CHANGES: dict[str, tuple[Change, ...]] = {ASSIGNER: (STATUS_REACHES, STATUS_DROPPED, OPERATOR_CLOCK,
                                                      OPERATOR_CLOCK_1_20)}
 

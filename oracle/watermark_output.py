@@ -104,10 +104,8 @@ CHAIN_STATUS_DROPPED = Change(
     "idle behind its WatermarkEmitter's back: its watermarks, the maximum one too, leave again (RWO-7)",
     witnesses=(_CHAIN_IDLE,))
 _CHAIN_CLOCK = {"chain": "assigner", **assigner.CLOCK_WITNESS}
-CHAIN_CLOCK = Change(since="1.19.2", issue="FLINK-35886", what="in a chain, " + assigner.OPERATOR_CLOCK.what,
-                     witnesses=(_CHAIN_CLOCK,))
-CHAIN_CLOCK_1_20 = Change(since="1.20.1", regressed="1.20.0", issue="FLINK-35886",
-                          what="in a chain, " + assigner.OPERATOR_CLOCK_1_20.what, witnesses=(_CHAIN_CLOCK,))
+CHAIN_CLOCK, CHAIN_CLOCK_1_20 = (attrs.evolve(c, what="in a chain, " + c.what, witnesses=(_CHAIN_CLOCK,))
+                                 for c in (assigner.OPERATOR_CLOCK, assigner.OPERATOR_CLOCK_1_20))
 CHANGES: dict[str, tuple[Change, ...]] = {OUTPUT: (STATUS_IN_OUTPUT, LEGACY_END_BYPASSES_CONTEXT,
                                                    CHAIN_STATUS_DROPPED, CHAIN_CLOCK, CHAIN_CLOCK_1_20)}
 
