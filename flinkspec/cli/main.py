@@ -83,9 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "inputs of width W (--shape WxE), sent to the implementation and compared with the oracle's "
                        "answer. Each line reads 'AREA Flink V WxE: N sequences (M bad requests not sent) in S s, "
                        "no difference': N sequences were sent and compared; the M others, which the oracle refuses "
-                       "as malformed (an input of the area's protocol page could not hold them, e.g. a source task's "
-                       "and a chain's letters mixed), come on top and are not sent. Differences follow on stderr, "
-                       "one JSON line each (the shortest first); exit 1 if there is one.")
+                       "as malformed (an input of the area's protocol page could not hold them, e.g. the completion "
+                       "of an async record not yet arrived), come on top and are not sent. Differences follow on "
+                       "stderr, one JSON line each (the shortest first); exit 1 if there is one.")
     impl_opts(e)
     e.add_argument("--area", default=EXHAUSTIVE[0], help=f"{' or '.join(EXHAUSTIVE)} (default {EXHAUSTIVE[0]})")
     e.add_argument("--flink", action=CommaJoined, help=f"{SELECT_HELP} (default: the impl's own release, else all)")

@@ -101,12 +101,19 @@ def _output_events(letters: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 # W = 3's task: a TimestampsAndWatermarksOperator chained in front of the output (feature watermark.output.chain)
 OUTPUT_CHAIN = {"chain": "assigner", "generator": "bounded", "out_of_orderness_ms": 1, "auto_watermark_interval_ms": 5}
 
+
+def _output_takes(base: dict[str, Any], letter: dict[str, Any]) -> bool:
+    """A source task takes no letter of a chain's (an advance, end of input), a chain's task none of a source
+    task's (a latency marker, the end): mixed, they are not a request of the area."""
+    return letter["kind"] not in (("latency", "end") if "chain" in base else ("advance", "end_of_input"))
+
+
 OUTPUT = Exhaustive(
     width="the tasks: 1 a SourceOperatorStreamTask, 2 also a legacy SourceStreamTask, 3 also a one-input task whose "
     "chain is a TimestampsAndWatermarksOperator (bounded, 1 ms, interval 5 ms). The letters: a record at the first "
     "timestamp, a watermark at each, idle, active, a latency marker, end; with W = 3 also a record at the second "
-    "timestamp, an advance of 5 ms and end_of_input (a source task's and a chain's letters mixed are bad requests,"
-    " not sent)",
+    "timestamp, an advance of 5 ms and end_of_input (a chain's task takes no latency marker or end, a source task"
+    " no advance or end_of_input)",
     bases=lambda w: [{"source": s} for s in ("operator", "legacy")[:max(1, min(w, 2))]]
     + ([OUTPUT_CHAIN] if w >= 3 else []),
     alphabet=lambda w, timestamps: [{"kind": "record", "timestamp": t} for t in timestamps[:1]]
@@ -115,7 +122,7 @@ OUTPUT = Exhaustive(
     + [{"kind": "latency", "marked_time": 0}, {"kind": "end"}]
     + ([{"kind": "record", "timestamp": t} for t in timestamps[1:2]]  # above Long.MIN_VALUE: a watermark follows
        + [{"kind": "advance", "ms": 5}, {"kind": "end_of_input"}] if w >= 3 else []),
-    events=_output_events, shapes=("1x5", "2x5"))
+    events=_output_events, takes=_output_takes, shapes=("1x5", "2x5"))
 
 
 def _join_events(letters: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
